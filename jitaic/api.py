@@ -1,0 +1,260 @@
+"""``jit`` and JitFunction: the call path, the per-shape cache and its inspection.
+
+A call flattens the arguments, builds the cache key (shape, dtype, layout and
+writeability of every array; the value of every static argument), and either
+runs the compiled entry function or traces, lowers and compiles a new
+specialisation for that key.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+import time
+from collections import namedtuple
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from jitaic import config
+from jitaic.errors import UnsupportedError, at
+from jitaic.ir.graph import Graph
+from jitaic.ir.interpreter import evaluate
+from jitaic.ir.printer import format_graph
+from jitaic.ir.verifier import verify
+from jitaic.lower.compile import Compiled, compile_graph
+from jitaic.tracer.core import is_tracing
+from jitaic.tracer.numpy_proxy import Converter
+from jitaic.tracer.trace import Traced, check_leaf, flatten, is_traced, leaf_key, trace, unflatten
+
+CacheInfo = namedtuple("CacheInfo", "hits misses entries compile_seconds")
+MODES = ("auto", "trace", "ast")
+
+
+@dataclass
+class Specialization:
+    """One compiled specialisation: what ``specializations()`` reports."""
+
+    key: tuple
+    traced: Traced
+    frontend: str
+    trace_seconds: float
+    compiled: Compiled | None = None
+    hits: int = 0
+    _converters: list[Callable] = field(default_factory=list, repr=False)
+
+    @property
+    def graph(self) -> Graph:
+        return self.traced.graph
+
+    @property
+    def ir(self) -> str:
+        return format_graph(self.graph)
+
+    @property
+    def source(self) -> str:
+        return self.compiled.source if self.compiled else ""
+
+    @property
+    def compile_seconds(self) -> float:
+        return self.compiled.compile_seconds if self.compiled else 0.0
+
+    def run(self, leaves: Sequence[object]) -> object:
+        if config.get("backend") == "reference":
+            raw, updates = evaluate(self.graph, *leaves)
+            for index, value in updates.items():
+                leaves[index][...] = value
+        else:
+            raw = self.compiled(*leaves)
+        return unflatten(self.traced.out_tree, [c(raw) for c in self._converters])
+
+
+def _output_converters(traced: Traced) -> list[Callable]:
+    """How each output leaf is rebuilt from the entry function's raw results."""
+    converters = []
+    for described in traced.out_leaves:
+        if described[0] == "static":
+            converters.append(lambda raw, v=described[1]: v)
+            continue
+        _, i, as_scalar = described
+        value = traced.graph.results[i]
+        dtype = value.dtype
+        if as_scalar:
+            converters.append(lambda raw, i=i, t=dtype.type: t(raw[i]))
+        elif value.type.ndim == 0:
+            converters.append(lambda raw, i=i, d=dtype: np.array(raw[i], dtype=d))
+        else:
+            converters.append(lambda raw, i=i, d=dtype: np.asarray(raw[i], dtype=d))
+    return converters
+
+
+class Lowered:
+    """What one specialisation compiled to: ``as_text()`` IR and ``source()``."""
+
+    def __init__(self, spec: Specialization) -> None:
+        self._spec = spec
+        self.graph = spec.graph
+
+    def as_text(self) -> str:
+        return self._spec.ir
+
+    def source(self) -> str:
+        return self._spec.source
+
+
+class JitFunction:
+    """A function compiled per argument shapes, dtypes, layouts and static values."""
+
+    def __init__(self, fn: Callable, mode: str = "auto", static_argnums=(),
+                 static_argnames=()) -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        functools.update_wrapper(self, fn)
+        self._fn = fn
+        self._mode = mode
+        self._signature = inspect.signature(fn)
+        names = list(self._signature.parameters)
+        argnums = (static_argnums,) if isinstance(static_argnums, int) else static_argnums
+        argnames = (static_argnames,) if isinstance(static_argnames, str) else static_argnames
+        self._static_names = frozenset(argnames) | {names[i] for i in argnums}
+        self._simple = all(p.kind == p.POSITIONAL_OR_KEYWORD
+                           for p in self._signature.parameters.values())
+        self._n_params = len(names)
+        self._static_mask = tuple(n in self._static_names for n in names)
+        self._cache: dict[tuple, Specialization] = {}
+        self._order: list[Specialization] = []
+        self._misses = 0
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------ calling
+    def __call__(self, *args, **kwargs):
+        if is_tracing():  # called from another traced function: inline it
+            return Converter().convert(self._fn)(*args, **kwargs)
+        if config.get("disable_jit"):
+            return self._fn(*args, **kwargs)
+        args, kwargs, static = self._bind(args, kwargs)
+        key, leaves = self._key(args, kwargs, static)
+        spec = self._cache.get(key)
+        if spec is None:
+            spec = self._specialize(key, args, kwargs, static, leaves)
+        else:
+            spec.hits += 1
+        return spec.run(leaves)
+
+    def _bind(self, args: tuple, kwargs: dict) -> tuple[tuple, dict, tuple]:
+        if self._simple and not kwargs and len(args) == self._n_params:
+            return args, kwargs, self._static_mask
+        bound = self._signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        names = list(bound.arguments)
+        static = tuple(n in self._static_names for n in names[: len(bound.args)])
+        return bound.args, bound.kwargs, static
+
+    def _key(self, args, kwargs, static) -> tuple[tuple, list]:
+        """The cache key and the traced leaves (the entry function's arguments)."""
+        parts, leaves = [], []
+        items = [(a, s) for a, s in zip(args, static, strict=True)]
+        items += [(kwargs[k], k in self._static_names) for k in sorted(kwargs)]
+        for value, is_static in items:
+            if is_static:
+                parts.append(("static", _hashable(value)))
+                continue
+            flat, treedef = flatten(value)
+            keys = tuple(leaf_key(x) for x in flat)
+            leaves.extend(x for x, k in zip(flat, keys, strict=True) if is_traced(k))
+            parts.append((treedef, keys))
+        key = (tuple(parts), tuple(sorted(kwargs)))
+        try:
+            hash(key)
+        except TypeError:
+            self._check_arguments(args, kwargs, static)
+            raise
+        return key, leaves
+
+    def _check_arguments(self, args, kwargs, static) -> None:
+        names = list(self._signature.parameters)
+        named = [(names[i] if i < len(names) else f"arg{i}", a, s)
+                 for i, (a, s) in enumerate(zip(args, static, strict=True))]
+        named += [(k, v, k in self._static_names) for k, v in kwargs.items()]
+        for name, value, is_static in named:
+            if not is_static:
+                for leaf in flatten(value)[0]:
+                    check_leaf(leaf, name)
+
+    # ------------------------------------------------------------ compiling
+    def _specialize(self, key, args, kwargs, static, leaves) -> Specialization:
+        with self._lock:
+            if key in self._cache:
+                return self._cache[key]
+            if self._mode == "ast":
+                raise UnsupportedError('mode="ast" (the AST frontend) is not available in '
+                                       f"this version of jitaic{at(None)}")
+            self._check_arguments(args, kwargs, static)
+            self._misses += 1
+            start = time.perf_counter()
+            names = list(self._signature.parameters)[: len(args)]
+            traced = trace(self._fn, args, kwargs, names, static, self._static_names)
+            if config.get("checks"):
+                verify(traced.graph)
+            self._check_writeable(traced.graph, leaves)
+            spec = Specialization(key, traced, "trace", time.perf_counter() - start)
+            spec._converters = _output_converters(traced)
+            if config.get("backend") != "reference":
+                is_array = [isinstance(x, np.ndarray) for x in leaves]
+                spec.compiled = compile_graph(traced.graph, is_array, leaves)
+            self._cache[key] = spec
+            self._order.append(spec)
+            return spec
+
+    @staticmethod
+    def _check_writeable(graph: Graph, leaves: Sequence[object]) -> None:
+        for index, value in graph.updates.items():
+            leaf = leaves[index]
+            if isinstance(leaf, np.ndarray) and not leaf.flags.writeable:
+                loc = value.producer.loc if value.producer else None
+                raise ValueError(f"assignment destination is read-only: argument "
+                                 f"{graph.params[index].name!r} is a read-only array"
+                                 f"{at(loc)}")
+
+    # ------------------------------------------------------------ inspection
+    def cache_info(self) -> CacheInfo:
+        hits = sum(s.hits for s in self._order)
+        seconds = sum(s.compile_seconds + s.trace_seconds for s in self._order)
+        return CacheInfo(hits, self._misses, len(self._cache), seconds)
+
+    def specializations(self) -> list[Specialization]:
+        return list(self._order)
+
+    def lower(self, *args, **kwargs) -> Lowered:
+        """The specialisation these arguments select (compiled if it is new)."""
+        args, kwargs, static = self._bind(args, kwargs)
+        key, leaves = self._key(args, kwargs, static)
+        spec = self._cache.get(key) or self._specialize(key, args, kwargs, static, leaves)
+        return Lowered(spec)
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+        self._order.clear()
+        self._misses = 0
+
+    def __repr__(self) -> str:
+        return f"<jitaic.jit {self.__qualname__} ({len(self._cache)} specializations)>"
+
+
+def _hashable(value: object) -> object:
+    try:
+        hash(value)
+    except TypeError:
+        raise TypeError(f"static argument {value!r} must be hashable") from None
+    return value
+
+
+def jit(fn: Callable | None = None, *, mode: str = "auto", static_argnums=(),
+        static_argnames=()) -> JitFunction | Callable[[Callable], JitFunction]:
+    """Compile ``fn`` per argument shapes and dtypes; usable bare or with options."""
+    if fn is None:
+        return functools.partial(jit, mode=mode, static_argnums=static_argnums,
+                                 static_argnames=static_argnames)
+    return JitFunction(fn, mode, static_argnums, static_argnames)

@@ -1,0 +1,66 @@
+"""Every debug knob in one table: read from the environment, overridable in code.
+
+    with jitaic.config.override(backend="reference"):
+        f(x)        # runs the NumPy reference interpreter instead of numba
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Knob:
+    env: str
+    default: object
+    parse: type
+    doc: str
+
+
+KNOBS: dict[str, Knob] = {
+    "debug": Knob("JITAIC_DEBUG", 0, int,
+                  "1: log each compile; 2: also the IR; 3: also the generated source"),
+    "backend": Knob("JITAIC_BACKEND", "numba", str,
+                    "'numba', or 'reference' to run the NumPy reference interpreter"),
+    "disable_jit": Knob("JITAIC_DISABLE_JIT", False, lambda s: s not in ("", "0"),
+                        "call the Python function unchanged"),
+    "checks": Knob("JITAIC_CHECKS", False, lambda s: s not in ("", "0"),
+                   "verify the IR after tracing and after every pass"),
+}
+
+_overrides: list[dict[str, object]] = []
+_from_env: dict[str, object] = {}
+
+
+def reload() -> None:
+    """Re-read the environment (it is read once, at import: calls stay cheap)."""
+    _from_env.clear()
+    for name, knob in KNOBS.items():
+        raw = os.environ.get(knob.env)
+        _from_env[name] = knob.default if raw is None else knob.parse(raw)
+
+
+def get(name: str) -> object:
+    for layer in reversed(_overrides):
+        if name in layer:
+            return layer[name]
+    return _from_env[name]
+
+
+reload()
+
+
+@contextlib.contextmanager
+def override(**values: object) -> Iterator[None]:
+    """Temporarily set knobs by name, e.g. ``override(backend="reference")``."""
+    unknown = set(values) - set(KNOBS)
+    if unknown:
+        raise KeyError(f"unknown jitaic config knob(s): {sorted(unknown)}")
+    _overrides.append(values)
+    try:
+        yield
+    finally:
+        _overrides.pop()

@@ -1,0 +1,66 @@
+"""User-facing exceptions and the formatting of a user's source location.
+
+Every error raised while tracing or compiling names the construct and, when
+known, the ``file:line`` in the user's code where it happened.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_NUMPY_DIR = os.path.dirname(os.path.abspath(__import__("numpy").__file__))
+
+
+@dataclass(frozen=True)
+class SourceLoc:
+    """Where a node came from in the user's program."""
+
+    filename: str
+    lineno: int
+    function: str
+
+    def __str__(self) -> str:
+        return f"{os.path.basename(self.filename)}:{self.lineno}"
+
+
+def _is_internal(filename: str) -> bool:
+    return filename.startswith((_PACKAGE_DIR, _NUMPY_DIR)) or filename.startswith("<")
+
+
+def user_location(skip: int = 1) -> SourceLoc | None:
+    """The innermost stack frame that belongs to the user, not jitaic or NumPy."""
+    frame = sys._getframe(skip)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not _is_internal(filename):
+            return SourceLoc(filename, frame.f_lineno, frame.f_code.co_name)
+        frame = frame.f_back
+    return None
+
+
+def at(loc: SourceLoc | None) -> str:
+    """' at file.py:12 (in f)' or '' when the location is unknown."""
+    return f" at {loc} (in {loc.function})" if loc is not None else ""
+
+
+class JitaicError(Exception):
+    """Base class of jitaic's own errors."""
+
+
+class UnsupportedError(JitaicError):
+    """A Python or NumPy construct, or an argument type, jitaic cannot compile."""
+
+
+class ConcretizationError(UnsupportedError):
+    """Python control flow asked for the value of a traced array."""
+
+
+class ShapeError(JitaicError, ValueError):
+    """Shapes that NumPy would reject (broadcasting, matmul, reshape)."""
+
+
+class CompileError(JitaicError):
+    """The backend failed on generated code: a bug in jitaic, never the user's."""

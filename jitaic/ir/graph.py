@@ -1,0 +1,125 @@
+"""Value, Node, Region and Graph: the typed SSA graph every pass works on.
+
+Invariants (checked by ``verifier.verify``):
+- a Value is produced once, by a Node or as a Region parameter;
+- every Node's inputs are defined before it, in its Region or an enclosing one;
+- a Node's output types are what its op's ``infer`` rule says.
+Nodes are not mutated after construction; passes build new graphs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from jitaic.errors import SourceLoc
+from jitaic.ir.types import TensorType
+
+
+class Value:
+    """One SSA value. ``name`` is a hint for printers and code generators."""
+
+    __slots__ = ("type", "producer", "index", "name")
+
+    def __init__(self, type: TensorType, producer: Node | None = None, index: int = 0,
+                 name: str | None = None) -> None:
+        self.type = type
+        self.producer = producer
+        self.index = index
+        self.name = name
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.type.shape
+
+    @property
+    def dtype(self):
+        return self.type.dtype
+
+    def __repr__(self) -> str:
+        return f"Value({self.name or id(self)}: {self.type})"
+
+
+@dataclass(frozen=True, eq=False)
+class Region:
+    """A block of nodes with parameters and results (a body of cond/loops)."""
+
+    params: tuple[Value, ...]
+    nodes: tuple[Node, ...]
+    results: tuple[Value, ...]
+
+    def walk(self) -> Iterator[Node]:
+        """Every node, nested regions included, in program order."""
+        for node in self.nodes:
+            yield node
+            for region in node.regions:
+                yield from region.walk()
+
+
+@dataclass(frozen=True, eq=False)
+class Node:
+    op: object  # jitaic.ir.ops.Op (typed loosely to avoid an import cycle)
+    inputs: tuple[Value, ...]
+    attrs: Mapping[str, object]
+    outputs: tuple[Value, ...]
+    regions: tuple[Region, ...] = ()
+    loc: SourceLoc | None = None
+
+    @property
+    def output(self) -> Value:
+        assert len(self.outputs) == 1, f"{self.op.name} has {len(self.outputs)} outputs"
+        return self.outputs[0]
+
+
+@dataclass(frozen=True, eq=False)
+class Graph(Region):
+    """A whole function: a Region plus the name and the argument updates.
+
+    ``updates`` maps a parameter index to the Value the caller's array holds
+    when the function returns (in-place mutation of arguments, NumPy style).
+    """
+
+    name: str = "f"
+    updates: Mapping[int, Value] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        from jitaic.ir.printer import format_graph
+
+        return format_graph(self)
+
+
+def make_node(op, inputs: Sequence[Value], attrs: Mapping[str, object] | None = None,
+              regions: Sequence[Region] = (), loc: SourceLoc | None = None) -> Node:
+    """Infer output types with the op's rule and build the node."""
+    attrs = MappingProxyType(dict(attrs or {}))
+    inputs = tuple(inputs)
+    out_types = op.infer([v.type for v in inputs], attrs, tuple(regions))
+    outputs = tuple(Value(t) for t in out_types)
+    node = Node(op, inputs, attrs, outputs, tuple(regions), loc)
+    for i, v in enumerate(outputs):
+        v.producer, v.index = node, i
+    return node
+
+
+class Builder:
+    """Appends nodes to the innermost open region (a stack, for nested bodies)."""
+
+    def __init__(self) -> None:
+        self._blocks: list[list[Node]] = [[]]
+
+    def emit(self, op, inputs: Sequence[Value], attrs=None, regions=(), loc=None) -> Node:
+        node = make_node(op, inputs, attrs, regions, loc)
+        self._blocks[-1].append(node)
+        return node
+
+    def open_block(self) -> None:
+        self._blocks.append([])
+
+    def close_block(self) -> tuple[Node, ...]:
+        return tuple(self._blocks.pop())
+
+    @property
+    def nodes(self) -> tuple[Node, ...]:
+        assert len(self._blocks) == 1, "unclosed region"
+        return tuple(self._blocks[0])

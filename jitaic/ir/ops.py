@@ -1,0 +1,479 @@
+"""THE op table: what each op is, defined once.
+
+Each op has a name, traits, a shape/dtype rule (``infer``) and a NumPy
+reference implementation (``reference``). Other concerns (lowering,
+simplification, autodiff) keep their own registries keyed by these Op objects.
+
+Dtype rules are NumPy's own: ufunc ops ask ``ufunc.resolve_dtypes`` (NEP 50
+weak Python scalars included); other ops ask NumPy's reference on tiny example
+values. Shapes broadcast with ``np.broadcast_shapes``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from jitaic.errors import ShapeError, UnsupportedError
+from jitaic.ir.types import (
+    SUPPORTED_DTYPES,
+    TensorType,
+    example_operand,
+    example_value,
+)
+
+# Traits are plain strings collected in sets, so rules can match a category.
+ELEMENTWISE = "elementwise"
+REDUCTION = "reduction"
+COMMUTATIVE = "commutative"
+SHAPE_ONLY = "shape_only"  # moves or views data, computes nothing
+CONSTRUCTOR = "constructor"
+EFFECTFUL = "effectful"  # never CSE'd or removed
+HAS_REGION = "has_region"
+CONTROL_FLOW = "control_flow"
+
+InferRule = Callable[[Sequence[TensorType], Mapping[str, object], tuple], list[TensorType]]
+
+
+@dataclass(frozen=True, eq=False)
+class Op:
+    name: str
+    infer: InferRule
+    reference: Callable[..., object]
+    traits: frozenset[str] = frozenset()
+    ufunc: np.ufunc | None = None
+
+    def __repr__(self) -> str:
+        return f"<op {self.name}>"
+
+
+OPS: dict[str, Op] = {}
+
+
+def _register(op: Op) -> Op:
+    if op.name in OPS:
+        raise ValueError(f"op {op.name!r} registered twice")
+    OPS[op.name] = op
+    return op
+
+
+def define(name: str, infer: InferRule, reference, traits=(), ufunc=None) -> Op:
+    return _register(Op(name, infer, reference, frozenset(traits), ufunc))
+
+
+# ---------------------------------------------------------------- shape helpers
+
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        listed = " ".join(str(tuple(s)) for s in shapes)
+        raise ShapeError(
+            f"operands could not be broadcast together with shapes {listed}"
+        ) from None
+
+
+def normalize_axes(axes, ndim: int) -> tuple[int, ...]:
+    """Axis None/int/tuple -> sorted tuple of non-negative axes, NumPy's errors."""
+    if axes is None:
+        return tuple(range(ndim))
+    if isinstance(axes, (int, np.integer)):
+        axes = (axes,)
+    out = []
+    for a in axes:
+        a = int(a)
+        if not -ndim <= a < max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
+            raise np.exceptions.AxisError(a, ndim)
+        out.append(a % ndim if ndim else 0)
+    if len(set(out)) != len(out):
+        raise ValueError("duplicate value in 'axis'")
+    return tuple(sorted(out))
+
+
+def _check_dtype(dtype: np.dtype, opname: str) -> np.dtype:
+    if np.dtype(dtype) not in SUPPORTED_DTYPES:
+        raise UnsupportedError(
+            f"{opname} would produce dtype {np.dtype(dtype)}, which jitaic does not "
+            f"support (supported: bool, integers, float32, float64)"
+        )
+    return np.dtype(dtype)
+
+
+# ---------------------------------------------------------------- ufunc ops
+
+def ufunc_loop_dtypes(ufunc: np.ufunc, in_types: Sequence[TensorType]) -> tuple:
+    """NumPy's (input..., output) loop dtypes for these operand types."""
+    operands = [example_operand(t) for t in in_types]
+    if all(t.weak for t in in_types):  # Python scalars only: default dtypes
+        operands = [t.dtype for t in in_types]
+    return ufunc.resolve_dtypes((*operands, None))
+
+
+def _ufunc_infer(ufunc: np.ufunc) -> InferRule:
+    def infer(in_types, attrs, regions):
+        shape = broadcast_shapes(*(t.shape for t in in_types))
+        dtype = _check_dtype(ufunc_loop_dtypes(ufunc, in_types)[-1], ufunc.__name__)
+        weak = all(t.weak for t in in_types)
+        return [TensorType(shape, dtype, weak)]
+
+    return infer
+
+
+def unary(name: str, ufunc: np.ufunc, *traits: str) -> Op:
+    return define(name, _ufunc_infer(ufunc), ufunc, (ELEMENTWISE, *traits), ufunc)
+
+
+def binary(name: str, ufunc: np.ufunc, *traits: str) -> Op:
+    return define(name, _ufunc_infer(ufunc), ufunc, (ELEMENTWISE, *traits), ufunc)
+
+
+# Unary elementwise: math
+negative = unary("negative", np.negative)
+positive = unary("positive", np.positive)
+absolute = unary("absolute", np.absolute)
+exp = unary("exp", np.exp)
+exp2 = unary("exp2", np.exp2)
+expm1 = unary("expm1", np.expm1)
+log = unary("log", np.log)
+log2 = unary("log2", np.log2)
+log10 = unary("log10", np.log10)
+log1p = unary("log1p", np.log1p)
+sqrt = unary("sqrt", np.sqrt)
+cbrt = unary("cbrt", np.cbrt)
+square = unary("square", np.square)
+reciprocal = unary("reciprocal", np.reciprocal)
+sin = unary("sin", np.sin)
+cos = unary("cos", np.cos)
+tan = unary("tan", np.tan)
+arcsin = unary("arcsin", np.arcsin)
+arccos = unary("arccos", np.arccos)
+arctan = unary("arctan", np.arctan)
+sinh = unary("sinh", np.sinh)
+cosh = unary("cosh", np.cosh)
+tanh = unary("tanh", np.tanh)
+arcsinh = unary("arcsinh", np.arcsinh)
+arccosh = unary("arccosh", np.arccosh)
+arctanh = unary("arctanh", np.arctanh)
+# Unary elementwise: rounding, sign and predicates
+floor = unary("floor", np.floor)
+ceil = unary("ceil", np.ceil)
+trunc = unary("trunc", np.trunc)
+rint = unary("rint", np.rint)
+sign = unary("sign", np.sign)
+isnan = unary("isnan", np.isnan)
+isinf = unary("isinf", np.isinf)
+isfinite = unary("isfinite", np.isfinite)
+logical_not = unary("logical_not", np.logical_not)
+invert = unary("invert", np.invert)
+
+# Binary elementwise
+add = binary("add", np.add, COMMUTATIVE)
+subtract = binary("subtract", np.subtract)
+multiply = binary("multiply", np.multiply, COMMUTATIVE)
+true_divide = binary("true_divide", np.true_divide)
+floor_divide = binary("floor_divide", np.floor_divide)
+mod = binary("mod", np.remainder)
+power = binary("power", np.power)
+maximum = binary("maximum", np.maximum, COMMUTATIVE)
+minimum = binary("minimum", np.minimum, COMMUTATIVE)
+fmax = binary("fmax", np.fmax, COMMUTATIVE)
+fmin = binary("fmin", np.fmin, COMMUTATIVE)
+arctan2 = binary("arctan2", np.arctan2)
+hypot = binary("hypot", np.hypot, COMMUTATIVE)
+equal = binary("equal", np.equal, COMMUTATIVE)
+not_equal = binary("not_equal", np.not_equal, COMMUTATIVE)
+less = binary("less", np.less)
+less_equal = binary("less_equal", np.less_equal)
+greater = binary("greater", np.greater)
+greater_equal = binary("greater_equal", np.greater_equal)
+logical_and = binary("logical_and", np.logical_and, COMMUTATIVE)
+logical_or = binary("logical_or", np.logical_or, COMMUTATIVE)
+logical_xor = binary("logical_xor", np.logical_xor, COMMUTATIVE)
+bitwise_and = binary("bitwise_and", np.bitwise_and, COMMUTATIVE)
+bitwise_or = binary("bitwise_or", np.bitwise_or, COMMUTATIVE)
+bitwise_xor = binary("bitwise_xor", np.bitwise_xor, COMMUTATIVE)
+left_shift = binary("left_shift", np.left_shift)
+right_shift = binary("right_shift", np.right_shift)
+
+UFUNC_OPS: dict[np.ufunc, Op] = {op.ufunc: op for op in OPS.values() if op.ufunc}
+
+
+def _where_infer(in_types, attrs, regions):
+    cond, a, b = in_types
+    shape = broadcast_shapes(cond.shape, a.shape, b.shape)
+    dtype = np.where(True, example_value(a), example_value(b)).dtype
+    return [TensorType(shape, _check_dtype(dtype, "where"), a.weak and b.weak)]
+
+
+where = define("where", _where_infer, np.where, (ELEMENTWISE,))
+
+
+def _astype_infer(in_types, attrs, regions):
+    (x,) = in_types
+    return [TensorType(x.shape, _check_dtype(attrs["dtype"], "astype"))]
+
+
+astype = define("astype", _astype_infer, lambda x, dtype: np.asarray(x).astype(dtype),
+                (ELEMENTWISE,))
+
+# ---------------------------------------------------------------- reductions
+
+_NO_IDENTITY = {"reduce_max": "maximum", "reduce_min": "minimum"}
+
+
+def _reduced_shape(shape, axes, keepdims):
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def _reduction(name: str, np_fn) -> Op:
+    def reference(x, axes, keepdims):
+        return np.asarray(np_fn(x, axis=axes, keepdims=keepdims))
+
+    def infer(in_types, attrs, regions):
+        (x,) = in_types
+        axes = attrs["axes"]
+        if name in _NO_IDENTITY and any(x.shape[a] == 0 for a in axes):
+            raise ValueError(f"zero-size array to reduction operation "
+                             f"{_NO_IDENTITY[name]} which has no identity")
+        dtype = reference(example_value(x.with_shape(x.shape)), axes, False).dtype
+        shape = _reduced_shape(x.shape, axes, attrs["keepdims"])
+        return [TensorType(shape, _check_dtype(dtype, name))]
+
+    return define(name, infer, reference, (REDUCTION,))
+
+
+reduce_sum = _reduction("reduce_sum", np.sum)
+reduce_prod = _reduction("reduce_prod", np.prod)
+reduce_max = _reduction("reduce_max", np.max)
+reduce_min = _reduction("reduce_min", np.min)
+reduce_any = _reduction("reduce_any", np.any)
+reduce_all = _reduction("reduce_all", np.all)
+
+
+def _arg_reduction(name: str, np_fn) -> Op:
+    """argmax/argmin over one axis, or over the flattened array (axis None)."""
+
+    def reference(x, axis, keepdims):
+        return np.asarray(np_fn(x, axis=axis, keepdims=keepdims))
+
+    def infer(in_types, attrs, regions):
+        (x,) = in_types
+        axis = attrs["axis"]
+        size = x.size if axis is None else x.shape[axis]
+        if size == 0:
+            raise ValueError(f"attempt to get {name} of an empty sequence")
+        if axis is None:
+            shape = (1,) * x.ndim if attrs["keepdims"] else ()
+        else:
+            shape = _reduced_shape(x.shape, (axis,), attrs["keepdims"])
+        return [TensorType(shape, np.dtype(np.intp))]
+
+    return define(name, infer, reference, (REDUCTION,))
+
+
+argmax = _arg_reduction("argmax", np.argmax)
+argmin = _arg_reduction("argmin", np.argmin)
+
+# ---------------------------------------------------------------- linear algebra
+
+
+def matmul_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    """np.matmul's shape rule, with NumPy's error for mismatched core dims."""
+    if len(a) == 0 or len(b) == 0:
+        raise ValueError("matmul: Input operand does not have enough dimensions")
+    a2 = (1,) + a if len(a) == 1 else a
+    b2 = b + (1,) if len(b) == 1 else b
+    if a2[-1] != b2[-2]:
+        raise ShapeError(
+            f"matmul: Input operand 1 has a mismatch in its core dimension 0, with "
+            f"gufunc signature (n?,k),(k,m?)->(n?,m?) (size {b2[-2]} is different "
+            f"from {a2[-1]}) for shapes {a} and {b}"
+        )
+    batch = broadcast_shapes(a2[:-2], b2[:-2])
+    core = (() if len(a) == 1 else (a2[-2],)) + (() if len(b) == 1 else (b2[-1],))
+    return tuple(batch) + core
+
+
+def _matmul_infer(in_types, attrs, regions):
+    a, b = in_types
+    dtype = np.matmul(example_value(a.with_shape((1,) * max(a.ndim, 1))),
+                      example_value(b.with_shape((1,) * max(b.ndim, 1)))).dtype
+    return [TensorType(matmul_shape(a.shape, b.shape), _check_dtype(dtype, "matmul"))]
+
+
+matmul = define("matmul", _matmul_infer, np.matmul)
+
+# ---------------------------------------------------------------- shape ops
+
+
+def _reshape_infer(in_types, attrs, regions):
+    (x,) = in_types
+    shape = attrs["shape"]
+    if int(np.prod(shape, dtype=np.int64)) != x.size:
+        raise ShapeError(f"cannot reshape array of size {x.size} into shape {shape}")
+    return [x.with_shape(shape)]
+
+
+reshape = define("reshape", _reshape_infer,
+                 lambda x, shape: np.reshape(x, shape), (SHAPE_ONLY,))
+
+
+def _transpose_infer(in_types, attrs, regions):
+    (x,) = in_types
+    perm = attrs["perm"]
+    if sorted(perm) != list(range(x.ndim)):
+        raise ValueError(f"axes {perm} don't match array of {x.ndim} dimensions")
+    return [x.with_shape(tuple(x.shape[p] for p in perm))]
+
+
+transpose = define("transpose", _transpose_infer,
+                   lambda x, perm: np.transpose(x, perm), (SHAPE_ONLY,))
+
+
+def _broadcast_to_infer(in_types, attrs, regions):
+    (x,) = in_types
+    shape = attrs["shape"]
+    if broadcast_shapes(x.shape, shape) != tuple(shape) or x.ndim > len(shape):
+        raise ShapeError(f"cannot broadcast an array of shape {x.shape} "
+                         f"to shape {tuple(shape)}")
+    return [x.with_shape(shape)]
+
+
+broadcast_to = define("broadcast_to", _broadcast_to_infer,
+                      lambda x, shape: np.broadcast_to(x, shape), (SHAPE_ONLY,))
+
+
+def slice_shape(shape: tuple[int, ...], index: tuple) -> tuple[int, ...]:
+    """Shape after a normalized basic index: ints drop a dim, triples slice one."""
+    out = []
+    for dim, entry in zip(shape, index, strict=False):
+        if isinstance(entry, tuple):
+            out.append(len(range(dim)[slice(*entry)]))
+    out.extend(shape[len(index):])
+    return tuple(out)
+
+
+def to_numpy_index(index: tuple) -> tuple:
+    return tuple(slice(*e) if isinstance(e, tuple) else e for e in index)
+
+
+def _getitem_infer(in_types, attrs, regions):
+    (x,) = in_types
+    return [x.with_shape(slice_shape(x.shape, attrs["index"]))]
+
+
+getitem = define("getitem", _getitem_infer,
+                 lambda x, index: np.asarray(x[to_numpy_index(index)]), (SHAPE_ONLY,))
+
+
+def _setitem_infer(in_types, attrs, regions):
+    x, v = in_types
+    target = slice_shape(x.shape, attrs["index"])
+    if broadcast_shapes(v.shape, target) != target:
+        raise ShapeError(f"could not broadcast input array from shape {v.shape} "
+                         f"into shape {target}")
+    return [x.with_shape(x.shape)]
+
+
+def _setitem_reference(x, v, index):
+    out = np.array(x, copy=True)
+    out[to_numpy_index(index)] = v
+    return out
+
+
+setitem = define("setitem", _setitem_infer, _setitem_reference)
+
+
+def _concatenate_infer(in_types, attrs, regions):
+    axis = attrs["axis"]
+    first = in_types[0]
+    for t in in_types[1:]:
+        if t.ndim != first.ndim or any(
+            a != b for i, (a, b) in enumerate(zip(t.shape, first.shape)) if i != axis
+        ):
+            raise ShapeError(
+                f"all the input array dimensions except for the concatenation axis "
+                f"must match exactly, but got shapes "
+                f"{', '.join(str(s.shape) for s in in_types)}")
+    shape = list(first.shape)
+    shape[axis] = sum(t.shape[axis] for t in in_types)
+    dtype = np.result_type(*(example_operand(t) for t in in_types))
+    return [TensorType(tuple(shape), _check_dtype(dtype, "concatenate"))]
+
+
+concatenate = define("concatenate", _concatenate_infer,
+                     lambda *xs, axis: np.concatenate(xs, axis=axis))
+
+# ---------------------------------------------------------------- constants
+
+
+def _constant_infer(in_types, attrs, regions):
+    value = attrs["value"]
+    return [TensorType(value.shape, value.dtype, attrs.get("weak", False))]
+
+
+constant = define("constant", _constant_infer,
+                  lambda value, weak=False: value, (CONSTRUCTOR,))
+
+
+def _full_infer(in_types, attrs, regions):
+    return [TensorType(attrs["shape"], _check_dtype(attrs["dtype"], "full"))]
+
+
+full = define("full", _full_infer,
+              lambda shape, dtype, fill: np.full(shape, fill, dtype), (CONSTRUCTOR,))
+
+# ---------------------------------------------------------------- control flow
+# Structured control flow holds its bodies as Regions. The frontends that
+# produce these come with the AST frontend; the data structure, printer,
+# verifier and interpreter support them now.
+
+
+def _region_result_types(region) -> list[TensorType]:
+    return [v.type for v in region.results]
+
+
+def _cond_infer(in_types, attrs, regions):
+    then_r, else_r = regions
+    then_t, else_t = _region_result_types(then_r), _region_result_types(else_r)
+    if [(t.shape, t.dtype) for t in then_t] != [(t.shape, t.dtype) for t in else_t]:
+        raise ShapeError(f"cond branches disagree: {then_t} vs {else_t}")
+    return then_t
+
+
+def _cond_reference(pred, *operands, regions):
+    then_fn, else_fn = regions
+    return (then_fn if bool(pred) else else_fn)(*operands)
+
+
+cond = define("cond", _cond_infer, _cond_reference, (HAS_REGION, CONTROL_FLOW))
+
+
+def _loop_infer(in_types, attrs, regions):
+    body = regions[-1]
+    return _region_result_types(body)
+
+
+def _while_reference(*carried, regions):
+    cond_fn, body_fn = regions
+    while bool(cond_fn(*carried)[0]):
+        carried = body_fn(*carried)
+    return carried
+
+
+while_loop = define("while_loop", _loop_infer, _while_reference,
+                    (HAS_REGION, CONTROL_FLOW))
+
+
+def _for_reference(start, stop, step, *carried, regions):
+    (body_fn,) = regions
+    for i in range(int(start), int(stop), int(step)):
+        carried = body_fn(np.asarray(i), *carried)
+    return carried
+
+
+for_loop = define("for_loop", _loop_infer, _for_reference, (HAS_REGION, CONTROL_FLOW))

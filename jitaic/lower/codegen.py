@@ -1,0 +1,143 @@
+"""Python source generation: names, indentation, literals and casts.
+
+The generated module is plain Python that numba compiles; it is kept
+readable because users see it (``f.lower(...).source()``, tracebacks, pdb).
+"""
+
+from __future__ import annotations
+
+import keyword
+import math
+import re
+from contextlib import contextmanager
+
+import numpy as np
+
+from jitaic.ir.graph import Value
+
+
+def np_type(dtype: np.dtype) -> str:
+    """The NumPy scalar constructor that names ``dtype`` in generated code."""
+    dtype = np.dtype(dtype)
+    return "np.bool_" if dtype == np.bool_ else f"np.{dtype.name}"
+
+
+def literal(value: object, dtype: np.dtype) -> str:
+    """A scalar constant of ``dtype`` as source text (nan and inf included)."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return "True" if bool(value) else "False"
+    if dtype.kind == "f":
+        v = float(value)
+        text = "np.nan" if math.isnan(v) else ("np.inf" if v > 0 else "-np.inf") \
+            if math.isinf(v) else repr(v)
+    else:
+        text = repr(int(value))
+    return f"{np_type(dtype)}({text})"
+
+
+def cast(expr: str, src: np.dtype, dst: np.dtype) -> str:
+    """Convert a scalar expression between dtypes with NumPy's (unsafe) casting."""
+    src, dst = np.dtype(src), np.dtype(dst)
+    if src == dst:
+        return expr
+    if dst == np.bool_:
+        return f"({expr} != 0)"
+    return f"{np_type(dst)}({expr})"
+
+
+def index_text(index: tuple) -> str:
+    """A normalized basic index (ints and slice triples) as subscript source."""
+    parts = []
+    for entry in index:
+        if isinstance(entry, tuple):
+            start, stop, step = entry
+            text = f"{start}:{'' if stop is None else stop}"
+            parts.append(text if step == 1 else f"{text}:{step}")
+        else:
+            parts.append(str(entry))
+    return ", ".join(parts) if parts else "()"
+
+
+class Emitter:
+    """Accumulates the lines of one generated function and names its values."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self._indent = 1
+        self._names: dict[int, str] = {}
+        self._taken: set[str] = set()
+        self.layouts: dict[int, str] = {}  # array values: "C", "F" or "A"
+        self.constants: list[np.ndarray] = []  # array constants, passed as arguments
+        self.constant_names: list[str] = []
+        self.overwritable: set[tuple[int, int]] = set()  # (id(value), id(node))
+
+    def constant_arg(self, value: np.ndarray) -> str:
+        self.constants.append(value)
+        self.constant_names.append(self.fresh(f"const{len(self.constants) - 1}"))
+        return self.constant_names[-1]
+
+    def can_overwrite(self, value: Value, node) -> bool:
+        """Whether ``node`` may update ``value``'s buffer in place (its last use)."""
+        return (id(value), id(node)) in self.overwritable
+
+    def fresh(self, hint: str = "t") -> str:
+        base = re.sub(r"\W", "_", hint) or "t"
+        if base[0].isdigit() or keyword.iskeyword(base) or base in ("np", "rt"):
+            base = f"v_{base}"
+        name, n = base, 0
+        while name in self._taken:
+            n += 1
+            name = f"{base}_{n}"
+        self._taken.add(name)
+        return name
+
+    def define(self, value: Value, hint: str | None = None, layout: str = "C") -> str:
+        name = self.fresh(hint or value.name or "t")
+        self._names[id(value)] = name
+        if value.type.ndim:
+            self.layouts[id(value)] = layout
+        return name
+
+    def alias(self, value: Value, name: str, layout: str = "C") -> None:
+        self._names[id(value)] = name
+        if value.type.ndim:
+            self.layouts[id(value)] = layout
+
+    def __call__(self, value: Value) -> str:
+        return self._names[id(value)]
+
+    def layout(self, value: Value) -> str:
+        return self.layouts.get(id(value), "C")
+
+    def contiguous(self, value: Value) -> str:
+        """The value's array name, made contiguous if its layout is unknown."""
+        name = self(value)
+        return name if self.layout(value) in "CF" else f"np.ascontiguousarray({name})"
+
+    def line(self, text: str) -> None:
+        self.lines.append("    " * self._indent + text)
+
+    def comment(self, text: str) -> None:
+        self.line(f"# {text}")
+
+    @contextmanager
+    def block(self, header: str):
+        self.line(header)
+        self._indent += 1
+        try:
+            yield
+        finally:
+            self._indent -= 1
+
+    @contextmanager
+    def loops(self, extents: list[tuple[str, int]]):
+        """Nested ``for var in range(extent)`` loops, outermost first."""
+        depth = self._indent
+        for var, extent in extents:
+            self.line(f"for {var} in range({extent}):")
+            self._indent += 1
+        try:
+            yield
+        finally:
+            self._indent = depth

@@ -1,0 +1,503 @@
+"""Lowering rules: one registry keyed by op.
+
+Elementwise ops lower through ``SCALAR_RULES`` (the scalar expression of one
+element) into a ``LoopNest`` (an iteration space, loads with broadcasting,
+scalar statements, stores). Fusion grows one LoopNest over many elementwise
+nodes; here every elementwise node is its own nest. Every other op has an
+entry in ``LOWERINGS`` that writes its statements into the Emitter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from jitaic.ir import ops
+from jitaic.ir.graph import Node, Value
+from jitaic.ir.ops import Op, slice_shape, ufunc_loop_dtypes
+from jitaic.lower.codegen import Emitter, cast, index_text, literal, np_type
+
+# ---------------------------------------------------------------- scalar rules
+# rule(args, in_dtypes, node) -> expression; args are already cast to the
+# op's loop dtypes. The caller casts the expression to the output dtype.
+
+ScalarRule = Callable[[Sequence[str], Sequence[np.dtype], Node], str]
+SCALAR_RULES: dict[Op, ScalarRule] = {}
+
+
+def scalar_rule(*op_list: Op) -> Callable[[ScalarRule], ScalarRule]:
+    def register(rule: ScalarRule) -> ScalarRule:
+        for op in op_list:
+            if op in SCALAR_RULES:
+                raise ValueError(f"scalar rule for {op.name} registered twice")
+            SCALAR_RULES[op] = rule
+        return rule
+
+    return register
+
+
+def _infix(symbol: str) -> ScalarRule:
+    return lambda a, dt, node: f"({a[0]} {symbol} {a[1]})"
+
+
+def _call(fn: str) -> ScalarRule:
+    return lambda a, dt, node: f"{fn}({', '.join(a)})"
+
+
+def _is_float(dtype: np.dtype) -> bool:
+    return np.dtype(dtype).kind == "f"
+
+
+for _op, _sym in [(ops.add, "+"), (ops.subtract, "-"), (ops.multiply, "*"),
+                  (ops.true_divide, "/"), (ops.floor_divide, "//"), (ops.mod, "%"),
+                  (ops.power, "**"), (ops.equal, "=="), (ops.not_equal, "!="),
+                  (ops.less, "<"), (ops.less_equal, "<="), (ops.greater, ">"),
+                  (ops.greater_equal, ">="), (ops.bitwise_and, "&"),
+                  (ops.bitwise_or, "|"), (ops.bitwise_xor, "^"), (ops.left_shift, "<<"),
+                  (ops.right_shift, ">>")]:
+    scalar_rule(_op)(_infix(_sym))
+
+for _op, _fn in [(ops.exp, "np.exp"), (ops.exp2, "np.exp2"), (ops.expm1, "np.expm1"),
+                 (ops.log, "np.log"), (ops.log2, "np.log2"), (ops.log10, "np.log10"),
+                 (ops.log1p, "np.log1p"), (ops.sqrt, "np.sqrt"), (ops.cbrt, "np.cbrt"),
+                 (ops.sin, "np.sin"), (ops.cos, "np.cos"), (ops.tan, "np.tan"),
+                 (ops.arcsin, "np.arcsin"), (ops.arccos, "np.arccos"),
+                 (ops.arctan, "np.arctan"), (ops.sinh, "np.sinh"), (ops.cosh, "np.cosh"),
+                 (ops.tanh, "np.tanh"), (ops.arcsinh, "np.arcsinh"),
+                 (ops.arccosh, "np.arccosh"), (ops.arctanh, "np.arctanh"),
+                 (ops.floor, "np.floor"), (ops.ceil, "np.ceil"), (ops.trunc, "np.trunc"),
+                 (ops.rint, "np.rint"), (ops.arctan2, "np.arctan2"),
+                 (ops.hypot, "np.hypot"), (ops.absolute, "abs")]:
+    scalar_rule(_op)(_call(_fn))
+
+scalar_rule(ops.negative)(lambda a, dt, node: f"(-{a[0]})")
+scalar_rule(ops.positive)(lambda a, dt, node: a[0])
+scalar_rule(ops.square)(lambda a, dt, node: f"({a[0]} * {a[0]})")
+scalar_rule(ops.logical_not)(lambda a, dt, node: f"(not {a[0]})")
+scalar_rule(ops.logical_and)(lambda a, dt, node: f"({a[0]} and {a[1]})")
+scalar_rule(ops.logical_or)(lambda a, dt, node: f"({a[0]} or {a[1]})")
+scalar_rule(ops.logical_xor)(lambda a, dt, node: f"({a[0]} != {a[1]})")
+scalar_rule(ops.invert)(
+    lambda a, dt, node: f"(not {a[0]})" if dt[0] == np.bool_ else f"(~{a[0]})")
+
+
+@scalar_rule(ops.reciprocal)
+def _reciprocal(a, dt, node):
+    # Integer reciprocal truncates toward zero like C (NumPy's int loop).
+    return f"(1.0 / {a[0]})" if _is_float(dt[0]) else f"np.int64(1.0 / {a[0]})"
+
+
+# NumPy's maximum/minimum propagate NaN and return the second operand on ties
+# (so maximum(-0.0, 0.0) is 0.0); fmax/fmin prefer the non-NaN operand.
+scalar_rule(ops.maximum)(
+    lambda a, dt, node: f"({a[0]} if ({a[0]} > {a[1]} or {a[0]} != {a[0]}) else {a[1]})")
+scalar_rule(ops.minimum)(
+    lambda a, dt, node: f"({a[0]} if ({a[0]} < {a[1]} or {a[0]} != {a[0]}) else {a[1]})")
+scalar_rule(ops.fmax)(
+    lambda a, dt, node: f"({a[0]} if ({a[0]} > {a[1]} or {a[1]} != {a[1]}) else {a[1]})")
+scalar_rule(ops.fmin)(
+    lambda a, dt, node: f"({a[0]} if ({a[0]} < {a[1]} or {a[1]} != {a[1]}) else {a[1]})")
+
+
+@scalar_rule(ops.sign)
+def _sign(a, dt, node):
+    x = a[0]
+    zero = "0.0" if _is_float(dt[0]) else "0"
+    nan_or_zero = f"({zero} if {x} == 0 else {x})"  # NaN stays NaN, -0.0 becomes 0.0
+    return f"(1 if {x} > 0 else (-1 if {x} < 0 else {nan_or_zero}))"
+
+
+@scalar_rule(ops.isnan)
+def _isnan(a, dt, node):
+    return f"({a[0]} != {a[0]})" if _is_float(dt[0]) else "False"
+
+
+@scalar_rule(ops.isinf)
+def _isinf(a, dt, node):
+    return f"np.isinf({a[0]})" if _is_float(dt[0]) else "False"
+
+
+@scalar_rule(ops.isfinite)
+def _isfinite(a, dt, node):
+    return f"np.isfinite({a[0]})" if _is_float(dt[0]) else "True"
+
+
+scalar_rule(ops.where)(lambda a, dt, node: f"({a[1]} if {a[0]} else {a[2]})")
+scalar_rule(ops.astype)(lambda a, dt, node: a[0])
+
+
+def loop_dtypes(node: Node) -> tuple[np.dtype, ...]:
+    """The dtypes an elementwise op computes in, one per input."""
+    op = node.op
+    if op.ufunc is not None:
+        return tuple(ufunc_loop_dtypes(op.ufunc, [v.type for v in node.inputs])[:-1])
+    if op is ops.where:
+        out = node.output.dtype
+        return (np.dtype(bool), out, out)
+    return tuple(v.dtype for v in node.inputs)  # astype casts on the way out
+
+
+def scalar_expression(node: Node, args: Sequence[str]) -> str:
+    """One element of an elementwise node, cast to its output dtype."""
+    in_dtypes = loop_dtypes(node)
+    cast_args = [cast(a, v.dtype, d) for a, v, d in zip(args, node.inputs, in_dtypes,
+                                                          strict=True)]
+    expr = SCALAR_RULES[node.op](cast_args, in_dtypes, node)
+    return f"{np_type(node.output.dtype)}({expr})"
+
+
+# ---------------------------------------------------------------- loop nests
+
+@dataclass
+class LoopNest:
+    """A kernel: loops over ``domain`` running scalar statements, then stores.
+
+    ``loads`` maps an array name to its index expression in the nest; the
+    statements assign scalar temporaries; ``stores`` write named outputs.
+    """
+
+    domain: tuple[int, ...]
+    index: tuple[str, ...]
+    statements: list[str] = field(default_factory=list)
+    stores: list[tuple[str, str]] = field(default_factory=list)  # (array, scalar expr)
+
+
+def load(em: Emitter, value: Value, nest: LoopNest) -> str:
+    """The element of ``value`` at the nest's index, broadcasting size-1 dims."""
+    name = em(value)
+    if value.type.ndim == 0:
+        return name
+    offset = len(nest.domain) - value.type.ndim
+    subs = [nest.index[offset + j] if d == nest.domain[offset + j] and d != 1 else "0"
+            for j, d in enumerate(value.shape)]
+    return f"{name}[{', '.join(subs)}]"
+
+
+def render(em: Emitter, nest: LoopNest) -> None:
+    with em.loops(list(zip(nest.index, nest.domain, strict=True))):
+        for statement in nest.statements:
+            em.line(statement)
+        subscript = ", ".join(nest.index)
+        for array, expr in nest.stores:
+            em.line(f"{array}[{subscript}] = {expr}")
+
+
+def lower_elementwise(em: Emitter, node: Node) -> None:
+    out = node.output
+    if out.type.ndim == 0:
+        args = [em(v) for v in node.inputs]
+        em.line(f"{em.define(out)} = {scalar_expression(node, args)}")
+        return
+    name = em.define(out)
+    nest = LoopNest(out.shape, tuple(em.fresh(f"i{d}") for d in range(out.type.ndim)))
+    expr = scalar_expression(node, [load(em, v, nest) for v in node.inputs])
+    nest.stores.append((name, expr))
+    em.line(f"{name} = np.empty({out.shape}, {np_type(out.dtype)})")
+    render(em, nest)
+
+
+# ---------------------------------------------------------------- registry
+
+Lowering = Callable[[Emitter, Node], None]
+LOWERINGS: dict[Op, Lowering] = {}
+
+
+def lowering(*op_list: Op) -> Callable[[Lowering], Lowering]:
+    def register(fn: Lowering) -> Lowering:
+        for op in op_list:
+            if op in LOWERINGS:
+                raise ValueError(f"lowering for {op.name} registered twice")
+            LOWERINGS[op] = fn
+        return fn
+
+    return register
+
+
+for _op in SCALAR_RULES:
+    lowering(_op)(lower_elementwise)
+
+
+@lowering(ops.constant)
+def _constant(em: Emitter, node: Node) -> None:
+    value = node.attrs["value"]
+    if value.ndim == 0:
+        em.line(f"{em.define(node.output, 'k')} = {literal(value.item(), value.dtype)}")
+    else:
+        em.alias(node.output, em.constant_arg(value))
+
+
+@lowering(ops.full)
+def _full(em: Emitter, node: Node) -> None:
+    out = node.output
+    fill = literal(node.attrs["fill"], out.dtype)
+    if out.type.ndim == 0:
+        em.line(f"{em.define(out)} = {fill}")
+    else:
+        em.line(f"{em.define(out)} = np.full({out.shape}, {fill}, {np_type(out.dtype)})")
+
+
+# ---------------------------------------------------------------- reductions
+
+@dataclass(frozen=True)
+class Monoid:
+    init: Callable[[np.dtype], str]
+    combine: Callable[[str, str], str]  # (accumulator, element) -> new accumulator
+
+
+def _extreme(sign: int) -> Callable[[np.dtype], str]:
+    def init(dtype: np.dtype) -> str:
+        if dtype == np.bool_:
+            return literal(sign < 0, dtype)
+        if dtype.kind == "f":
+            return literal(-sign * np.inf, dtype)
+        info = np.iinfo(dtype)
+        return literal(info.min if sign > 0 else info.max, dtype)
+
+    return init
+
+
+MONOIDS: dict[Op, Monoid] = {
+    ops.reduce_sum: Monoid(lambda d: literal(0, d), lambda acc, v: f"{acc} + {v}"),
+    ops.reduce_prod: Monoid(lambda d: literal(1, d), lambda acc, v: f"{acc} * {v}"),
+    ops.reduce_max: Monoid(_extreme(+1),
+                           lambda acc, v: f"{v} if ({v} > {acc} or {v} != {v}) else {acc}"),
+    ops.reduce_min: Monoid(_extreme(-1),
+                           lambda acc, v: f"{v} if ({v} < {acc} or {v} != {v}) else {acc}"),
+    ops.reduce_any: Monoid(lambda d: "False", lambda acc, v: f"{acc} or {v}"),
+    ops.reduce_all: Monoid(lambda d: "True", lambda acc, v: f"{acc} and {v}"),
+}
+
+
+def _accumulator_dtype(node: Node) -> np.dtype:
+    out = node.output.dtype
+    if node.op in (ops.reduce_sum, ops.reduce_prod) and out == np.float32:
+        return np.dtype(np.float64)  # accumulate float32 sums in double precision
+    return out
+
+
+@lowering(*MONOIDS)
+def _reduction(em: Emitter, node: Node) -> None:
+    (x,) = node.inputs
+    out, axes, keepdims = node.output, node.attrs["axes"], node.attrs["keepdims"]
+    monoid, acc_dtype = MONOIDS[node.op], _accumulator_dtype(node)
+    index = [em.fresh(f"i{d}") for d in range(x.type.ndim)]
+    element = cast(f"{em(x)}[{', '.join(index)}]" if x.type.ndim else em(x), x.dtype, acc_dtype)
+    if node.op in (ops.reduce_any, ops.reduce_all):
+        element = cast(f"{em(x)}[{', '.join(index)}]" if x.type.ndim else em(x), x.dtype,
+                       np.dtype(bool))
+    kept = [d for d in range(x.type.ndim) if d not in axes]
+    trailing = list(axes) == list(range(x.type.ndim - len(axes), x.type.ndim))
+    name = em.define(out)
+    acc = em.fresh("acc")
+    if trailing:
+        out_index = [index[d] if d in kept else "0" for d in range(x.type.ndim)]
+        out_index = out_index if keepdims else [index[d] for d in kept]
+        if out.type.ndim:
+            em.line(f"{name} = np.empty({out.shape}, {np_type(out.dtype)})")
+        with em.loops([(index[d], x.shape[d]) for d in kept]):
+            em.line(f"{acc} = {monoid.init(acc_dtype)}")
+            with em.loops([(index[d], x.shape[d]) for d in axes]):
+                em.line(f"{acc} = {monoid.combine(acc, element)}")
+            result = cast(acc, acc_dtype, out.dtype)
+            if out.type.ndim:
+                em.line(f"{name}[{', '.join(out_index)}] = {result}")
+            else:
+                em.line(f"{name} = {result}")
+        return
+    # Reduced axes in the middle: sweep the input in memory order and
+    # accumulate into an array over the kept axes.
+    kept_shape = tuple(x.shape[d] for d in kept)
+    slot = f"{acc}[{', '.join(index[d] for d in kept)}]"
+    em.line(f"{acc} = np.full({kept_shape}, {monoid.init(acc_dtype)}, {np_type(acc_dtype)})")
+    with em.loops([(index[d], x.shape[d]) for d in range(x.type.ndim)]):
+        em.line(f"{slot} = {monoid.combine(slot, element)}")
+    em.line(f"{name} = {acc}.astype({np_type(out.dtype)}).reshape({out.shape})")
+
+
+@lowering(ops.argmax, ops.argmin)
+def _arg_reduction(em: Emitter, node: Node) -> None:
+    (x,) = node.inputs
+    out, axis, keepdims = node.output, node.attrs["axis"], node.attrs["keepdims"]
+    better = ">" if node.op is ops.argmax else "<"
+    name = em.define(out)
+    if x.type.ndim == 0:
+        em.line(f"{name} = np.int64(0)" if out.type.ndim == 0 else
+                f"{name} = np.zeros({out.shape}, np.int64)")
+        return
+    index = [em.fresh(f"i{d}") for d in range(x.type.ndim)]
+    best, pos, count = em.fresh("best"), em.fresh("pos"), em.fresh("k")
+    element = f"{em(x)}[{', '.join(index)}]"
+    reduced = list(range(x.type.ndim)) if axis is None else [axis]
+    kept = [d for d in range(x.type.ndim) if d not in reduced]
+    if out.type.ndim:
+        em.line(f"{name} = np.empty({out.shape}, np.int64)")
+    with em.loops([(index[d], x.shape[d]) for d in kept]):
+        first = [("0" if d in reduced else index[d]) for d in range(x.type.ndim)]
+        em.line(f"{best} = {em(x)}[{', '.join(first)}]")
+        em.line(f"{pos} = 0")
+        em.line(f"{count} = 0")
+        with em.loops([(index[d], x.shape[d]) for d in reduced]):
+            # First occurrence wins; the first NaN wins over every number.
+            test = (f"{element} {better} {best} or "
+                    f"({element} != {element} and {best} == {best})")
+            with em.block(f"if {test}:"):
+                em.line(f"{best} = {element}")
+                em.line(f"{pos} = {count}")
+            em.line(f"{count} += 1")
+        if out.type.ndim == 0:
+            em.line(f"{name} = np.int64({pos})")
+        else:
+            out_index = [("0" if d in reduced else index[d]) for d in range(x.type.ndim)]
+            out_index = out_index if keepdims else [index[d] for d in kept]
+            em.line(f"{name}[{', '.join(out_index)}] = {pos}")
+
+
+# ---------------------------------------------------------------- linear algebra
+
+def _as_dtype(em: Emitter, v: Value, dtype: np.dtype) -> str:
+    return em.contiguous(v) if v.dtype == dtype else f"{em(v)}.astype({np_type(dtype)})"
+
+
+@lowering(ops.matmul)
+def _matmul(em: Emitter, node: Node) -> None:
+    a, b = node.inputs
+    out = node.output
+    dtype = out.dtype
+    name = em.define(out)
+    k = a.shape[-1]
+    if out.type.size == 0 or k == 0:
+        zero = literal(0, dtype)
+        em.line(f"{name} = " + (zero if out.type.ndim == 0 else
+                                f"np.zeros({out.shape}, {np_type(dtype)})"))
+        return
+    an, bn = em.fresh("lhs"), em.fresh("rhs")
+    em.line(f"{an} = {_as_dtype(em, a, dtype)}")
+    em.line(f"{bn} = {_as_dtype(em, b, dtype)}")
+    if a.type.ndim <= 2 and b.type.ndim <= 2:
+        em.line(f"{name} = {_dot(an, a.type.ndim, bn, b.type.ndim, k, out.shape, dtype)}")
+        return
+    # Batched: one BLAS call per matrix of the broadcast batch dims.
+    core_ndim = (a.type.ndim > 1) + (b.type.ndim > 1)
+    batch = out.shape[: out.type.ndim - core_ndim]
+    core = out.shape[out.type.ndim - core_ndim:]
+    index = [em.fresh(f"b{d}") for d in range(len(batch))]
+
+    def matrix(array: str, v: Value) -> str:
+        if v.type.ndim == 1:
+            return array
+        dims = v.shape[: v.type.ndim - 2]
+        offset = len(batch) - len(dims)
+        subs = [index[offset + j] if d != 1 else "0" for j, d in enumerate(dims)]
+        return f"np.ascontiguousarray({array}[{', '.join(subs)}])"
+
+    em.line(f"{name} = np.empty({out.shape}, {np_type(dtype)})")
+    with em.loops(list(zip(index, batch, strict=True))):
+        product = _dot(matrix(an, a), min(a.type.ndim, 2), matrix(bn, b),
+                       min(b.type.ndim, 2), k, core, dtype)
+        em.line(f"{name}[{', '.join(index)}] = {product}")
+
+
+def _dot(lhs: str, lhs_ndim: int, rhs: str, rhs_ndim: int, k: int,
+         shape: tuple[int, ...], dtype: np.dtype) -> str:
+    """A (batch-free) matrix product: BLAS for floats, loops for integers."""
+    if dtype.kind == "f":
+        return f"np.dot({lhs}, {rhs})"
+    lhs2 = f"{lhs}.reshape((1, {k}))" if lhs_ndim == 1 else lhs
+    rhs2 = f"{rhs}.reshape(({k}, 1))" if rhs_ndim == 1 else rhs
+    product = f"rt.int_matmul({lhs2}, {rhs2})"
+    return f"{product}[0, 0]" if not shape else f"{product}.reshape({shape})"
+
+
+# ---------------------------------------------------------------- shapes and views
+
+@lowering(ops.reshape)
+def _reshape(em: Emitter, node: Node) -> None:
+    (x,) = node.inputs
+    out = node.output
+    if out.type.ndim == 0:  # size-1 array -> scalar
+        em.line(f"{em.define(out)} = {em(x)}[{', '.join(['0'] * x.type.ndim) or '()'}]")
+    elif x.type.ndim == 0:
+        em.line(f"{em.define(out)} = np.full({out.shape}, {em(x)}, {np_type(out.dtype)})")
+    else:
+        source = em(x) if em.layout(x) == "C" else f"np.ascontiguousarray({em(x)})"
+        em.line(f"{em.define(out)} = {source}.reshape({out.shape})")
+
+
+@lowering(ops.transpose)
+def _transpose(em: Emitter, node: Node) -> None:
+    (x,) = node.inputs
+    perm = node.attrs["perm"]
+    flipped = {"C": "F", "F": "C"}.get(em.layout(x), "A")
+    layout = flipped if list(perm) == list(range(x.type.ndim))[::-1] else "A"
+    if x.type.ndim <= 1:
+        em.alias(node.output, em(x), em.layout(x))
+        return
+    em.line(f"{em.define(node.output, layout=layout)} = np.transpose({em(x)}, {perm})")
+
+
+@lowering(ops.broadcast_to)
+def _broadcast_to(em: Emitter, node: Node) -> None:
+    (x,) = node.inputs
+    out = node.output
+    if x.type.ndim == 0:
+        em.line(f"{em.define(out)} = np.full({out.shape}, {em(x)}, {np_type(out.dtype)})")
+    else:
+        em.line(f"{em.define(out, layout='A')} = np.broadcast_to({em(x)}, {out.shape})")
+
+
+def _view_layout(em: Emitter, x: Value, index: tuple) -> str:
+    """C-contiguous views: leading ints then at most one unit-step slice."""
+    if em.layout(x) != "C":
+        return "A"
+    rest = [e for e in index if not isinstance(e, int)]
+    leading = all(isinstance(e, int) for e in index[: len(index) - len(rest)])
+    return "C" if leading and (not rest or (len(rest) == 1 and isinstance(index[-1], tuple)
+                                            and index[-1][2] == 1)) else "A"
+
+
+@lowering(ops.getitem)
+def _getitem(em: Emitter, node: Node) -> None:
+    (x,) = node.inputs
+    index = node.attrs["index"]
+    out = node.output
+    if not index:
+        em.alias(out, em(x), em.layout(x))
+        return
+    layout = _view_layout(em, x, index)
+    em.line(f"{em.define(out, layout=layout)} = {em(x)}[{index_text(index)}]")
+
+
+@lowering(ops.setitem)
+def _setitem(em: Emitter, node: Node) -> None:
+    x, v = node.inputs
+    index = node.attrs["index"]
+    out = node.output
+    if x.type.ndim == 0:
+        em.line(f"{em.define(out)} = {cast(em(v), v.dtype, out.dtype)}")
+        return
+    name = em.define(out)
+    if em.can_overwrite(x, node):
+        em.line(f"{name} = {em(x)}")
+    else:
+        em.line(f"{name} = {em(x)}.copy()")
+    target = slice_shape(x.shape, index)
+    value = em(v)
+    if v.type.ndim and v.shape != target:
+        value = f"np.broadcast_to({value}, {target})"
+    em.line(f"{name}[{index_text(index)}] = {value}")
+
+
+@lowering(ops.concatenate)
+def _concatenate(em: Emitter, node: Node) -> None:
+    out, axis = node.output, node.attrs["axis"]
+    name = em.define(out)
+    em.line(f"{name} = np.empty({out.shape}, {np_type(out.dtype)})")
+    start = 0
+    for v in node.inputs:
+        stop = start + v.shape[axis]
+        index = [(0, d, 1) for d in out.shape[:axis]] + [(start, stop, 1)]
+        source = em(v) if v.dtype == out.dtype else f"{em(v)}.astype({np_type(out.dtype)})"
+        em.line(f"{name}[{index_text(tuple(index))}] = {source}")
+        start = stop

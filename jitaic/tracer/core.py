@@ -1,0 +1,277 @@
+"""Tracer values and the trace context that records their operations as IR.
+
+A Tracer stands for an array while a function runs on abstract values. Its
+data lives in a ``Buffer``; views (basic indexing, transposes) share their
+base's buffer, so ``v = x[1:]; v[0] = 5`` updates ``x`` exactly as NumPy does:
+a write through a view becomes a functional ``setitem`` on the base value, and
+every view re-derives its value from the base's current version when read.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from jitaic.errors import (
+    ConcretizationError,
+    JitaicError,
+    SourceLoc,
+    UnsupportedError,
+    at,
+    user_location,
+)
+from jitaic.ir import ops
+from jitaic.ir.graph import Builder, Value
+from jitaic.ir.types import TensorType, check_supported_dtype
+
+_state = threading.local()
+
+
+class TraceContext:
+    """Collects the nodes of one trace and turns concrete operands into constants."""
+
+    def __init__(self) -> None:
+        self.builder = Builder()
+        self._constants: dict[int, tuple[object, Value]] = {}
+
+    def __enter__(self) -> TraceContext:
+        stack = getattr(_state, "stack", None)
+        if stack is None:
+            stack = _state.stack = []
+        stack.append(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _state.stack.pop()
+
+    def constant(self, value: object) -> Value:
+        """A constant node for a concrete operand (array, NumPy or Python scalar)."""
+        key = id(value)
+        if key in self._constants and self._constants[key][0] is value:
+            return self._constants[key][1]
+        weak = isinstance(value, (bool, int, float)) and not isinstance(value, np.generic)
+        if isinstance(value, complex) or np.iscomplexobj(value):
+            raise UnsupportedError(f"complex values are not supported yet{at(user_location())}")
+        array = np.array(value)
+        if weak and isinstance(value, int) and not isinstance(value, bool):
+            array = np.array(value, dtype=np.int64)
+        check_supported_dtype(array.dtype, "a constant")
+        array.flags.writeable = False
+        node = self.builder.emit(ops.constant, (), {"value": array, "weak": weak},
+                                 loc=user_location())
+        self._constants[key] = (value, node.output)
+        return node.output
+
+
+def current() -> TraceContext:
+    stack = getattr(_state, "stack", None)
+    if not stack:
+        raise RuntimeError("no jitaic trace is active")
+    return stack[-1]
+
+
+def is_tracing() -> bool:
+    return bool(getattr(_state, "stack", None))
+
+
+@dataclass(eq=False)
+class Buffer:
+    """Mutable storage behind a traced array and all its views."""
+
+    value: Value
+    version: int = 0
+    param_index: int | None = None
+
+
+# A view step maps a base value to a view value, and back for writes.
+@dataclass(frozen=True)
+class ViewStep:
+    kind: str  # "getitem" or "transpose"
+    attr: tuple
+
+
+class Tracer:
+    """An abstract array: shape and dtype known, value recorded as IR."""
+
+    __array_priority__ = 1000
+    __slots__ = ("_buffer", "_view", "_cache", "_scalar", "__weakref__")
+
+    def __init__(self, buffer: Buffer, view: tuple[ViewStep, ...] = (),
+                 scalar: bool = False) -> None:
+        self._buffer = buffer
+        self._view = view
+        self._cache: tuple[int, Value] | None = None
+        self._scalar = scalar
+
+    # ------------------------------------------------------------ value access
+    @property
+    def value(self) -> Value:
+        if not self._view:
+            return self._buffer.value
+        if self._cache is None or self._cache[0] != self._buffer.version:
+            v = self._buffer.value
+            for step in self._view:
+                v = _apply_view(step, v)
+            self._cache = (self._buffer.version, v)
+        return self._cache[1]
+
+    @property
+    def aval(self) -> TensorType:
+        return self.value.type
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.aval.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.aval.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self.aval.ndim
+
+    @property
+    def size(self) -> int:
+        return self.aval.size
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __repr__(self) -> str:
+        return f"Tracer({self.aval})"
+
+    # ------------------------------------------------------------ writes
+    def write(self, new_value: Value) -> None:
+        """Replace this array's contents (NumPy in-place semantics, views included)."""
+        for depth in range(len(self._view), 0, -1):
+            base = self._buffer.value
+            for step in self._view[: depth - 1]:
+                base = _apply_view(step, base)
+            new_value = _unapply_view(self._view[depth - 1], base, new_value)
+        self._buffer.value = new_value
+        self._buffer.version += 1
+
+    # ------------------------------------------------------------ no concrete values
+    def _concretize(self, what: str):
+        loc = user_location()
+        raise ConcretizationError(
+            f"{what} of a traced array{at(loc)}: the value is only known when the "
+            f"compiled code runs. Python control flow on array values needs "
+            f'@jitaic.jit(mode="ast") (or mode="auto").'
+        )
+
+    def __bool__(self):
+        self._concretize("Python bool()")
+
+    def __int__(self):
+        self._concretize("Python int()")
+
+    def __float__(self):
+        self._concretize("Python float()")
+
+    def __complex__(self):
+        self._concretize("Python complex()")
+
+    def __index__(self):
+        self._concretize("use as a Python index/int")
+
+    def item(self, *args):
+        self._concretize(".item()")
+
+    def tolist(self):
+        self._concretize(".tolist()")
+
+    def __array__(self, dtype=None, copy=None):
+        self._concretize("conversion to a NumPy array (np.asarray/np.array outside "
+                         "the traced function's own numpy)")
+
+
+def _apply_view(step: ViewStep, base: Value) -> Value:
+    op = ops.getitem if step.kind == "getitem" else ops.transpose
+    key = "index" if step.kind == "getitem" else "perm"
+    return current().builder.emit(op, (base,), {key: step.attr}, loc=user_location()).output
+
+
+def _unapply_view(step: ViewStep, base: Value, new_view: Value) -> Value:
+    b = current().builder
+    loc = user_location()
+    if step.kind == "getitem":
+        return b.emit(ops.setitem, (base, new_view), {"index": step.attr}, loc=loc).output
+    inverse = tuple(int(i) for i in np.argsort(step.attr))
+    return b.emit(ops.transpose, (new_view,), {"perm": inverse}, loc=loc).output
+
+
+# ---------------------------------------------------------------- emitting ops
+
+def to_value(x: object) -> Value:
+    if isinstance(x, Tracer):
+        return x.value
+    if isinstance(x, (np.ndarray, np.generic, bool, int, float)):
+        return current().constant(x)
+    if isinstance(x, (list, tuple)):
+        from jitaic.tracer.numpy_api import array_from_nested
+
+        return to_value(array_from_nested(x))
+    raise UnsupportedError(f"operand of type {type(x).__name__} is not supported"
+                           f"{at(user_location())}")
+
+
+def is_scalar_like(x: object) -> bool:
+    """NumPy returns scalars (not 0-d arrays) from ops on these."""
+    if isinstance(x, Tracer):
+        return x._scalar or x.ndim == 0
+    return np.ndim(x) == 0
+
+
+def _with_location(exc: Exception, opname: str, loc: SourceLoc | None) -> Exception:
+    message = f"{exc} (in {opname}){at(loc)}"
+    try:
+        new = type(exc)(message)
+    except Exception:
+        new = ValueError(message)
+    return new
+
+
+def emit(op: ops.Op, inputs: Sequence[object], attrs: dict | None = None,
+         scalar: bool | None = None, regions=()) -> Tracer:
+    """Record ``op(inputs)`` and return the result as a new Tracer.
+
+    ``scalar`` says whether a 0-d result is a NumPy scalar (default: yes).
+    """
+    return emit_multi(op, inputs, attrs, scalar, regions)[0]
+
+
+def emit_multi(op: ops.Op, inputs: Sequence[object], attrs: dict | None = None,
+               scalar: bool | None = None, regions=()) -> list[Tracer]:
+    ctx = current()
+    loc = user_location()
+    values = [to_value(x) for x in inputs]
+    try:
+        node = ctx.builder.emit(op, values, attrs or {}, regions, loc=loc)
+    except (JitaicError, ValueError, TypeError, IndexError) as exc:
+        raise _with_location(exc, op.name, loc) from None
+    return [new_tracer(v, scalar) for v in node.outputs]
+
+
+def new_tracer(value: Value, scalar: bool | None = None, param_index=None) -> Tracer:
+    scalar = value.type.ndim == 0 if scalar is None else scalar
+    return Tracer(Buffer(value, param_index=param_index), scalar=scalar)

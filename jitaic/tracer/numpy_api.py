@@ -1,0 +1,703 @@
+"""NumPy on Tracers: operators, methods, ``__array_ufunc__`` and ``__array_function__``.
+
+Everything here lowers to the ops of ``jitaic.ir.ops``. Composite NumPy
+functions (mean, var, clip, outer, stack, ...) are written in terms of those
+ops, so later concerns (lowering, autodiff) only ever see primitive ops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from jitaic.errors import UnsupportedError, at, user_location
+from jitaic.ir import ops
+from jitaic.ir.ops import normalize_axes
+from jitaic.ir.types import check_supported_dtype
+from jitaic.tracer.core import (
+    Tracer,
+    ViewStep,
+    current,
+    emit,
+    is_scalar_like,
+    new_tracer,
+    to_value,
+)
+
+
+def _unsupported(what: str) -> UnsupportedError:
+    return UnsupportedError(f"{what} is not supported by jitaic{at(user_location())}")
+
+
+def as_tracer(x: object) -> Tracer:
+    """Any operand as a Tracer (constants become constant nodes)."""
+    if isinstance(x, Tracer):
+        return x
+    return new_tracer(to_value(x), scalar=is_scalar_like(x) and not isinstance(x, np.ndarray))
+
+
+def _shape_of(x: object) -> tuple[int, ...]:
+    return x.shape if isinstance(x, Tracer) else np.shape(x)
+
+
+# ---------------------------------------------------------------- ufuncs
+
+def apply_ufunc(ufunc: np.ufunc, *inputs: object) -> Tracer:
+    if ufunc is np.matmul:
+        return matmul(*inputs)
+    op = ops.UFUNC_OPS.get(ufunc)
+    if op is None:
+        raise _unsupported(f"np.{ufunc.__name__}")
+    return emit(op, inputs)
+
+
+_REDUCE_UFUNCS = {
+    np.add: ops.reduce_sum, np.multiply: ops.reduce_prod, np.maximum: ops.reduce_max,
+    np.minimum: ops.reduce_min, np.logical_or: ops.reduce_any, np.logical_and: ops.reduce_all,
+}
+
+
+def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    out = kwargs.pop("out", None)
+    if kwargs.get("where", True) is not True:
+        raise _unsupported(f"np.{ufunc.__name__}(..., where=...)")
+    kwargs.pop("where", None)
+    dtype = kwargs.pop("dtype", None)
+    if kwargs:
+        raise _unsupported(f"np.{ufunc.__name__}(..., {', '.join(kwargs)}=...)")
+    if method == "__call__":
+        result = apply_ufunc(ufunc, *inputs)
+    elif method == "reduce" and ufunc in _REDUCE_UFUNCS:
+        (x,) = inputs[:1]
+        axis = inputs[1] if len(inputs) > 1 else 0
+        result = _reduce(_REDUCE_UFUNCS[ufunc], x, axis, False)
+    elif method == "outer":
+        a, b = (as_tracer(v) for v in inputs)
+        a = reshape(a, a.shape + (1,) * b.ndim)
+        result = apply_ufunc(ufunc, a, b)
+    else:
+        raise _unsupported(f"np.{ufunc.__name__}.{method}")
+    if dtype is not None:
+        result = astype(result, dtype)
+    if out is not None:
+        (target,) = out if isinstance(out, tuple) else (out,)
+        return _assign_inplace(target, result, ufunc.__name__)
+    return result
+
+
+def _assign_inplace(target: object, result: Tracer, name: str) -> Tracer:
+    """``target[...] = result`` with the casting and shape checks of a ufunc's ``out=``."""
+    if not isinstance(target, Tracer):
+        raise _unsupported(f"writing a traced result into a concrete array (np.{name}, out=)")
+    if not np.can_cast(result.dtype, target.dtype, "same_kind"):
+        raise TypeError(f"Cannot cast ufunc '{name}' output from {result.dtype!r} to "
+                        f"{target.dtype!r} with casting rule 'same_kind'"
+                        f"{at(user_location())}")
+    if ops.broadcast_shapes(result.shape, target.shape) != target.shape:
+        raise ValueError(f"non-broadcastable output operand with shape {target.shape} "
+                         f"doesn't match the broadcast shape {result.shape}"
+                         f"{at(user_location())}")
+    value = result
+    if value.dtype != target.dtype:
+        value = astype(value, target.dtype)
+    if value.shape != target.shape:
+        value = broadcast_to(value, target.shape)
+    target.write(value.value)
+    return target
+
+
+# ---------------------------------------------------------------- operators
+
+def _binary(ufunc: np.ufunc) -> tuple[Callable, Callable, Callable]:
+    def forward(self, other):
+        return apply_ufunc(ufunc, self, other)
+
+    def reflected(self, other):
+        return apply_ufunc(ufunc, other, self)
+
+    def inplace(self, other):
+        result = apply_ufunc(ufunc, self, other)
+        if self._scalar:  # NumPy scalars are immutable: `s += 1` rebinds
+            return result
+        return _assign_inplace(self, result, ufunc.__name__)
+
+    return forward, reflected, inplace
+
+
+_BINARY_OPERATORS = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
+    "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power,
+    "matmul": np.matmul, "and": np.bitwise_and, "or": np.bitwise_or,
+    "xor": np.bitwise_xor, "lshift": np.left_shift, "rshift": np.right_shift,
+}
+_COMPARISONS = {"lt": np.less, "le": np.less_equal, "gt": np.greater,
+                "ge": np.greater_equal, "eq": np.equal, "ne": np.not_equal}
+_UNARY_OPERATORS = {"neg": np.negative, "pos": np.positive, "abs": np.absolute,
+                    "invert": np.invert}
+
+
+def _install_operators() -> None:
+    for name, ufunc in _BINARY_OPERATORS.items():
+        forward, reflected, inplace = _binary(ufunc)
+        setattr(Tracer, f"__{name}__", forward)
+        setattr(Tracer, f"__r{name}__", reflected)
+        setattr(Tracer, f"__i{name}__", inplace)
+    for name, ufunc in _COMPARISONS.items():
+        setattr(Tracer, f"__{name}__", _binary(ufunc)[0])
+    for name, ufunc in _UNARY_OPERATORS.items():
+        setattr(Tracer, f"__{name}__", lambda self, u=ufunc: apply_ufunc(u, self))
+    Tracer.__hash__ = object.__hash__  # __eq__ is elementwise, identity hashing stays
+
+
+# ---------------------------------------------------------------- reductions
+
+def _reduce(op: ops.Op, x, axis, keepdims: bool, dtype=None) -> Tracer:
+    x = as_tracer(x)
+    if dtype is not None:
+        x = astype(x, dtype)
+    axes = normalize_axes(axis, x.ndim)
+    return emit(op, [x], {"axes": axes, "keepdims": bool(keepdims)})
+
+
+def _reducer(op: ops.Op) -> Callable:
+    def reduce(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+        if out is not None or initial is not None or where is not None:
+            raise _unsupported(f"{op.name.replace('reduce_', 'np.')}(out=/initial=/where=)")
+        return _reduce(op, a, axis, keepdims, dtype)
+
+    return reduce
+
+
+sum_ = _reducer(ops.reduce_sum)
+prod = _reducer(ops.reduce_prod)
+amax = _reducer(ops.reduce_max)
+amin = _reducer(ops.reduce_min)
+any_ = _reducer(ops.reduce_any)
+all_ = _reducer(ops.reduce_all)
+
+
+def _count(shape: tuple[int, ...], axes: tuple[int, ...]) -> int:
+    return int(np.prod([shape[a] for a in axes], dtype=np.int64))
+
+
+def _float_operand(x: Tracer, dtype) -> Tracer:
+    """mean/var compute in float64 for integer and bool inputs, as NumPy does."""
+    if dtype is not None:
+        return astype(x, dtype)
+    if x.dtype.kind in "biu":
+        return astype(x, np.float64)
+    return x
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
+    if out is not None or where is not None:
+        raise _unsupported("np.mean(out=/where=)")
+    x = _float_operand(as_tracer(a), dtype)
+    axes = normalize_axes(axis, x.ndim)
+    return _reduce(ops.reduce_sum, x, axes, keepdims) / _count(x.shape, axes)
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None,
+        correction=None):
+    if out is not None or where is not None or mean is not None:
+        raise _unsupported("np.var(out=/where=/mean=)")
+    ddof = correction if correction is not None else ddof
+    x = _float_operand(as_tracer(a), dtype)
+    axes = normalize_axes(axis, x.ndim)
+    n = _count(x.shape, axes)
+    centred = x - _reduce(ops.reduce_sum, x, axes, True) / n
+    return _reduce(ops.reduce_sum, centred * centred, axes, keepdims) / max(n - ddof, 0)
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None,
+        correction=None):
+    return apply_ufunc(np.sqrt, var(a, axis, dtype, out, ddof, keepdims, where, mean,
+                                    correction))
+
+
+def _arg_reducer(op: ops.Op) -> Callable:
+    def reduce(a, axis=None, out=None, *, keepdims=False):
+        if out is not None:
+            raise _unsupported(f"np.{op.name}(out=)")
+        x = as_tracer(a)
+        if axis is not None:
+            axis = normalize_axes(axis, x.ndim)[0]
+        return emit(op, [x], {"axis": axis, "keepdims": bool(keepdims)})
+
+    return reduce
+
+
+argmax = _arg_reducer(ops.argmax)
+argmin = _arg_reducer(ops.argmin)
+
+# ---------------------------------------------------------------- elementwise helpers
+
+
+def astype(x, dtype, order="K", casting="unsafe", subok=True, copy=True) -> Tracer:
+    x = as_tracer(x)
+    dtype = check_supported_dtype(np.dtype(dtype), "astype")
+    if dtype == x.dtype and not copy:
+        return x
+    return emit(ops.astype, [x], {"dtype": dtype}, scalar=x._scalar)
+
+
+def where(condition, x=None, y=None):
+    if x is None or y is None:
+        raise _unsupported("np.where with one argument (its result shape depends on "
+                           "the data)")
+    return emit(ops.where, [condition, x, y])
+
+
+def clip(a, a_min=None, a_max=None, out=None, **kwargs):
+    a_min = kwargs.pop("min", a_min)
+    a_max = kwargs.pop("max", a_max)
+    if out is not None or kwargs:
+        raise _unsupported("np.clip(out=/...)")
+    result = as_tracer(a)
+    if a_min is not None:
+        result = apply_ufunc(np.maximum, result, a_min)
+    if a_max is not None:
+        result = apply_ufunc(np.minimum, result, a_max)
+    return result
+
+
+def round_(a, decimals=0, out=None):
+    if decimals != 0 or out is not None:
+        raise _unsupported("np.round with decimals != 0 or out=")
+    a = as_tracer(a)
+    return apply_ufunc(np.rint, a) if a.dtype.kind == "f" else a
+
+
+# ---------------------------------------------------------------- linear algebra
+
+def matmul(a, b) -> Tracer:
+    return emit(ops.matmul, [a, b])
+
+
+def dot(a, b, out=None):
+    if out is not None:
+        raise _unsupported("np.dot(out=)")
+    a, b = as_tracer(a), as_tracer(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return a * b
+    if a.ndim > 2 or b.ndim > 2:
+        raise _unsupported("np.dot on arrays with more than 2 dimensions (use np.matmul)")
+    return matmul(a, b)
+
+
+def outer(a, b, out=None):
+    if out is not None:
+        raise _unsupported("np.outer(out=)")
+    a, b = ravel(a), ravel(b)
+    return reshape(a, (a.size, 1)) * reshape(b, (1, b.size))
+
+
+def vdot(a, b):
+    return sum_(ravel(a) * ravel(b))
+
+
+def inner(a, b):
+    a, b = as_tracer(a), as_tracer(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return a * b
+    return matmul(a, swapaxes(b, -1, -2)) if b.ndim > 1 else matmul(a, b)
+
+
+def norm(x, ord=None, axis=None, keepdims=False):
+    if ord not in (None, 2, "fro") or (ord == 2 and (axis is None and as_tracer(x).ndim > 1)):
+        raise _unsupported(f"np.linalg.norm with ord={ord!r}")
+    x = as_tracer(x)
+    squared = x * x if x.dtype.kind == "f" else astype(x, np.float64) ** 2
+    return apply_ufunc(np.sqrt, sum_(squared, axis=axis, keepdims=keepdims))
+
+
+# ---------------------------------------------------------------- shapes
+
+def _resolve_shape(shape, size: int) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    shape = [int(d) for d in shape]
+    if shape.count(-1) > 1:
+        raise ValueError("can only specify one unknown dimension")
+    if -1 in shape:
+        known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+        if known == 0 or size % known:
+            raise ValueError(f"cannot reshape array of size {size} into shape "
+                             f"{tuple(shape)}{at(user_location())}")
+        shape[shape.index(-1)] = size // known
+    return tuple(shape)
+
+
+def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+    if order != "C":
+        raise _unsupported(f"reshape with order={order!r}")
+    a = as_tracer(a)
+    shape = _resolve_shape(newshape if shape is None else shape, a.size)
+    if shape == a.shape:
+        return a
+    return emit(ops.reshape, [a], {"shape": shape}, scalar=False)
+
+
+def ravel(a, order="C"):
+    a = as_tracer(a)
+    return reshape(a, (a.size,), order)
+
+
+def transpose(a, axes=None):
+    a = as_tracer(a)
+    if axes is None:
+        perm = tuple(range(a.ndim))[::-1]
+    else:
+        perm = tuple(int(p) % max(a.ndim, 1) for p in axes)
+        if len(perm) != a.ndim:
+            raise ValueError(f"axes don't match array{at(user_location())}")
+    if perm == tuple(range(a.ndim)):
+        return view(a, ())
+    return view(a, (ViewStep("transpose", perm),))
+
+
+def swapaxes(a, axis1, axis2):
+    a = as_tracer(a)
+    perm = list(range(a.ndim))
+    i, j = normalize_axes(axis1, a.ndim)[0], normalize_axes(axis2, a.ndim)[0]
+    perm[i], perm[j] = perm[j], perm[i]
+    return transpose(a, perm)
+
+
+def moveaxis(a, source, destination):
+    a = as_tracer(a)
+    src = [normalize_axes(s, a.ndim)[0] for s in np.atleast_1d(source)]
+    dst = [normalize_axes(d, a.ndim)[0] for d in np.atleast_1d(destination)]
+    order = [n for n in range(a.ndim) if n not in src]
+    for d, s in sorted(zip(dst, src, strict=True)):
+        order.insert(d, s)
+    return transpose(a, order)
+
+
+def view(a: Tracer, steps: tuple[ViewStep, ...]) -> Tracer:
+    """A Tracer that shares ``a``'s buffer: writes through it update ``a``."""
+    return Tracer(a._buffer, a._view + steps, scalar=False)
+
+
+def expand_dims(a, axis):
+    a = as_tracer(a)
+    axes = normalize_axes(axis, a.ndim + len(np.atleast_1d(axis)))
+    shape = list(a.shape)
+    for ax in axes:
+        shape.insert(ax, 1)
+    return reshape(a, tuple(shape))
+
+
+def squeeze(a, axis=None):
+    a = as_tracer(a)
+    if axis is None:
+        axes = tuple(i for i, d in enumerate(a.shape) if d == 1)
+    else:
+        axes = normalize_axes(axis, a.ndim)
+        if any(a.shape[i] != 1 for i in axes):
+            raise ValueError("cannot select an axis to squeeze out which has size not "
+                             f"equal to one{at(user_location())}")
+    return reshape(a, tuple(d for i, d in enumerate(a.shape) if i not in axes))
+
+
+def broadcast_to(array, shape, subok=False):
+    array = as_tracer(array)
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
+    if shape == array.shape:
+        return array
+    return emit(ops.broadcast_to, [array], {"shape": shape}, scalar=False)
+
+
+def broadcast_arrays(*args, subok=False):
+    shape = ops.broadcast_shapes(*(_shape_of(a) for a in args))
+    return tuple(broadcast_to(a, shape) for a in args)
+
+
+def atleast_1d(*arys):
+    out = [reshape(a, (1,)) if np.ndim(a) == 0 else as_tracer(a) for a in arys]
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_2d(*arys):
+    out = []
+    for a in (as_tracer(a) for a in arys):
+        out.append(reshape(a, (1,) * (2 - a.ndim) + a.shape) if a.ndim < 2 else a)
+    return out[0] if len(out) == 1 else out
+
+
+def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    if out is not None:
+        raise _unsupported("np.concatenate(out=)")
+    arrays = [as_tracer(a) for a in arrays]
+    if axis is None:
+        arrays, axis = [ravel(a) for a in arrays], 0
+    if not arrays:
+        raise ValueError("need at least one array to concatenate")
+    if any(a.ndim == 0 for a in arrays):
+        raise ValueError("zero-dimensional arrays cannot be concatenated"
+                         f"{at(user_location())}")
+    axis = normalize_axes(axis, arrays[0].ndim)[0]
+    if dtype is not None:
+        arrays = [astype(a, dtype) for a in arrays]
+    if len(arrays) == 1:
+        return copy_array(arrays[0])
+    return emit(ops.concatenate, arrays, {"axis": axis}, scalar=False)
+
+
+def stack(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    arrays = [as_tracer(a) for a in arrays]
+    shapes = {a.shape for a in arrays}
+    if len(shapes) > 1:
+        raise ValueError(f"all input arrays must have the same shape{at(user_location())}")
+    axis = normalize_axes(axis, arrays[0].ndim + 1)[0]
+    return concatenate([expand_dims(a, axis) for a in arrays], axis, out, dtype)
+
+
+def hstack(tup, dtype=None, casting="same_kind"):
+    arrays = [atleast_1d(a) for a in tup]
+    return concatenate(arrays, 0 if arrays[0].ndim == 1 else 1, dtype=dtype)
+
+
+def vstack(tup, dtype=None, casting="same_kind"):
+    return concatenate([atleast_2d(a) for a in tup], 0, dtype=dtype)
+
+
+def column_stack(tup):
+    arrays = [as_tracer(a) for a in tup]
+    arrays = [reshape(a, (a.size, 1)) if a.ndim < 2 else a for a in arrays]
+    return concatenate(arrays, 1)
+
+
+# ---------------------------------------------------------------- copies and constructors
+
+def copy_array(a, order="K", subok=False):
+    a = as_tracer(a)
+    # Reading a view materialises it; a fresh buffer decouples later writes.
+    return new_tracer(a.value, scalar=a._scalar)
+
+
+def full_value(shape, fill_value, dtype=None) -> Tracer:
+    """``np.full`` for a traced or concrete fill value."""
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
+    if isinstance(fill_value, Tracer):
+        dtype = fill_value.dtype if dtype is None else np.dtype(dtype)
+        value = astype(fill_value, dtype)
+        return copy_array(broadcast_to(value, shape)) if shape else as_tracer(value.value)
+    dtype = np.array(fill_value).dtype if dtype is None else np.dtype(dtype)
+    check_supported_dtype(dtype, "np.full")
+    attrs = {"shape": shape, "dtype": dtype, "fill": np.array(fill_value).astype(dtype).item()}
+    return emit(ops.full, [], attrs, scalar=False)
+
+
+def _like(fill: object | None) -> Callable:
+    def like(a, dtype=None, order="K", subok=True, shape=None, fill_value=None, **kwargs):
+        if fill_value is not None:  # full_like(a, fill_value)
+            value = fill_value
+        else:
+            value = fill
+        if value is None:
+            raise _unsupported("np.full_like without a fill value")
+        shape = _shape_of(a) if shape is None else shape
+        dtype = (a.dtype if isinstance(a, Tracer) else np.asarray(a).dtype) \
+            if dtype is None else dtype
+        return full_value(shape, value, dtype)
+
+    return like
+
+
+def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, **kwargs):
+    return _like(None)(a, dtype, order, subok, shape, fill_value=fill_value)
+
+
+def array_from_nested(data: object, dtype=None) -> Tracer:
+    """``np.array`` of (nested) lists/tuples that contain Tracers."""
+    if isinstance(data, (list, tuple)):
+        if not data:
+            return new_tracer(to_value(np.array([], dtype=dtype or np.float64)), False)
+        items = [array_from_nested(item) for item in data]
+        result = stack(items) if items[0].ndim or len(items) > 1 else expand_dims(items[0], 0)
+    elif isinstance(data, Tracer):
+        result = data
+    else:  # Python scalars in lists are strong (np.array([1.0]) is float64)
+        result = new_tracer(current().constant(np.asarray(data)), scalar=False)
+    return astype(result, dtype) if dtype is not None else result
+
+
+# ---------------------------------------------------------------- indexing
+
+def _normalize_index(key: object, shape: tuple[int, ...]) -> tuple[tuple, list[int]]:
+    """Basic index -> (normalized index of ints/slice triples, positions of None).
+
+    Normalized slices are triples ``(start, stop, step)`` that select the same
+    elements as the user's slice; ``stop`` is None when it runs past the front.
+    """
+    if not isinstance(key, tuple):
+        key = (key,)
+    for k in key:
+        if isinstance(k, (Tracer, list, np.ndarray)) and not (
+                isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype.kind in "iu"):
+            raise _unsupported("indexing with an array (advanced indexing) in trace mode")
+    n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if n_real > len(shape):
+        raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, "
+                         f"but {n_real} were indexed{at(user_location())}")
+    if sum(1 for k in key if k is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    expanded: list = []
+    for k in key:
+        if k is Ellipsis:
+            expanded.extend([slice(None)] * (len(shape) - n_real))
+        else:
+            expanded.append(k)
+    index, new_axes, dim, out_pos = [], [], 0, 0
+    for k in expanded:
+        if k is None:
+            new_axes.append(out_pos)
+            out_pos += 1
+            continue
+        index.append(_normalize_entry(k, shape[dim], dim))
+        out_pos += isinstance(index[-1], tuple)
+        dim += 1
+    while index and index[-1] == (0, shape[len(index) - 1], 1):
+        index.pop()  # trailing full slices are implicit
+    return tuple(index), new_axes
+
+
+def _normalize_entry(k: object, size: int, dim: int):
+    if isinstance(k, slice):
+        start, stop, step = k.indices(size)
+        n = len(range(start, stop, step))
+        end = start + n * step
+        return (start, end if end >= 0 else None, step)
+    if isinstance(k, (bool, np.bool_)):
+        raise _unsupported("indexing with a boolean scalar")
+    if isinstance(k, (int, np.integer)):
+        if not -size <= int(k) < size:
+            raise IndexError(f"index {int(k)} is out of bounds for axis {dim} with size "
+                             f"{size}{at(user_location())}")
+        return int(k) % size
+    raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
+                     f"(`None`) and integer or boolean arrays are valid indices, got "
+                     f"{type(k).__name__}{at(user_location())}")
+
+
+def getitem(self: Tracer, key: object) -> Tracer:
+    index, new_axes = _normalize_index(key, self.shape)
+    all_ints = len(index) == self.ndim and all(isinstance(e, int) for e in index)
+    if not index:
+        result = view(self, ())
+    elif all_ints and not new_axes:  # NumPy gives a scalar copy, not a view
+        return emit(ops.getitem, [self], {"index": index}, scalar=True)
+    else:
+        result = view(self, (ViewStep("getitem", index),))
+    if new_axes:
+        shape = list(result.shape)
+        for pos in new_axes:
+            shape.insert(pos, 1)
+        result = reshape(result, tuple(shape))
+    return result
+
+
+def setitem(self: Tracer, key: object, value: object) -> None:
+    index, new_axes = _normalize_index(key, self.shape)
+    if new_axes:
+        raise _unsupported("assignment with None (np.newaxis) in the index")
+    v = as_tracer(value)
+    if v.dtype != self.dtype:
+        v = astype(v, self.dtype)
+    if not index:  # x[...] = v
+        target = self.shape
+        if ops.broadcast_shapes(v.shape, target) != target:
+            raise ValueError(f"could not broadcast input array from shape {v.shape} into "
+                             f"shape {target}{at(user_location())}")
+        self.write(broadcast_to(v, target).value if v.shape != target else
+                   copy_array(v).value)
+        return
+    self.write(emit(ops.setitem, [self, v], {"index": index}).value)
+
+
+# ---------------------------------------------------------------- methods and properties
+
+def _method_table() -> dict[str, Callable]:
+    def reshape_method(self, *shape, order="C"):
+        if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
+            shape = shape[0]
+        return reshape(self, shape, order)
+
+    def transpose_method(self, *axes):
+        if len(axes) == 1 and not isinstance(axes[0], (int, np.integer)):
+            axes = axes[0]
+        return transpose(self, axes or None)
+
+    def fill(self, value):
+        self.write(full_value(self.shape, value, self.dtype).value)
+
+    return {
+        "sum": sum_, "prod": prod, "max": amax, "min": amin, "mean": mean, "var": var,
+        "std": std, "argmax": argmax, "argmin": argmin, "any": any_, "all": all_,
+        "reshape": reshape_method, "transpose": transpose_method, "astype": astype,
+        "copy": copy_array, "ravel": ravel,
+        "flatten": lambda self, order="C": copy_array(ravel(self)),
+        "squeeze": squeeze, "clip": clip, "dot": dot, "swapaxes": swapaxes, "fill": fill,
+        "round": round_, "__getitem__": getitem, "__setitem__": setitem,
+    }
+
+
+def _install_methods() -> None:
+    for name, fn in _method_table().items():
+        setattr(Tracer, name, fn)
+    Tracer.T = property(lambda self: transpose(self))
+    Tracer.mT = property(lambda self: swapaxes(self, -1, -2))
+    Tracer.__array_ufunc__ = _array_ufunc
+    Tracer.__array_function__ = _array_function
+
+
+# ---------------------------------------------------------------- __array_function__
+
+def _static(fn: Callable) -> Callable:
+    """Functions answered from the static type, never recorded."""
+    return lambda a, *args, **kwargs: fn(as_tracer(a), *args, **kwargs)
+
+
+HANDLERS: dict[Callable, Callable] = {
+    np.sum: sum_, np.prod: prod, np.max: amax, np.amax: amax, np.min: amin,
+    np.amin: amin, np.any: any_, np.all: all_, np.mean: mean, np.var: var, np.std: std,
+    np.argmax: argmax, np.argmin: argmin, np.where: where, np.clip: clip,
+    np.round: round_, np.around: round_, np.dot: dot, np.outer: outer, np.vdot: vdot,
+    np.inner: inner, np.linalg.norm: norm, np.reshape: reshape, np.ravel: ravel,
+    np.transpose: transpose, np.swapaxes: swapaxes, np.moveaxis: moveaxis,
+    np.expand_dims: expand_dims, np.squeeze: squeeze, np.broadcast_to: broadcast_to,
+    np.broadcast_arrays: broadcast_arrays, np.atleast_1d: atleast_1d,
+    np.atleast_2d: atleast_2d, np.concatenate: concatenate, np.stack: stack,
+    np.hstack: hstack, np.vstack: vstack, np.column_stack: column_stack, np.copy: copy_array,
+    np.zeros_like: _like(0), np.ones_like: _like(1), np.empty_like: _like(0),
+    np.full_like: full_like,
+    np.shape: _static(lambda a: a.shape), np.ndim: _static(lambda a: a.ndim),
+    np.size: _static(lambda a, axis=None: a.size if axis is None else a.shape[axis]),
+    np.result_type: lambda *xs: np.result_type(*(as_tracer(x).dtype if isinstance(
+        x, Tracer) else x for x in xs)),
+    np.array: lambda obj, dtype=None, **kw: copy_array(astype(obj, dtype) if dtype else obj),
+    np.asarray: lambda a, dtype=None, **kw: astype(a, dtype, copy=False) if dtype else a,
+    np.ascontiguousarray: lambda a, dtype=None, **kw: as_tracer(a),
+    np.asfortranarray: lambda a, dtype=None, **kw: as_tracer(a),
+}
+
+
+def _array_function(self, func, types, args, kwargs):
+    handler = HANDLERS.get(func)
+    if handler is None:
+        module = func.__module__ if func.__module__ not in (None, "numpy") else "np"
+        module = module.replace("numpy", "np")
+        raise _unsupported(f"{module}.{func.__name__}")
+    return handler(*args, **kwargs)
+
+
+def _install() -> None:
+    _install_operators()
+    _install_methods()
+
+
+_install()
+
+__all__ = ["HANDLERS", "apply_ufunc", "array_from_nested", "as_tracer", "full_value"]

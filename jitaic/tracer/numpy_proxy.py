@@ -1,0 +1,180 @@
+"""Run the user's function with a ``numpy`` whose constructors return Tracers.
+
+``np.zeros((n, m))`` inside a traced function must give a traced array: the
+code goes on to write traced values into it. Functions the user calls are
+converted the same way, recursively, so helpers are traced through (inlined).
+NumPy functions that take arrays need no proxy: they dispatch to Tracers via
+``__array_function__`` / ``__array_ufunc__``.
+"""
+
+from __future__ import annotations
+
+import os
+import sysconfig
+import types
+from collections.abc import Callable
+
+import numpy as np
+
+from jitaic.errors import UnsupportedError, at, user_location
+from jitaic.ir.types import check_supported_dtype
+from jitaic.tracer import numpy_api
+from jitaic.tracer.core import Tracer, current, new_tracer
+
+_LIBRARY_DIRS = tuple(
+    os.path.abspath(p) for p in {sysconfig.get_paths()["stdlib"],
+                                 sysconfig.get_paths()["purelib"],
+                                 sysconfig.get_paths()["platlib"]}
+)
+_LIBRARY_MODULES = ("numpy", "jitaic", "numba", "scipy", "llvmlite")
+
+
+def _constant_tracer(array: np.ndarray) -> Tracer:
+    check_supported_dtype(array.dtype, "an array created in the traced function")
+    return new_tracer(current().constant(array), scalar=False)
+
+
+def _has_tracer(obj: object) -> bool:
+    if isinstance(obj, Tracer):
+        return True
+    if isinstance(obj, (list, tuple)):
+        return any(_has_tracer(o) for o in obj)
+    return False
+
+
+def _filled(fill: int) -> Callable:
+    def constructor(shape, dtype=float, order="C", **kwargs):
+        return numpy_api.full_value(shape, fill, np.dtype(dtype))
+
+    return constructor
+
+
+def full(shape, fill_value, dtype=None, order="C", **kwargs):
+    return numpy_api.full_value(shape, fill_value, dtype)
+
+
+def array(obj, dtype=None, copy=True, order="K", ndmin=0, **kwargs):
+    if ndmin:
+        raise UnsupportedError(f"np.array(..., ndmin=) is not supported{at(user_location())}")
+    if _has_tracer(obj):
+        if isinstance(obj, Tracer):
+            result = numpy_api.astype(obj, dtype) if dtype is not None else obj
+            return numpy_api.copy_array(result) if copy or result is obj else result
+        return numpy_api.array_from_nested(obj, dtype)
+    return _constant_tracer(np.array(obj, dtype=dtype))
+
+
+def asarray(a, dtype=None, order=None, **kwargs):
+    if isinstance(a, Tracer):
+        return numpy_api.astype(a, dtype, copy=False) if dtype is not None else a
+    return array(a, dtype, copy=False)
+
+
+def _concrete(fn: Callable) -> Callable:
+    """Constructors of concrete data (arange, eye, linspace): constants in the graph."""
+
+    def constructor(*args, **kwargs):
+        if any(_has_tracer(a) for a in (*args, *kwargs.values())):
+            raise UnsupportedError(f"np.{fn.__name__} with traced arguments"
+                                   f"{at(user_location())}: its size must be static")
+        return _constant_tracer(np.asarray(fn(*args, **kwargs)))
+
+    return constructor
+
+
+class _Unsupported:
+    """Stands for a NumPy submodule jitaic cannot trace (its use is an error)."""
+
+    def __init__(self, name: str, why: str) -> None:
+        self._name, self._why = name, why
+
+    def __getattr__(self, attr: str):
+        raise UnsupportedError(f"{self._name}.{attr} is not supported{at(user_location())}: "
+                               f"{self._why}")
+
+
+_OVERRIDES: dict[str, object] = {
+    "zeros": _filled(0), "ones": _filled(1), "empty": _filled(0), "full": full,
+    "array": array, "asarray": asarray, "asanyarray": asarray,
+    "ascontiguousarray": asarray, "asfortranarray": asarray,
+    "arange": _concrete(np.arange), "eye": _concrete(np.eye),
+    "identity": _concrete(np.identity), "linspace": _concrete(np.linspace),
+    "logspace": _concrete(np.logspace), "tri": _concrete(np.tri),
+    "random": _Unsupported("np.random", "random numbers would be frozen into the "
+                                        "compiled code; pass them in as arguments"),
+}
+
+
+class NumpyProxy(types.ModuleType):
+    """``numpy`` as seen by traced code: NumPy itself except the constructors."""
+
+    def __init__(self) -> None:
+        super().__init__("numpy")
+        self.__dict__.update(_OVERRIDES)
+
+    def __getattr__(self, name: str):
+        return getattr(np, name)
+
+
+PROXY = NumpyProxy()
+_BY_IDENTITY = {id(getattr(np, name)): value for name, value in _OVERRIDES.items()
+                if name != "random"}
+
+
+def _is_user_function(fn: object) -> bool:
+    if not isinstance(fn, types.FunctionType):
+        return False
+    module = (fn.__module__ or "").split(".")[0]
+    filename = os.path.abspath(fn.__code__.co_filename)
+    return module not in _LIBRARY_MODULES and not filename.startswith(_LIBRARY_DIRS)
+
+
+def _referenced_names(code: types.CodeType) -> set[str]:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _referenced_names(const)
+    return names
+
+
+class Converter:
+    """Copies user functions with their globals and closures rebound to the proxy."""
+
+    def __init__(self) -> None:
+        self._memo: dict[int, types.FunctionType] = {}
+
+    def replace(self, value: object) -> object:
+        if value is np:
+            return PROXY
+        if isinstance(value, types.ModuleType) and value.__name__ == "numpy.random":
+            return _OVERRIDES["random"]
+        if callable(value) and id(value) in _BY_IDENTITY:
+            return _BY_IDENTITY[id(value)]
+        if _is_user_function(value):
+            return self.convert(value)
+        return value
+
+    def convert(self, fn: types.FunctionType) -> types.FunctionType:
+        if id(fn) in self._memo:
+            return self._memo[id(fn)]
+        new_globals = dict(fn.__globals__)
+        closure = None
+        if fn.__closure__ is not None:
+            closure = tuple(self._replace_cell(c) for c in fn.__closure__)
+        new = types.FunctionType(fn.__code__, new_globals, fn.__name__, fn.__defaults__,
+                                 closure)
+        new.__kwdefaults__ = fn.__kwdefaults__
+        new.__dict__.update(fn.__dict__)
+        self._memo[id(fn)] = new
+        for name in _referenced_names(fn.__code__):
+            if name in new_globals:
+                new_globals[name] = self.replace(new_globals[name])
+        return new
+
+    def _replace_cell(self, cell: types.CellType) -> types.CellType:
+        try:
+            value = cell.cell_contents
+        except ValueError:  # not yet assigned (e.g. a recursive inner function)
+            return cell
+        replaced = self.replace(value)
+        return cell if replaced is value else types.CellType(replaced)

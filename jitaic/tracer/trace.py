@@ -1,0 +1,172 @@
+"""trace(): run a function on Tracers and return its Graph.
+
+Arguments are pytrees (tuples, lists, dicts) whose leaves are classified once:
+arrays and NumPy scalars are traced by shape/dtype/layout, Python floats are
+traced as weak float64 scalars, Python ints/bools/None/strings are static.
+The classification is also the cache key (see ``leaf_key``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from jitaic.errors import UnsupportedError
+from jitaic.ir.graph import Graph, Value
+from jitaic.ir.types import SUPPORTED_DTYPES, TensorType
+from jitaic.tracer.core import Tracer, TraceContext, new_tracer
+from jitaic.tracer.numpy_proxy import Converter
+
+# ---------------------------------------------------------------- pytrees
+# A treedef is a hashable nested tuple: ("*",) is a leaf.
+
+LEAF = ("*",)
+
+
+def flatten(obj: object) -> tuple[list, tuple]:
+    leaves: list = []
+    return leaves, _flatten(obj, leaves)
+
+
+def _flatten(obj: object, leaves: list) -> tuple:
+    if isinstance(obj, (tuple, list)):
+        kind = type(obj) if type(obj) not in (tuple, list) else type(obj).__name__
+        return (kind, tuple(_flatten(o, leaves) for o in obj))
+    if isinstance(obj, dict):
+        keys = tuple(obj)
+        return ("dict", keys, tuple(_flatten(obj[k], leaves) for k in keys))
+    leaves.append(obj)
+    return LEAF
+
+
+def unflatten(treedef: tuple, leaves: Sequence) -> object:
+    it = iter(leaves)
+    return _unflatten(treedef, it)
+
+
+def _unflatten(treedef: tuple, it) -> object:
+    if treedef == LEAF:
+        return next(it)
+    if treedef[0] == "dict":
+        return {k: _unflatten(t, it) for k, t in zip(treedef[1], treedef[2], strict=True)}
+    children = [_unflatten(t, it) for t in treedef[1]]
+    if treedef[0] == "list":
+        return children
+    if treedef[0] == "tuple":
+        return tuple(children)
+    return treedef[0](*children)  # namedtuple
+
+
+# ---------------------------------------------------------------- leaves
+
+def layout(a: np.ndarray) -> str:
+    flags = a.flags
+    return "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
+
+
+def leaf_key(x: object) -> tuple:
+    """What a compiled specialisation depends on for one argument leaf."""
+    if isinstance(x, np.ndarray):
+        return ("array", x.shape, x.dtype, layout(x), x.flags.writeable)
+    if isinstance(x, np.generic):
+        return ("scalar", x.dtype)
+    if isinstance(x, float):
+        return ("float",)
+    return ("static", type(x), x)
+
+
+def check_leaf(x: object, name: str) -> None:
+    """Reject argument leaves jitaic cannot compile, naming the argument."""
+    if isinstance(x, (np.ndarray, np.generic)):
+        if x.dtype not in SUPPORTED_DTYPES:
+            raise UnsupportedError(
+                f"argument {name!r} has dtype {x.dtype}, which jitaic does not support "
+                f"(supported: bool, integers, float32, float64)")
+    elif isinstance(x, complex):
+        raise UnsupportedError(f"argument {name!r} is a complex number; complex values "
+                               f"are not supported yet")
+    elif not isinstance(x, (bool, int, float, str, type(None), np.dtype, type)):
+        raise UnsupportedError(
+            f"argument {name!r} of type {type(x).__name__} is not supported: pass arrays, "
+            f"Python scalars, or tuples/lists/dicts of them (or mark it static with "
+            f"static_argnums/static_argnames if it is hashable)")
+
+
+def is_traced(key: tuple) -> bool:
+    return key[0] != "static"
+
+
+def leaf_type(x: object) -> TensorType:
+    if isinstance(x, float):
+        return TensorType((), np.float64, weak=True)
+    return TensorType(np.shape(x), x.dtype)
+
+
+# ---------------------------------------------------------------- trace
+
+@dataclass
+class Traced:
+    """A traced function: its graph and how to rebuild the Python result."""
+
+    graph: Graph
+    out_tree: tuple
+    # One entry per output leaf: ("result", i, as_scalar) or ("static", value).
+    out_leaves: list[tuple]
+
+
+def trace(fn: Callable, args: Sequence, kwargs: dict, arg_names: Sequence[str],
+          static: Sequence[bool], static_kwargs: frozenset = frozenset(),
+          converter: Converter | None = None) -> Traced:
+    """Trace ``fn(*args, **kwargs)``.
+
+    ``static[i]`` marks whole positional arguments, ``static_kwargs`` keyword
+    arguments; parameters are numbered positional first, then keywords sorted.
+    """
+    with TraceContext() as ctx:
+        params: list[Value] = []
+        tracers: list[Tracer] = []
+
+        def lift(x: object, name: str) -> object:
+            key = leaf_key(x)
+            if not is_traced(key):
+                return x
+            value = Value(leaf_type(x), name=name)
+            tracer = new_tracer(value, scalar=not isinstance(x, np.ndarray),
+                                param_index=len(params))
+            params.append(value)
+            tracers.append(tracer)
+            return tracer
+
+        def lift_tree(obj: object, name: str) -> object:
+            leaves, treedef = flatten(obj)
+            names = [name if treedef == LEAF else f"{name}{i}" for i in range(len(leaves))]
+            return unflatten(treedef, [lift(x, n) for x, n in zip(leaves, names, strict=True)])
+
+        traced_args = [a if s else lift_tree(a, n)
+                       for a, n, s in zip(args, arg_names, static, strict=True)]
+        traced_kwargs = {k: kwargs[k] if k in static_kwargs else lift_tree(kwargs[k], k)
+                         for k in sorted(kwargs)}
+        call = (converter or Converter()).convert(fn)
+        out = call(*traced_args, **traced_kwargs)
+        results, out_leaves = _collect_outputs(out)
+        out_tree = flatten(out)[1]
+        updates = {t._buffer.param_index: t._buffer.value for t in tracers
+                   if t._buffer.version > 0}
+        graph = Graph(tuple(params), ctx.builder.nodes, tuple(results),
+                      name=getattr(fn, "__name__", "f"), updates=updates)
+    return Traced(graph, out_tree, out_leaves)
+
+
+def _collect_outputs(out: object) -> tuple[list[Value], list[tuple]]:
+    leaves, _ = flatten(out)
+    results: list[Value] = []
+    described = []
+    for leaf in leaves:
+        if isinstance(leaf, Tracer):
+            described.append(("result", len(results), leaf._scalar and leaf.ndim == 0))
+            results.append(leaf.value)
+        else:
+            described.append(("static", leaf))
+    return results, described
