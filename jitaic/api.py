@@ -67,6 +67,9 @@ class Specialization:
             for index, value in updates.items():
                 leaves[index][...] = value
         else:
+            if self.compiled is None:  # traced under the reference backend
+                is_array = [isinstance(x, np.ndarray) for x in leaves]
+                self.compiled = compile_graph(self.graph, is_array, leaves)
             raw = self.compiled(*leaves)
         return unflatten(self.traced.out_tree, [c(raw) for c in self._converters])
 
@@ -162,9 +165,16 @@ class JitFunction:
                 parts.append(("static", _hashable(value)))
                 continue
             flat, treedef = flatten(value)
-            keys = tuple(leaf_key(x) for x in flat)
-            leaves.extend(x for x, k in zip(flat, keys, strict=True) if is_traced(k))
-            parts.append((treedef, keys))
+            keys = []
+            for x in flat:
+                k = leaf_key(x)
+                if is_traced(k):
+                    if k[0] == "array" and any(x is y for y in leaves):
+                        k = ("alias", next(i for i, y in enumerate(leaves) if x is y))
+                    else:
+                        leaves.append(x)
+                keys.append(k)
+            parts.append((treedef, tuple(keys)))
         key = (tuple(parts), tuple(sorted(kwargs)))
         try:
             hash(key)

@@ -373,7 +373,11 @@ getitem = define("getitem", _getitem_infer,
 def _setitem_infer(in_types, attrs, regions):
     x, v = in_types
     target = slice_shape(x.shape, attrs["index"])
-    if broadcast_shapes(v.shape, target) != target:
+    try:
+        fits = np.broadcast_shapes(v.shape, target) == target
+    except ValueError:
+        fits = False
+    if not fits:
         raise ShapeError(f"could not broadcast input array from shape {v.shape} "
                          f"into shape {target}")
     return [x.with_shape(x.shape)]

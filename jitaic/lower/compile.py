@@ -104,9 +104,12 @@ def generate(graph: Graph, param_is_array: Sequence[bool]) -> tuple[str, str, li
 
 
 def _result(em: Emitter, graph: Graph, v: Value) -> str:
-    root = _memory_root(v)
-    if root in graph.params and v.type.ndim:
-        return f"{em(v)}.copy()"  # never hand out the caller's buffer (or a view of it)
+    if _memory_root(v) in graph.params and v.type.ndim:
+        # Never hand out the caller's buffer (or a view of it); copy before the
+        # argument updates are written back.
+        name = em.fresh("result")
+        em.line(f"{name} = {em(v)}.copy()")
+        return name
     return em(v)
 
 
@@ -138,9 +141,9 @@ def compile_graph(graph: Graph, param_is_array: Sequence[bool],
     filename = f"<jitaic-generated {graph.name}#{next(_counter)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace = {"np": np, "rt": runtime}
-    exec(compile(source, filename, "exec"), namespace)
     start = time.perf_counter()
     try:
+        exec(compile(source, filename, "exec"), namespace)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", numba.NumbaPerformanceWarning)
             entry = numba.njit(error_model="numpy")(namespace[fn_name])

@@ -75,10 +75,20 @@ for _op, _fn in [(ops.exp, "np.exp"), (ops.exp2, "np.exp2"), (ops.expm1, "np.exp
 scalar_rule(ops.negative)(lambda a, dt, node: f"(-{a[0]})")
 scalar_rule(ops.positive)(lambda a, dt, node: a[0])
 scalar_rule(ops.square)(lambda a, dt, node: f"({a[0]} * {a[0]})")
-scalar_rule(ops.logical_not)(lambda a, dt, node: f"(not {a[0]})")
-scalar_rule(ops.logical_and)(lambda a, dt, node: f"({a[0]} and {a[1]})")
-scalar_rule(ops.logical_or)(lambda a, dt, node: f"({a[0]} or {a[1]})")
-scalar_rule(ops.logical_xor)(lambda a, dt, node: f"({a[0]} != {a[1]})")
+
+
+def _truth(expr: str, dtype: np.dtype) -> str:
+    """NumPy's logical ops loop over numbers too: non-zero (and NaN) is true."""
+    return expr if dtype == np.bool_ else f"({expr} != 0)"
+
+
+scalar_rule(ops.logical_not)(lambda a, dt, node: f"(not {_truth(a[0], dt[0])})")
+scalar_rule(ops.logical_and)(
+    lambda a, dt, node: f"({_truth(a[0], dt[0])} and {_truth(a[1], dt[1])})")
+scalar_rule(ops.logical_or)(
+    lambda a, dt, node: f"({_truth(a[0], dt[0])} or {_truth(a[1], dt[1])})")
+scalar_rule(ops.logical_xor)(
+    lambda a, dt, node: f"({_truth(a[0], dt[0])} != {_truth(a[1], dt[1])})")
 scalar_rule(ops.invert)(
     lambda a, dt, node: f"(not {a[0]})" if dt[0] == np.bool_ else f"(~{a[0]})")
 
@@ -385,7 +395,7 @@ def _matmul(em: Emitter, node: Node) -> None:
     index = [em.fresh(f"b{d}") for d in range(len(batch))]
 
     def matrix(array: str, v: Value) -> str:
-        if v.type.ndim == 1:
+        if v.type.ndim <= 2:
             return array
         dims = v.shape[: v.type.ndim - 2]
         offset = len(batch) - len(dims)

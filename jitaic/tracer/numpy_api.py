@@ -13,7 +13,6 @@ import numpy as np
 
 from jitaic.errors import UnsupportedError, at, user_location
 from jitaic.ir import ops
-from jitaic.ir.ops import normalize_axes
 from jitaic.ir.types import check_supported_dtype
 from jitaic.tracer.core import (
     Tracer,
@@ -28,6 +27,14 @@ from jitaic.tracer.core import (
 
 def _unsupported(what: str) -> UnsupportedError:
     return UnsupportedError(f"{what} is not supported by jitaic{at(user_location())}")
+
+
+def normalize_axes(axis, ndim: int) -> tuple[int, ...]:
+    """``ops.normalize_axes`` with the user's file:line on NumPy's AxisError."""
+    try:
+        return ops.normalize_axes(axis, ndim)
+    except np.exceptions.AxisError as exc:
+        raise np.exceptions.AxisError(f"{exc}{at(user_location())}") from None
 
 
 def as_tracer(x: object) -> Tracer:
@@ -49,7 +56,23 @@ def apply_ufunc(ufunc: np.ufunc, *inputs: object) -> Tracer:
     op = ops.UFUNC_OPS.get(ufunc)
     if op is None:
         raise _unsupported(f"np.{ufunc.__name__}")
+    _check_python_ints(op, inputs)
     return emit(op, inputs)
+
+
+def _check_python_ints(op: ops.Op, inputs: tuple) -> None:
+    """NumPy refuses Python ints that the integer loop dtype cannot hold (NEP 50)."""
+    ints = [i for i, x in enumerate(inputs) if type(x) is int]
+    if not ints or len(ints) == len(inputs):
+        return
+    types = [to_value(x).type for x in inputs]
+    loop = ops.ufunc_loop_dtypes(op.ufunc, types)
+    for i in ints:
+        if loop[i].kind in "iu":
+            info = np.iinfo(loop[i])
+            if not info.min <= inputs[i] <= info.max:
+                raise OverflowError(f"Python integer {inputs[i]} out of bounds for "
+                                    f"{loop[i]}{at(user_location())}")
 
 
 _REDUCE_UFUNCS = {
@@ -246,7 +269,7 @@ def where(condition, x=None, y=None):
     if x is None or y is None:
         raise _unsupported("np.where with one argument (its result shape depends on "
                            "the data)")
-    return emit(ops.where, [condition, x, y])
+    return emit(ops.where, [condition, x, y], scalar=False)  # np.where never gives scalars
 
 
 def clip(a, a_min=None, a_max=None, out=None, **kwargs):
@@ -584,11 +607,12 @@ def _normalize_entry(k: object, size: int, dim: int):
 
 def getitem(self: Tracer, key: object) -> Tracer:
     index, new_axes = _normalize_index(key, self.shape)
+    has_ellipsis = key is Ellipsis or (isinstance(key, tuple) and Ellipsis in key)
     all_ints = len(index) == self.ndim and all(isinstance(e, int) for e in index)
+    if all_ints and not new_axes and not has_ellipsis:  # a scalar copy, not a view
+        return emit(ops.getitem, [self], {"index": index}, scalar=True)
     if not index:
         result = view(self, ())
-    elif all_ints and not new_axes:  # NumPy gives a scalar copy, not a view
-        return emit(ops.getitem, [self], {"index": index}, scalar=True)
     else:
         result = view(self, (ViewStep("getitem", index),))
     if new_axes:

@@ -95,11 +95,11 @@ def check_leaf(x: object, name: str) -> None:
 
 
 def is_traced(key: tuple) -> bool:
-    return key[0] != "static"
+    return key[0] not in ("static", "alias")
 
 
 def leaf_type(x: object) -> TensorType:
-    if isinstance(x, float):
+    if isinstance(x, float) and not isinstance(x, np.generic):
         return TensorType((), np.float64, weak=True)
     return TensorType(np.shape(x), x.dtype)
 
@@ -127,16 +127,21 @@ def trace(fn: Callable, args: Sequence, kwargs: dict, arg_names: Sequence[str],
     with TraceContext() as ctx:
         params: list[Value] = []
         tracers: list[Tracer] = []
+        seen: dict[int, Tracer] = {}  # the same array passed twice is one buffer
 
         def lift(x: object, name: str) -> object:
             key = leaf_key(x)
             if not is_traced(key):
                 return x
+            if isinstance(x, np.ndarray) and id(x) in seen:
+                return seen[id(x)]
             value = Value(leaf_type(x), name=name)
             tracer = new_tracer(value, scalar=not isinstance(x, np.ndarray),
                                 param_index=len(params))
             params.append(value)
             tracers.append(tracer)
+            if isinstance(x, np.ndarray):
+                seen[id(x)] = tracer
             return tracer
 
         def lift_tree(obj: object, name: str) -> object:
