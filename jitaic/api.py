@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import logging
 import threading
 import time
 from collections import namedtuple
@@ -27,8 +28,19 @@ from jitaic.ir.verifier import verify
 from jitaic.lower.compile import Compiled, compile_graph
 from jitaic.tracer.core import is_tracing
 from jitaic.tracer.numpy_proxy import Converter
-from jitaic.tracer.trace import Traced, check_leaf, flatten, is_traced, leaf_key, trace, unflatten
+from jitaic.tracer.trace import (
+    LEAF,
+    Traced,
+    array_key,
+    check_leaf,
+    flatten,
+    is_traced,
+    leaf_key,
+    trace,
+    unflatten,
+)
 
+log = logging.getLogger("jitaic")
 CacheInfo = namedtuple("CacheInfo", "hits misses entries compile_seconds")
 MODES = ("auto", "trace", "ast")
 
@@ -71,6 +83,8 @@ class Specialization:
                 is_array = [isinstance(x, np.ndarray) for x in leaves]
                 self.compiled = compile_graph(self.graph, is_array, leaves)
             raw = self.compiled(*leaves)
+        if self.traced.out_tree == LEAF:
+            return self._converters[0](raw)
         return unflatten(self.traced.out_tree, [c(raw) for c in self._converters])
 
 
@@ -88,8 +102,8 @@ def _output_converters(traced: Traced) -> list[Callable]:
             converters.append(lambda raw, i=i, t=dtype.type: t(raw[i]))
         elif value.type.ndim == 0:
             converters.append(lambda raw, i=i, d=dtype: np.array(raw[i], dtype=d))
-        else:
-            converters.append(lambda raw, i=i, d=dtype: np.asarray(raw[i], dtype=d))
+        else:  # arrays come back from numba with the right dtype
+            converters.append(lambda raw, i=i: raw[i])
     return converters
 
 
@@ -161,6 +175,10 @@ class JitFunction:
         items = [(a, s) for a, s in zip(args, static, strict=True)]
         items += [(kwargs[k], k in self._static_names) for k in sorted(kwargs)]
         for value, is_static in items:
+            if type(value) is np.ndarray and not any(value is y for y in leaves):
+                parts.append(array_key(value))  # fast path: a plain array argument
+                leaves.append(value)
+                continue
             if is_static:
                 parts.append(("static", _hashable(value)))
                 continue
@@ -216,6 +234,7 @@ class JitFunction:
                 spec.compiled = compile_graph(traced.graph, is_array, leaves)
             self._cache[key] = spec
             self._order.append(spec)
+            _log_compile(self.__qualname__, spec)
             return spec
 
     @staticmethod
@@ -251,6 +270,19 @@ class JitFunction:
 
     def __repr__(self) -> str:
         return f"<jitaic.jit {self.__qualname__} ({len(self._cache)} specializations)>"
+
+
+def _log_compile(name: str, spec: Specialization) -> None:
+    """JITAIC_DEBUG=1 logs each compile, 2 adds the IR, 3 the generated source."""
+    level = config.get("debug")
+    if not level:
+        return
+    log.warning("compiled %s: traced in %.3fs, compiled in %.3fs", name,
+                spec.trace_seconds, spec.compile_seconds)
+    if level >= 2:
+        log.warning("IR of %s:\n%s", name, spec.ir)
+    if level >= 3:
+        log.warning("generated source of %s:\n%s", name, spec.source)
 
 
 def _hashable(value: object) -> object:

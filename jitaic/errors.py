@@ -27,7 +27,7 @@ class SourceLoc:
 
 
 def _is_internal(filename: str) -> bool:
-    return filename.startswith((_PACKAGE_DIR, _NUMPY_DIR)) or filename.startswith("<")
+    return filename.startswith((_PACKAGE_DIR, _NUMPY_DIR, "<frozen"))
 
 
 def user_location(skip: int = 1) -> SourceLoc | None:

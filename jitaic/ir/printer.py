@@ -16,9 +16,13 @@ _LOC_COLUMN = 56
 class _Namer:
     def __init__(self) -> None:
         self.names: dict[int, str] = {}
+        self._count = 0
 
     def define(self, v: Value, hint: str | None = None) -> str:
-        name = f"%{hint}" if hint else f"%{len(self.names)}"
+        if hint:
+            name = f"%{hint}"
+        else:
+            name, self._count = f"%{self._count}", self._count + 1
         while name in self.names.values():
             name += "_"
         self.names[id(v)] = name

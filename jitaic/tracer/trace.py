@@ -16,7 +16,7 @@ import numpy as np
 from jitaic.errors import UnsupportedError
 from jitaic.ir.graph import Graph, Value
 from jitaic.ir.types import SUPPORTED_DTYPES, TensorType
-from jitaic.tracer.core import Tracer, TraceContext, new_tracer
+from jitaic.tracer.core import TraceContext, Tracer, new_tracer
 from jitaic.tracer.numpy_proxy import Converter
 
 # ---------------------------------------------------------------- pytrees
@@ -61,15 +61,17 @@ def _unflatten(treedef: tuple, it) -> object:
 
 # ---------------------------------------------------------------- leaves
 
-def layout(a: np.ndarray) -> str:
-    flags = a.flags
-    return "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
+def array_key(x: np.ndarray) -> tuple:
+    """Shape, dtype, layout (C, F or any) and writeability: numba's array type."""
+    flags = x.flags
+    layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
+    return ("array", x.shape, x.dtype, layout, flags.writeable)
 
 
 def leaf_key(x: object) -> tuple:
     """What a compiled specialisation depends on for one argument leaf."""
     if isinstance(x, np.ndarray):
-        return ("array", x.shape, x.dtype, layout(x), x.flags.writeable)
+        return array_key(x)
     if isinstance(x, np.generic):
         return ("scalar", x.dtype)
     if isinstance(x, float):
