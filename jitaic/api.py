@@ -26,6 +26,7 @@ from jitaic.ir.interpreter import evaluate
 from jitaic.ir.printer import format_graph
 from jitaic.ir.verifier import verify
 from jitaic.lower.compile import Compiled, compile_graph
+from jitaic.passes.pipeline import optimize
 from jitaic.tracer.core import is_tracing
 from jitaic.tracer.numpy_proxy import Converter
 from jitaic.tracer.trace import (
@@ -226,6 +227,7 @@ class JitFunction:
             traced = trace(self._fn, args, kwargs, names, static, self._static_names)
             if config.get("checks"):
                 verify(traced.graph)
+            traced.graph = optimize(traced.graph)
             self._check_writeable(traced.graph, leaves)
             spec = Specialization(key, traced, "trace", time.perf_counter() - start)
             spec._converters = _output_converters(traced)

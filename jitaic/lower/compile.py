@@ -22,6 +22,7 @@ from jitaic.ir import ops
 from jitaic.ir.graph import Graph, Node, Value
 from jitaic.lower import runtime
 from jitaic.lower.codegen import Emitter
+from jitaic.lower.fusion import FusionGroup, Scheduled, emit_group, plan
 from jitaic.lower.kernels import LOWERINGS
 
 # Ops whose result may share memory with their (first) input.
@@ -48,28 +49,38 @@ def _memory_root(value: Value) -> Value:
     return value
 
 
-def _overwritable(graph: Graph) -> set[tuple[int, int]]:
+def _overwritable(graph: Graph, schedule: list[Scheduled]) -> set[tuple[int, int]]:
     """(value, node) pairs where the node is the last reader of a value's buffer.
 
-    A view keeps its base's buffer alive: the base's last use is the latest
-    use of any view derived from it. Results and updates live to the end.
+    Positions are schedule positions (a fused group reads all its inputs at its
+    own position). A view keeps its base's buffer alive: the base's last use is
+    the latest use of any view derived from it. Results and updates live to
+    the end.
     """
-    position = {id(n): i for i, n in enumerate(graph.nodes)}
+    position: dict[int, int] = {}
+    for p, item in enumerate(schedule):
+        for node in item.nodes if isinstance(item, FusionGroup) else [item]:
+            position[id(node)] = p
+    nodes = sorted(position_order(schedule), key=lambda n: position[id(n)])
     last_use: dict[int, int] = {}
-    end = len(graph.nodes)
     for v in (*graph.results, *graph.updates.values()):
-        last_use[id(_memory_root(v))] = end
-    for node in reversed(graph.nodes):
+        last_use[id(_memory_root(v))] = len(schedule)
+    for node in reversed(nodes):
         for v in node.inputs:
             use = position[id(node)]
             if node.op in VIEW_OPS:
                 use = max(use, last_use.get(id(node.outputs[0]), use))
             last_use[id(v)] = max(last_use.get(id(v), -1), use)
-    fresh = {id(n.outputs[0]) for n in graph.nodes
+    fresh = {id(n.outputs[0]) for n in nodes
              if n.op not in VIEW_OPS and n.op is not ops.constant and len(n.outputs) == 1}
-    return {(id(n.inputs[0]), id(n)) for n in graph.nodes
+    return {(id(n.inputs[0]), id(n)) for n in nodes
             if n.op is ops.setitem and id(n.inputs[0]) in fresh
             and last_use.get(id(n.inputs[0])) == position[id(n)]}
+
+
+def position_order(schedule: list[Scheduled]) -> list[Node]:
+    return [n for item in schedule
+            for n in (item.nodes if isinstance(item, FusionGroup) else [item])]
 
 
 def _lower_node(em: Emitter, node: Node) -> None:
@@ -84,7 +95,8 @@ def _lower_node(em: Emitter, node: Node) -> None:
 def generate(graph: Graph, param_is_array: Sequence[bool]) -> tuple[str, str, list]:
     """Source of the entry function: (function name, source, array constants)."""
     em = Emitter()
-    em.overwritable = _overwritable(graph)
+    schedule = plan(graph)
+    em.overwritable = _overwritable(graph, schedule)
     arg_names = []
     for p, is_array in zip(graph.params, param_is_array, strict=True):
         name = em.define(p, p.name or "arg")
@@ -93,8 +105,11 @@ def generate(graph: Graph, param_is_array: Sequence[bool]) -> tuple[str, str, li
             em.line(f"{name} = {arg_names[-1]}[()]")
         else:
             arg_names.append(name)
-    for node in graph.nodes:
-        _lower_node(em, node)
+    for item in schedule:
+        if isinstance(item, FusionGroup):
+            emit_group(em, item)
+        else:
+            _lower_node(em, item)
     results = [_result(em, graph, v) for v in graph.results]
     _write_updates(em, graph, arg_names)
     em.line(f"return ({''.join(r + ', ' for r in results)})")

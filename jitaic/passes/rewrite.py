@@ -1,0 +1,92 @@
+"""Graph rebuilding and the local pattern-rule driver shared by the passes.
+
+Nodes are immutable: a pass walks the nodes in order, decides for each one
+whether it stays (rebuilt if its inputs were replaced), disappears (its
+outputs replaced by existing values) or becomes new nodes, and returns a new
+Graph. Source locations are copied to every node a rule creates.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from jitaic import config
+from jitaic.ir.graph import Graph, Node, Value, make_node
+
+
+class Rebuilder:
+    """Collects the nodes of the new graph and the value substitutions."""
+
+    def __init__(self) -> None:
+        self.nodes: list[Node] = []
+        self._subst: dict[int, Value] = {}
+        self.changed = False
+
+    def get(self, v: Value) -> Value:
+        while id(v) in self._subst:
+            v = self._subst[id(v)]
+        return v
+
+    def replace(self, old: Value, new: Value) -> None:
+        if old is not new:
+            self._subst[id(old)] = new
+            self.changed = True
+
+    def emit(self, op, inputs: Sequence[Value], attrs=None, loc=None) -> Value:
+        node = make_node(op, [self.get(v) for v in inputs], attrs, (), loc)
+        self.nodes.append(node)
+        self.changed = True
+        return node.output
+
+    def keep(self, node: Node) -> None:
+        inputs = [self.get(v) for v in node.inputs]
+        if all(a is b for a, b in zip(inputs, node.inputs, strict=True)):
+            self.nodes.append(node)
+            return
+        new = make_node(node.op, inputs, node.attrs, node.regions, node.loc)
+        self.nodes.append(new)
+        for old, fresh in zip(node.outputs, new.outputs, strict=True):
+            fresh.name = old.name
+            self.replace(old, fresh)
+
+    def finish(self, graph: Graph) -> Graph:
+        if not self.changed:
+            return graph
+        results = tuple(self.get(v) for v in graph.results)
+        updates = {i: self.get(v) for i, v in graph.updates.items()}
+        return Graph(graph.params, tuple(self.nodes), results, name=graph.name,
+                     updates=updates)
+
+
+# ---------------------------------------------------------------- pattern rules
+
+@dataclass(frozen=True)
+class Rule:
+    """``fn(node, rb) -> Value | None``: a replacement for the node's one output."""
+
+    name: str
+    fn: Callable[[Node, Rebuilder], Value | None]
+
+
+RULE_HITS: Counter[str] = Counter()  # counted when JITAIC_DEBUG is on
+
+
+def apply_rules(graph: Graph, rules: dict[object, list[Rule]]) -> tuple[Graph, bool]:
+    """One bottom-up sweep: each node tries the rules of its op, first match wins."""
+    rb = Rebuilder()
+    for node in graph.nodes:
+        if node.regions or len(node.outputs) != 1:
+            rb.keep(node)
+            continue
+        rb.keep(node)
+        current = rb.nodes[-1]
+        for rule in rules.get(current.op, ()):
+            replacement = rule.fn(current, rb)
+            if replacement is not None:
+                if config.get("debug"):
+                    RULE_HITS[rule.name] += 1
+                rb.replace(current.output, replacement)
+                break
+    return rb.finish(graph), rb.changed

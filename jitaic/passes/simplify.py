@@ -1,0 +1,153 @@
+"""Algebraic simplification: a table of named rules, each exact under IEEE 754.
+
+Every rule keeps NaN, infinities, signed zeros and rounding exactly as the
+original expression; tests check each one against the reference interpreter.
+Rules that are NOT exact and therefore absent: ``x + 0 -> x`` (-0.0 + 0.0 is
++0.0), ``x ** 0.5 -> sqrt(x)`` (they differ at -0.0 and -inf),
+``log(exp(x)) -> x`` (exp overflows), ``x * 0 -> 0`` (NaN, inf).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jitaic.ir import ops
+from jitaic.ir.graph import Graph, Node, Value
+from jitaic.passes.rewrite import Rebuilder, Rule, apply_rules
+
+RULES: dict[ops.Op, list[Rule]] = {}
+
+
+def rule(*op_list: ops.Op):
+    def register(fn):
+        for op in op_list:
+            RULES.setdefault(op, []).append(Rule(fn.__name__, fn))
+        return fn
+
+    return register
+
+
+def _scalar(v: Value) -> float | None:
+    """The value of a constant whose elements are all equal, else None."""
+    node = v.producer
+    if node is None or node.op is not ops.constant:
+        return None
+    value = node.attrs["value"]
+    if value.size == 0 or np.any(value != value.flat[0]):
+        return None
+    return value.flat[0].item()
+
+
+def _same_type(node: Node, v: Value) -> bool:
+    """Replacing the node by ``v`` keeps its exact type (shape and dtype)."""
+    out = node.output.type
+    return v.type.shape == out.shape and v.type.dtype == out.dtype
+
+
+def _other(node: Node, value: float) -> Value | None:
+    """For ``x op c`` (or ``c op x`` when commutative): x when c == value."""
+    a, b = node.inputs
+    if _scalar(b) == value and not (isinstance(value, float) and _is_negzero(b)):
+        return a
+    if ops.COMMUTATIVE in node.op.traits and _scalar(a) == value:
+        return b
+    return None
+
+
+def _is_negzero(v: Value) -> bool:
+    return bool(np.signbit(v.producer.attrs["value"]).any())
+
+
+@rule(ops.multiply)
+def multiply_by_one(node: Node, rb: Rebuilder) -> Value | None:
+    """x * 1 -> x"""
+    x = _other(node, 1)
+    return x if x is not None and _same_type(node, x) else None
+
+
+@rule(ops.true_divide)
+def divide_by_one(node: Node, rb: Rebuilder) -> Value | None:
+    """x / 1 -> x"""
+    x, c = node.inputs
+    return x if _scalar(c) == 1 and _same_type(node, x) else None
+
+
+@rule(ops.true_divide)
+def divide_by_power_of_two(node: Node, rb: Rebuilder) -> Value | None:
+    """x / 2**k -> x * 2**-k (both are exact scalings, so results are identical)"""
+    x, c = node.inputs
+    value = _scalar(c)
+    if not isinstance(value, float | int) or value == 0 or node.output.dtype.kind != "f":
+        return None
+    mantissa, _ = np.frexp(abs(value))
+    if mantissa != 0.5 or not np.isfinite(1.0 / value):
+        return None
+    inverse = np.array(1.0 / value, dtype=c.dtype if c.dtype.kind == "f" else np.float64)
+    inverse.flags.writeable = False
+    k = rb.emit(ops.constant, (), {"value": inverse, "weak": c.type.weak}, loc=node.loc)
+    out = rb.emit(ops.multiply, (x, k), loc=node.loc)
+    return out if out.type == node.output.type else None
+
+
+@rule(ops.subtract)
+def subtract_zero(node: Node, rb: Rebuilder) -> Value | None:
+    """x - 0 -> x  (exact for every x, -0.0 included)"""
+    x, c = node.inputs
+    return x if _scalar(c) == 0 and _same_type(node, x) else None
+
+
+@rule(ops.power)
+def power_small_integer(node: Node, rb: Rebuilder) -> Value | None:
+    """x ** 1 -> x;  x ** 2 -> x * x  (one rounding, as pow's is correctly rounded)"""
+    x, c = node.inputs
+    value = _scalar(c)
+    if value == 1 and _same_type(node, x):
+        return x
+    if value == 2 and node.output.dtype == x.dtype:
+        out = rb.emit(ops.multiply, (x, x), loc=node.loc)
+        return out if out.type.shape == node.output.shape else None
+    return None
+
+
+@rule(ops.negative)
+def double_negation(node: Node, rb: Rebuilder) -> Value | None:
+    """-(-x) -> x"""
+    inner = node.inputs[0].producer
+    if inner is not None and inner.op is ops.negative and _same_type(node, inner.inputs[0]):
+        return inner.inputs[0]
+    return None
+
+
+@rule(ops.astype, ops.reshape, ops.broadcast_to)
+def identity_shape_or_cast(node: Node, rb: Rebuilder) -> Value | None:
+    """astype to the same dtype, reshape/broadcast to the same shape -> x"""
+    x = node.inputs[0]
+    return x if _same_type(node, x) and x.type.weak == node.output.type.weak else None
+
+
+@rule(ops.reshape)
+def reshape_of_reshape(node: Node, rb: Rebuilder) -> Value | None:
+    """reshape(reshape(x, s1), s2) -> reshape(x, s2)"""
+    inner = node.inputs[0].producer
+    if inner is None or inner.op is not ops.reshape:
+        return None
+    return rb.emit(ops.reshape, inner.inputs, {"shape": node.attrs["shape"]}, loc=node.loc)
+
+
+@rule(ops.transpose)
+def transpose_of_transpose(node: Node, rb: Rebuilder) -> Value | None:
+    """transpose(transpose(x, p), q) -> transpose(x, p[q]), or x when identity"""
+    perm = node.attrs["perm"]
+    inner = node.inputs[0].producer
+    if perm == tuple(range(len(perm))):
+        return node.inputs[0]
+    if inner is None or inner.op is not ops.transpose:
+        return None
+    composed = tuple(inner.attrs["perm"][p] for p in perm)
+    if composed == tuple(range(len(perm))):
+        return inner.inputs[0]
+    return rb.emit(ops.transpose, inner.inputs, {"perm": composed}, loc=node.loc)
+
+
+def simplify(graph: Graph) -> tuple[Graph, bool]:
+    return apply_rules(graph, RULES)

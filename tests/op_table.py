@@ -1,0 +1,570 @@
+"""The op table: one record per user-facing NumPy operation (STYLE.md 1.7).
+
+Each ``OpRow`` holds a plain NumPy function, the argument specs it is run on
+(``Case``: dtype, shape and whether NaN/inf/±0 are mixed into float inputs),
+an input domain per argument, a tolerance factor and whether the function is
+differentiable. ``tests/test_ops.py`` runs every row × case through
+``jitaic.jit`` and compares with NumPy, and checks that the rows together
+exercise every op of ``jitaic.ir.ops.OPS``.
+
+Argument specs are short strings: ``"f64[3,4]"``, ``"i32[]"`` (0-d),
+``"bool[0,3]"`` (empty). Every distinct (row, case) is one numba compile, so
+cases are chosen to cover promotion, broadcasting, 0-d and empty inputs
+without crossing every row with every dtype (see ``n_compiles``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+DTYPES = {
+    "f64": np.float64, "f32": np.float32, "i64": np.int64, "i32": np.int32,
+    "i16": np.int16, "i8": np.int8, "u8": np.uint8, "u32": np.uint32, "bool": np.bool_,
+}
+
+_SPEC = re.compile(r"^(\w+)\[([\d,]*)\]$")
+
+
+def parse_spec(spec: str) -> tuple[np.dtype, tuple[int, ...]]:
+    """'f64[3,4]' -> (float64, (3, 4))."""
+    m = _SPEC.match(spec)
+    if m is None:
+        raise ValueError(f"bad argument spec {spec!r}")
+    dims = tuple(int(d) for d in m.group(2).split(",") if d)
+    return np.dtype(DTYPES[m.group(1)]), dims
+
+
+@dataclass(frozen=True)
+class Case:
+    """The arguments of one call: a spec per argument; special mixes in NaN/inf/±0."""
+
+    args: tuple[str, ...]
+    special: bool = False
+
+    @property
+    def id(self) -> str:
+        return "-".join(self.args) + ("-nan" if self.special else "")
+
+
+def C(*args: str, special: bool = False) -> Case:
+    return Case(tuple(args), special)
+
+
+@dataclass(frozen=True)
+class OpRow:
+    """One user-facing operation and the calls it is tested with."""
+
+    name: str
+    fn: Callable
+    cases: tuple[Case, ...]
+    domain: tuple[str, ...] | str = "real"  # one name per argument, or one for all
+    tol: float = 1.0  # multiplies the default (rtol, atol) of the result dtype
+    check_values: bool = True  # False: compare dtype and shape only (np.empty)
+    differentiable: bool = True
+
+    def domain_of(self, i: int) -> str:
+        return self.domain if isinstance(self.domain, str) else self.domain[i]
+
+
+# ---------------------------------------------------------------- input generation
+
+SPECIALS = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0])
+
+
+def _floats(rng: np.random.Generator, domain: str, n: int) -> np.ndarray:
+    if domain == "real":
+        return rng.normal(0.0, 2.0, n)
+    if domain == "pos":
+        return rng.uniform(0.1, 4.0, n)
+    if domain == "unit":
+        return rng.uniform(-0.95, 0.95, n)
+    if domain == "ge1":
+        return rng.uniform(1.05, 4.0, n)
+    if domain == "nonzero":
+        return rng.choice([-1.0, 1.0], n) * rng.uniform(0.5, 3.0, n)
+    if domain == "small":
+        return rng.uniform(-2.0, 2.0, n)
+    if domain == "sparse":
+        return np.where(rng.random(n) < 0.7, 0.0, rng.normal(0.0, 2.0, n))
+    if domain == "nearint":  # halves and near-halves stress rounding modes
+        return rng.integers(-6, 7, n) / 2.0 + rng.choice([0.0, 1e-9, -1e-9], n)
+    raise ValueError(f"unknown domain {domain!r}")
+
+
+_INT_RANGES = {
+    "real": (-5, 6), "pos": (1, 7), "unit": (-1, 2), "ge1": (1, 6), "small": (0, 4),
+    "sparse": (0, 1), "nearint": (-5, 6), "shift": (0, 5), "nonneg": (0, 10),
+}
+
+
+def _ints(rng: np.random.Generator, domain: str, n: int) -> np.ndarray:
+    if domain == "nonzero":
+        return rng.choice([-5, -4, -3, -2, -1, 1, 2, 3, 4, 5], n)
+    if domain == "sparse":
+        return np.where(rng.random(n) < 0.7, 0, rng.integers(-5, 6, n))
+    lo, hi = _INT_RANGES[domain]
+    return rng.integers(lo, hi, n)
+
+
+def _bools(rng: np.random.Generator, domain: str, n: int) -> np.ndarray:
+    p = {"mostly_true": 0.85, "sparse": 0.2}.get(domain, 0.5)
+    return rng.random(n) < p
+
+
+def make_array(rng: np.random.Generator, spec: str, domain: str = "real",
+               special: bool = False) -> np.ndarray:
+    """A C-contiguous array for one argument spec, values drawn from the domain."""
+    dtype, shape = parse_spec(spec)
+    n = int(np.prod(shape, dtype=np.int64))
+    if dtype.kind == "b":
+        flat = _bools(rng, domain, n)
+    elif dtype.kind in "iu":
+        if domain in ("mostly_true",):
+            domain = "real"
+        flat = _ints(rng, domain, n)
+        if dtype.kind == "u":
+            flat = np.abs(flat)
+    else:
+        flat = _floats(rng, "real" if domain == "mostly_true" else domain, n)
+        if special and n:
+            k = min(n, len(SPECIALS))
+            where = rng.choice(n, size=k, replace=False)
+            flat[where] = rng.permutation(SPECIALS)[:k]
+    return np.asarray(flat.reshape(shape), dtype=dtype)
+
+
+def make_args(row: OpRow, case: Case, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+    return tuple(make_array(rng, spec, row.domain_of(i), case.special)
+                 for i, spec in enumerate(case.args))
+
+
+# ---------------------------------------------------------------- common case sets
+
+UNARY_FULL = (C("f64[3,4]", special=True), C("f32[5]"), C("i32[2,3]"), C("f64[]"),
+              C("f64[0,3]"))
+UNARY = (C("f64[3,4]", special=True), C("f32[5]"), C("i32[2,3]"))
+UNARY_FLOAT = (C("f64[3,4]", special=True), C("f32[2,3]"))
+PREDICATE = (C("f64[3,4]", special=True), C("f32[5]", special=True), C("i32[4]"), C("f64[]"))
+
+BINARY_FULL = (
+    C("f64[3,4]", "f64[3,4]", special=True),
+    C("f32[3,1]", "f32[1,4]"),
+    C("i32[4]", "i32[2,3,4]"),
+    C("i64[]", "f32[3]"),
+    C("f64[]", "f64[]"),
+    C("f64[0,3]", "f64[3]"),
+)
+BINARY = BINARY_FULL[:4]
+BINARY_FLOAT = (
+    C("f64[3,4]", "f64[3,4]", special=True),
+    C("f32[3,1]", "f32[1,4]"),
+    C("i32[4]", "f64[2,4]"),
+    C("f64[]", "f64[]"),
+)
+COMPARE = (
+    C("f64[3,4]", "f64[3,4]", special=True),
+    C("i32[3,1]", "f32[1,4]"),
+    C("bool[4]", "bool[4]"),
+    C("i64[]", "i64[]"),
+)
+LOGICAL = (C("bool[3,4]", "bool[3,4]"), C("f64[3,4]", "f64[4]", special=True),
+           C("i32[3,1]", "bool[1,4]"))
+BITWISE = (C("i32[3,4]", "i32[4]"), C("bool[3]", "bool[3]"))
+
+ROWS: list[OpRow] = []
+
+
+def row(name: str, fn: Callable, cases, **kw) -> OpRow:
+    r = OpRow(name, fn, tuple(cases), **kw)
+    ROWS.append(r)
+    return r
+
+
+# ---------------------------------------------------------------- unary ufuncs
+
+row("negative", lambda x: np.negative(x), (C("f64[3,4]", special=True), C("i32[2,3]"), C("f64[]")))
+row("abs", lambda x: np.abs(x), UNARY)
+row("absolute", lambda x: np.absolute(x), (C("i64[3]"),))
+row("positive", lambda x: np.positive(x), (C("f64[3]", special=True), C("i32[3]")))
+row("exp", lambda x: np.exp(x), UNARY_FULL)
+row("expm1", lambda x: np.expm1(x), UNARY_FLOAT, domain="small")
+row("exp2", lambda x: np.exp2(x), UNARY_FLOAT)
+row("log", lambda x: np.log(x), UNARY, domain="pos")
+row("log1p", lambda x: np.log1p(x), UNARY, domain="pos")
+row("log2", lambda x: np.log2(x), UNARY_FLOAT, domain="pos")
+row("log10", lambda x: np.log10(x), UNARY_FLOAT, domain="pos")
+row("sqrt", lambda x: np.sqrt(x), UNARY, domain="pos")
+row("cbrt", lambda x: np.cbrt(x), UNARY_FLOAT)
+row("square", lambda x: np.square(x), UNARY)
+row("reciprocal", lambda x: np.reciprocal(x), UNARY, domain="nonzero")
+row("sin", lambda x: np.sin(x), UNARY)
+row("cos", lambda x: np.cos(x), UNARY_FLOAT)
+row("tan", lambda x: np.tan(x), UNARY, domain="small")
+row("arcsin", lambda x: np.arcsin(x), UNARY, domain="unit")
+row("arccos", lambda x: np.arccos(x), UNARY_FLOAT, domain="unit")
+row("arctan", lambda x: np.arctan(x), UNARY)
+row("sinh", lambda x: np.sinh(x), UNARY_FLOAT, domain="small")
+row("cosh", lambda x: np.cosh(x), UNARY_FLOAT, domain="small")
+row("tanh", lambda x: np.tanh(x), UNARY)
+row("arcsinh", lambda x: np.arcsinh(x), UNARY_FLOAT)
+row("arccosh", lambda x: np.arccosh(x), UNARY_FLOAT, domain="ge1")
+row("arctanh", lambda x: np.arctanh(x), UNARY_FLOAT, domain="unit")
+row("floor", lambda x: np.floor(x), UNARY, domain="nearint", differentiable=False)
+row("ceil", lambda x: np.ceil(x), UNARY_FLOAT, domain="nearint", differentiable=False)
+row("trunc", lambda x: np.trunc(x), UNARY_FLOAT, domain="nearint", differentiable=False)
+row("rint", lambda x: np.rint(x), UNARY_FLOAT, domain="nearint", differentiable=False)
+row("round", lambda x: np.round(x), (C("f64[7]"),), domain="nearint", differentiable=False)
+row("sign", lambda x: np.sign(x), (C("f64[3,4]", special=True), C("i32[2,3]"), C("i64[]")),
+    differentiable=False)
+row("isnan", lambda x: np.isnan(x), PREDICATE[:2] + PREDICATE[3:], differentiable=False)
+row("isinf", lambda x: np.isinf(x), PREDICATE[:2], differentiable=False)
+row("isfinite", lambda x: np.isfinite(x), PREDICATE[:3], differentiable=False)
+row("logical_not", lambda x: np.logical_not(x),
+    (C("bool[3,4]"), C("f64[3,4]", special=True), C("bool[]")),
+    domain="sparse", differentiable=False)
+row("invert", lambda x: np.invert(x), (C("bool[3,4]"), C("u8[4]")),
+    differentiable=False)
+
+# ---------------------------------------------------------------- binary ufuncs
+
+row("add", lambda x, y: np.add(x, y), BINARY_FULL + (C("bool[3]", "bool[3]"),))
+row("subtract", lambda x, y: np.subtract(x, y), BINARY)
+row("multiply", lambda x, y: np.multiply(x, y), BINARY + (C("bool[3]", "i32[3]"),))
+row("true_divide", lambda x, y: np.true_divide(x, y), BINARY,
+    domain=("real", "nonzero"))
+row("divide_operator", lambda x, y: x / y, (C("i32[3,4]", "i64[4]"),),
+    domain=("real", "nonzero"))
+row("floor_divide", lambda x, y: np.floor_divide(x, y), BINARY,
+    domain=("real", "nonzero"), differentiable=False)
+row("mod", lambda x, y: np.mod(x, y), BINARY, domain=("real", "nonzero"))
+row("remainder_operator", lambda x, y: x % y, (C("i64[3,4]", "i64[3,4]"),),
+    domain=("real", "nonzero"))
+row("power", lambda x, y: np.power(x, y),
+    (C("f64[3,4]", "f64[3,4]", special=True), C("f32[3,1]", "f32[1,4]"),
+     C("i32[4]", "i32[2,3,4]"), C("i64[]", "f32[3]")),
+    domain=("pos", "small"))
+row("power_int_base", lambda x, y: np.power(x, y), (C("i64[6]", "i64[6]"),),
+    domain=("real", "small"))
+row("maximum", lambda x, y: np.maximum(x, y), BINARY)
+row("minimum", lambda x, y: np.minimum(x, y), BINARY)
+row("fmax", lambda x, y: np.fmax(x, y), BINARY_FLOAT[:2])
+row("fmin", lambda x, y: np.fmin(x, y), BINARY_FLOAT[:2])
+row("arctan2", lambda y, x: np.arctan2(y, x), BINARY_FLOAT[:3])
+row("hypot", lambda x, y: np.hypot(x, y), BINARY_FLOAT[:2])
+row("equal", lambda x, y: np.equal(x, y), COMPARE, differentiable=False)
+row("not_equal", lambda x, y: np.not_equal(x, y), COMPARE[:2], differentiable=False)
+row("less", lambda x, y: np.less(x, y), COMPARE[:2], differentiable=False)
+row("less_equal", lambda x, y: np.less_equal(x, y), COMPARE[:2], differentiable=False)
+row("greater", lambda x, y: np.greater(x, y), COMPARE[:2], differentiable=False)
+row("greater_equal", lambda x, y: np.greater_equal(x, y), COMPARE[:2], differentiable=False)
+row("logical_and", lambda x, y: np.logical_and(x, y), LOGICAL, domain="sparse",
+    differentiable=False)
+row("logical_or", lambda x, y: np.logical_or(x, y), LOGICAL[:2], domain="sparse",
+    differentiable=False)
+row("logical_xor", lambda x, y: np.logical_xor(x, y), LOGICAL[:2], domain="sparse",
+    differentiable=False)
+row("bitwise_and", lambda x, y: np.bitwise_and(x, y), BITWISE, differentiable=False)
+row("bitwise_or", lambda x, y: np.bitwise_or(x, y), BITWISE[:1], differentiable=False)
+row("bitwise_xor", lambda x, y: np.bitwise_xor(x, y), BITWISE[:1], differentiable=False)
+row("left_shift", lambda x, y: np.left_shift(x, y), (C("i32[3,4]", "i32[4]"),),
+    domain=("real", "shift"), differentiable=False)
+row("right_shift", lambda x, y: np.right_shift(x, y), (C("i64[3,4]", "i64[4]"),),
+    domain=("real", "shift"), differentiable=False)
+
+# ---------------------------------------------------------------- where, clip, astype
+
+row("where", lambda c, a, b: np.where(c, a, b),
+    (C("bool[3,4]", "f64[3,4]", "f64[3,4]", special=True),
+     C("bool[3,1]", "i32[1,4]", "f32[]"),
+     C("bool[]", "f64[]", "f64[]")))
+row("where_nonbool_cond", lambda c, a, b: np.where(c, a, b),
+    (C("f64[4]", "i64[4]", "i64[4]", special=True),), domain=("sparse", "real", "real"))
+row("where_python_scalar", lambda x: np.where(x > 0, x, 0.0),
+    (C("f32[3,4]"), C("i32[5]")))
+row("where_python_ints", lambda x: np.where(x > 0, 1, -1), (C("f64[3,4]"),),
+    differentiable=False)
+row("clip_scalars", lambda x: np.clip(x, -0.5, 0.5),
+    (C("f64[3,4]", special=True), C("f32[5]"), C("i32[5]")))
+row("clip_arrays", lambda x, lo, hi: np.clip(x, lo, hi),
+    (C("f64[3,4]", "f64[4]", "f64[3,1]"),), domain=("real", "small", "pos"))
+row("clip_none", lambda x: np.clip(x, 0, None), (C("i64[6]"), C("f64[6]", special=True)))
+row("astype_f64_i32", lambda x: x.astype(np.int32), (C("f64[3,4]"),), differentiable=False)
+row("astype_f64_f32", lambda x: x.astype(np.float32), (C("f64[3,4]", special=True),))
+row("astype_i32_f64", lambda x: x.astype(np.float64), (C("i32[5]"), C("bool[4]")))
+row("astype_to_bool", lambda x: x.astype(bool), (C("f64[6]", special=True), C("i64[6]")),
+    domain="sparse", differentiable=False)
+row("astype_string_dtype", lambda x: x.astype("float32"), (C("i64[4]"),))
+row("astype_python_int", lambda x: x.astype(int), (C("f32[5]"), C("bool[3]")),
+    differentiable=False)
+
+# ---------------------------------------------------------------- reductions
+
+R = 10.0  # summation order differs from NumPy's pairwise sums
+row("sum", lambda x: np.sum(x),
+    (C("f64[2,3,4]"), C("i32[2,3,4]"), C("bool[5]"), C("f64[0,3]"), C("f64[]")), tol=R)
+row("sum_axis1", lambda x: np.sum(x, axis=1), (C("f64[2,3,4]"), C("i32[3,4]")), tol=R)
+row("sum_axis_neg", lambda x: x.sum(axis=-1), (C("f32[2,3,4]"), C("f64[5]")), tol=R)
+row("sum_axes_keepdims", lambda x: x.sum(axis=(0, 2), keepdims=True),
+    (C("f64[2,3,4]"), C("i64[2,3,4]")), tol=R)
+row("sum_axes_tuple", lambda x: np.sum(x, axis=(0, -2)), (C("f64[2,3,4]"),), tol=R)
+row("sum_axis0", lambda x: np.sum(x, axis=0), (C("f64[0,3]"), C("bool[3,2]")), tol=R)
+row("sum_nan", lambda x: np.sum(x, axis=0), (C("f64[4,3]", special=True),), tol=R)
+row("sum_keepdims_all", lambda x: np.sum(x, keepdims=True), (C("f64[3,4]"),), tol=R)
+row("sum_dtype", lambda x: (np.sum(x, dtype=np.float32), x.mean(axis=0, dtype=np.float64)),
+    (C("f32[3,4]"),), tol=R)
+row("sum_int_dtype", lambda x: x.sum(axis=1, dtype=np.int32), (C("i64[3,4]"),))
+row("prod", lambda x: np.prod(x), (C("f64[2,3]"), C("i64[2,3]"), C("f64[0]")),
+    domain="small", tol=R)
+row("prod_axis", lambda x: np.prod(x, axis=0), (C("f64[3,4]"), C("i32[3,2]")),
+    domain="small", tol=R)
+row("max", lambda x: np.max(x), (C("f64[3,4]", special=True), C("i32[2,3,4]"), C("f32[5]")),
+    differentiable=False)
+row("max_axis", lambda x: np.max(x, axis=1), (C("f64[3,4]", special=True), C("i64[3,4]")))
+row("amax_keepdims", lambda x: np.amax(x, axis=(0, 2), keepdims=True), (C("f64[2,3,4]"),))
+row("min", lambda x: np.min(x), (C("f64[3,4]", special=True), C("i32[6]"), C("bool[4]")))
+row("min_axis", lambda x: np.min(x, axis=-1), (C("f32[3,4]"), C("f64[3,4]", special=True)))
+row("mean", lambda x: np.mean(x), (C("f64[2,3,4]"), C("i32[3,4]"), C("f32[6]")), tol=R)
+row("mean_axes", lambda x: np.mean(x, axis=(0, 2)), (C("f64[2,3,4]"), C("i64[2,3,4]")),
+    tol=R)
+row("mean_keepdims", lambda x: np.mean(x, axis=-1, keepdims=True),
+    (C("f64[3,4]"), C("f32[3,4]")), tol=R)
+row("var", lambda x: np.var(x), (C("f64[3,4]"), C("i32[3,4]")), tol=R)
+row("var_ddof_axis", lambda x: np.var(x, axis=0, ddof=1), (C("f64[4,3]"), C("f32[4,3]")),
+    tol=R)
+row("std", lambda x: np.std(x), (C("f64[3,4]"), C("i64[5]")), tol=R)
+row("std_ddof_keepdims", lambda x: np.std(x, axis=-1, ddof=1, keepdims=True),
+    (C("f64[3,4]"), C("f32[2,3,4]")), tol=R)
+row("argmax", lambda x: np.argmax(x), (C("f64[3,4]", special=True), C("i32[12]"),
+                                       C("f32[2,3,4]")), differentiable=False)
+row("argmax_axis", lambda x: np.argmax(x, axis=1), (C("f64[3,4]"), C("i64[2,5,3]")),
+    differentiable=False)
+row("argmax_keepdims", lambda x: np.argmax(x, axis=0, keepdims=True), (C("f64[3,4]"),),
+    differentiable=False)
+row("argmin", lambda x: np.argmin(x), (C("f64[3,4]", special=True), C("i32[12]")),
+    differentiable=False)
+row("argmin_axis_neg", lambda x: x.argmin(axis=-1),
+    (C("f64[3,4]", special=True), C("bool[2,3]")), differentiable=False)
+row("any", lambda x: np.any(x), (C("bool[3,4]"), C("f64[3,4]", special=True), C("bool[0]")),
+    domain="sparse", differentiable=False)
+row("any_axis_keepdims", lambda x: x.any(axis=(0, 1), keepdims=True), (C("bool[2,3,4]"),),
+    domain="sparse", differentiable=False)
+row("all", lambda x: np.all(x), (C("bool[3,4]"), C("f64[6]"), C("bool[0]")),
+    domain="mostly_true", differentiable=False)
+row("all_axis", lambda x: np.all(x, axis=1), (C("bool[3,4]"), C("i32[4,3]")),
+    domain="mostly_true", differentiable=False)
+
+# ---------------------------------------------------------------- linear algebra
+
+row("matmul_operator", lambda a, b: a @ b,
+    (C("f64[4]", "f64[4]"), C("f64[3,4]", "f64[4]"), C("f64[4]", "f64[4,5]"),
+     C("f64[3,4]", "f64[4,5]"), C("f64[2,3,4]", "f64[2,4,5]"),
+     C("f32[2,3,4]", "f32[4,5]"), C("i64[3,4]", "i64[4,2]"), C("i32[3,4]", "f32[4]"),
+     C("f64[3,0]", "f64[0,2]")), tol=R)
+row("np_matmul", lambda a, b: np.matmul(a, b), (C("f64[3,4]", "f64[4,5]"),), tol=R)
+row("np_dot", lambda a, b: np.dot(a, b),
+    (C("f64[4]", "f64[4]"), C("f64[3,4]", "f64[4,5]"), C("f32[3,4]", "f32[4]")), tol=R)
+row("dot_method", lambda a, b: a.dot(b), (C("f64[3,4]", "f64[4]"),), tol=R)
+row("outer", lambda a, b: np.outer(a, b), (C("f64[3]", "f64[4]"), C("i32[2,2]", "f64[3]")))
+
+# ---------------------------------------------------------------- shape manipulation
+
+row("reshape", lambda x: x.reshape(4, 3), (C("f64[3,4]"), C("i32[2,6]")))
+row("reshape_minus1", lambda x: x.reshape(-1), (C("f64[3,4]"),))
+row("np_reshape_minus1", lambda x: np.reshape(x, (2, -1, 2)), (C("f64[3,4]"),))
+row("reshape_0d", lambda x: x.reshape(()), (C("f64[1,1]"),))
+row("reshape_after_transpose", lambda x: x.T.reshape(-1) * 1.0, (C("f64[3,4]"),))
+row("transpose_T", lambda x: x.T, (C("f64[3,4]"), C("f32[2,3,4]")))
+row("np_transpose", lambda x: (np.transpose(x), np.transpose(x, (1, 2, 0))), (C("f64[2,3,4]"),))
+row("transpose_method_neg_axes", lambda x: x.transpose(0, -1, 1) + 1, (C("i32[2,3,4]"),))
+row("transpose_then_add", lambda x, y: x.T + y, (C("f64[3,4]", "f64[4,3]"),))
+row("expand_dims", lambda x: (np.expand_dims(x, 0), np.expand_dims(x, -1),
+                              np.expand_dims(x, (0, 2))), (C("f64[3,4]"), C("i64[3]")))
+row("squeeze", lambda x: np.squeeze(x), (C("f64[1,3,1]"), C("f64[1,1]")))
+row("squeeze_axis", lambda x: (x.squeeze(axis=0) * 2, np.squeeze(x, axis=(0, 2))),
+    (C("f32[1,3,1,2]"),))
+row("broadcast_to", lambda x: np.broadcast_to(x, (2, 3)), (C("f64[3]"), C("f64[]")))
+row("broadcast_to_then_op", lambda x: np.broadcast_to(x, (3, 4)) * 2, (C("i32[3,1]"),))
+row("concatenate", lambda a, b: np.concatenate([a, b]), (C("f64[2,3]", "f64[4,3]"),
+                                                         C("i32[2]", "f32[3]")))
+row("concatenate_axis1", lambda a, b: np.concatenate((a, b), axis=1),
+    (C("f32[2,3]", "f32[2,1]"),))
+row("concatenate_three_neg", lambda a, b, c: np.concatenate([a, b, c], axis=-1),
+    (C("f64[2,2]", "f64[2,3]", "f64[2,1]"),))
+row("stack", lambda a, b: np.stack([a, b]), (C("f64[3]", "f64[3]"), C("f64[2,3]", "i64[2,3]")))
+row("stack_axis1", lambda a, b: np.stack((a, b), axis=1), (C("f64[2,3]", "f64[2,3]"),))
+row("stack_axis_neg", lambda a, b, c: np.stack([a, b, c], axis=-1),
+    (C("f32[4]", "f32[4]", "f32[4]"),))
+
+# ---------------------------------------------------------------- basic indexing (reads)
+
+IDX = (C("f64[4,5,6]"),)
+row("index_int", lambda x: (x[1], x[-1]), IDX + (C("i32[4,5]"),))
+row("index_ints", lambda x: (x[1, -2], x[1, -2, 3], x[-4, 0, -6]), IDX)
+row("index_1d_scalar", lambda x: (x[2], x[-1]), (C("f64[5]"),))
+row("index_slices", lambda x: (x[1:3], x[-3:-1, ::2], x[:, 1:-1, 4:]), IDX)
+row("index_negative_steps", lambda x: (x[::-1], x[:, ::-2], x[3:0:-1, -1::-2]), IDX)
+row("index_none", lambda x: (x[None], x[:, None, 1], x[..., None]), IDX)
+row("index_ellipsis", lambda x: (x[..., 1], x[1, ..., None], x[..., 1:, ::-1]), IDX)
+row("index_out_of_range_slices", lambda x: (x[2:100, -100:2], x[3:1], x[:, 5:]), IDX)
+row("index_0d", lambda x: x[()], (C("f64[]"),))
+row("index_then_math", lambda x: x[1:, 0] * x[:-1, -1], (C("f64[4,5]"),))
+
+# ---------------------------------------------------------------- constructors
+
+row("zeros", lambda x: x + np.zeros((3, 4)), (C("f32[3,4]"),))
+row("zeros_dtype", lambda x: np.zeros(x.shape, dtype=x.dtype) - x, (C("i32[2,3]"),))
+row("ones", lambda x: np.ones(3, dtype=np.int32) * x, (C("i32[3]"), C("f32[2,3]")))
+row("full", lambda x: np.full((3, 4), 2.5) - x, (C("f64[3,4]"),))
+row("full_int", lambda x: np.full(x.shape, 7, dtype=np.int64) // x, (C("i64[5]"),),
+    domain="nonzero")
+row("constructor_dtypes",
+    lambda x: (np.zeros((2, 3), dtype=bool), np.ones(3, dtype=int) + x, np.full(2, True)),
+    (C("i32[3]"),))
+row("empty", lambda x: np.empty((x.shape[0], 2)), (C("f64[3,4]"),), check_values=False)
+row("empty_dtype", lambda x: np.empty(x.shape, dtype=np.int32), (C("f32[2,5]"),),
+    check_values=False)
+row("zeros_like", lambda x: np.zeros_like(x) + 1, (C("f32[3,4]"), C("i32[4]")))
+row("ones_like", lambda x: np.ones_like(x), (C("f64[3,4]"),))
+row("full_like", lambda x: np.full_like(x, 2.5), (C("i32[3,4]"), C("f32[3]")))
+row("arange", lambda x: x + np.arange(4), (C("f32[3,4]"), C("i32[4]")))
+row("arange_float_step", lambda x: np.arange(1, 2, 0.25) * x, (C("f64[4]"),))
+row("arange_column", lambda x: np.arange(x.shape[0])[:, None] * x, (C("f64[3,4]"),))
+row("arange_dtype", lambda x: np.arange(5, dtype=np.float32) + x, (C("f32[5]"),))
+row("eye", lambda x: np.eye(3) @ x, (C("f64[3,4]"),))
+row("eye_offset", lambda x: x * np.eye(3, 4, k=1), (C("f64[3,4]"), C("i32[3,4]")))
+row("linspace", lambda x: x * np.linspace(0, 1, 4), (C("f64[3,4]"), C("f32[4]")))
+row("linspace_open", lambda x: np.linspace(-1.0, 1.0, 5, endpoint=False) + x,
+    (C("f64[5]"),))
+
+# ---------------------------------------------------------------- Python operators
+
+row("op_add_int", lambda x: x + 1, (C("i32[3]"), C("f32[3]"), C("u8[3]")))
+row("op_radd_float", lambda x: 1.5 + x, (C("i64[3]"), C("f32[3]")))
+row("op_rsub", lambda x: 2 - x, (C("f64[3,4]"), C("i64[4]")))
+row("op_rtruediv", lambda x: 1.5 / x, (C("f32[4]"), C("i32[4]")), domain="nonzero")
+row("op_rpow", lambda x: 2.0 ** x, (C("f64[5]"),), domain="small")
+row("op_pow_int", lambda x: x ** 2, (C("f32[5]"), C("i32[5]")))
+row("op_pow_half", lambda x: x ** 0.5, (C("f64[5]"),), domain="pos")
+row("op_mod_int", lambda x: x % 3, (C("i32[8]"), C("f64[8]")))
+row("op_rfloordiv", lambda x: 7 // x, (C("i64[8]"),), domain="nonzero")
+row("op_rmod_float", lambda x: -7.5 % x, (C("f64[6]"),), domain="nonzero")
+row("op_neg", lambda x: -x, (C("f64[3,4]", special=True),))
+row("op_pos", lambda x: +x, (C("i32[3]"),))
+row("op_abs", lambda x: abs(x), (C("f64[3,4]", special=True), C("i64[3]")))
+row("op_invert", lambda x: ~x, (C("bool[4]"), C("i32[4]")), differentiable=False)
+row("op_and", lambda x, y: x & y, BITWISE, differentiable=False)
+row("op_or", lambda x, y: x | y, BITWISE[1:], differentiable=False)
+row("op_xor", lambda x, y: x ^ y, BITWISE[:1], differentiable=False)
+row("op_shifts", lambda x: (x << 2) + (x >> 1), (C("i64[5]"),), domain="nonneg",
+    differentiable=False)
+row("op_lt_scalar", lambda x: x < 0.5, (C("f32[5]"), C("i32[5]")), differentiable=False)
+row("op_reflected_gt", lambda x: 0.5 < x, (C("f64[5]"),), differentiable=False)
+row("op_compare_arrays", lambda x, y: (x == y, x != y, x >= y, x <= y, x > y),
+    (C("f64[3,4]", "f64[4]", special=True),), differentiable=False)
+row("op_chain", lambda x, y: 1 + x * 2 - 3 / y + x ** 2 / (1 + y * y),
+    (C("f64[3,4]", "f64[4]"), C("f32[3]", "f32[3]")), domain=("real", "nonzero"))
+row("op_unary_chain", lambda x: -abs(x) + +x, (C("i32[4]"),))
+
+# ---------------------------------------------------------------- in-place on local copies
+
+def _iadd(x):
+    y = x.copy()
+    y += 1
+    return y
+
+
+def _imul_isub(x):
+    y = x.copy()
+    y *= x
+    y -= 2.5
+    return y
+
+
+def _idiv(x):
+    y = x.astype(np.float64)
+    y /= 3
+    return y
+
+
+def _ifloordiv_imod(x):
+    y = x.copy()
+    y //= 2
+    y %= 3
+    return y
+
+
+def _ipow(x):
+    y = x.copy()
+    y **= 2
+    return y
+
+
+def _islices(x):
+    y = x.copy()
+    y[1:] *= 2
+    y[0] = -1
+    y[:, -1] += y[:, 0]
+    return y
+
+
+def _icolumn(x):
+    y = np.zeros_like(x)
+    y[:, 1] = x[:, 0]
+    return y
+
+
+def _ibroadcast(x, y):
+    z = x.copy()
+    z += y
+    return z
+
+
+row("inplace_add", _iadd, (C("f64[3,4]"), C("i32[5]")))
+row("inplace_mul_sub", _imul_isub, (C("f64[3,4]"),))
+row("inplace_div_on_float_copy", _idiv, (C("i32[5]"),))
+row("inplace_floordiv_mod", _ifloordiv_imod, (C("i64[6]"),),
+    differentiable=False)
+row("inplace_pow", _ipow, (C("f32[5]"),))
+row("inplace_slices", _islices, (C("f64[3,4]"),))
+row("inplace_column_from_input", _icolumn, (C("f64[3,4]"), C("i32[2,3]")))
+row("inplace_broadcast_add", _ibroadcast, (C("f64[3,4]", "f64[4]"),))
+
+
+# ---------------------------------------------------------------- methods
+
+row("method_sum", lambda x: x.sum(), (C("f64[3,4]"), C("i32[5]")), tol=R)
+row("method_mean_axis0", lambda x: x.mean(axis=0), (C("f64[3,4]"),), tol=R)
+row("method_reshape_tuple", lambda x: x.reshape((2, -1)), (C("f64[3,4]"),))
+row("method_astype", lambda x: x.astype(np.float32) * 2, (C("f64[4]"), C("i64[4]")))
+row("method_copy", lambda x: x.copy(), (C("f64[3,4]"), C("bool[3]")))
+row("method_ravel", lambda x: x.ravel(), (C("f64[2,3,2]"),))
+row("method_ravel_of_transpose", lambda x: x.T.ravel(), (C("f64[3,4]"),))
+row("method_flatten", lambda x: x.flatten(), (C("i32[2,3]"),))
+row("method_max", lambda x: x.max(), (C("f64[3,4]"), C("i32[2,3]")))
+row("method_max_axis", lambda x: x.max(axis=0, keepdims=True), (C("f32[3,4]"),))
+row("method_min", lambda x: x.min(), (C("f64[3,4]"),))
+row("method_clip", lambda x: x.clip(-0.5, 0.5), (C("f64[3,4]"),))
+row("method_clip_min_only", lambda x: x.clip(min=0), (C("i32[5]"),))
+row("method_dot_2d", lambda a, b: a.dot(b), (C("f64[3,4]", "f64[4,2]"),), tol=R)
+row("method_prod", lambda x: x.prod(axis=1), (C("f64[3,4]"),), domain="small", tol=R)
+row("method_std_var", lambda x: (x.std(), x.var(ddof=1)), (C("f64[3,4]"),), tol=R)
+row("method_argmax", lambda x: x.argmax(), (C("f64[3,4]"),), differentiable=False)
+row("method_any_all", lambda x: (x.any(), x.all(axis=0)), (C("bool[3,4]"),),
+    domain="mostly_true", differentiable=False)
+row("method_squeeze_transpose", lambda x: x.squeeze().transpose(), (C("f64[1,3,4]"),))
+row("method_chain", lambda x: x.reshape(2, 6).T.sum(axis=1).astype(np.float32),
+    (C("f64[3,4]"),), tol=R)
+
+# ---------------------------------------------------------------- bookkeeping
+
+_names = [r.name for r in ROWS]
+assert len(_names) == len(set(_names)), "duplicate op table row names"
+
+
+def n_compiles() -> int:
+    """How many distinct numba specialisations the op table costs."""
+    return sum(len(r.cases) for r in ROWS)
