@@ -166,9 +166,19 @@ class JitFunction:
             return args, kwargs, self._static_mask
         bound = self._signature.bind(*args, **kwargs)
         bound.apply_defaults()
-        names = list(bound.arguments)
-        static = tuple(n in self._static_names for n in names[: len(bound.args)])
+        names = self._positional_names(len(bound.args))
+        static = tuple(n in self._static_names for n in names)
         return bound.args, bound.kwargs, static
+
+    def _positional_names(self, n: int) -> list[str]:
+        """The parameter name of each of ``n`` bound positional values (*args too)."""
+        names: list[str] = []
+        for p in self._signature.parameters.values():
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+                names.append(p.name)
+            elif p.kind == p.VAR_POSITIONAL:
+                names.extend(f"{p.name}{i}" for i in range(n - len(names)))
+        return names[:n]
 
     def _key(self, args, kwargs, static) -> tuple[tuple, list]:
         """The cache key and the traced leaves (the entry function's arguments)."""
@@ -203,8 +213,8 @@ class JitFunction:
         return key, leaves
 
     def _check_arguments(self, args, kwargs, static) -> None:
-        names = list(self._signature.parameters)
-        named = [(names[i] if i < len(names) else f"arg{i}", a, s)
+        names = self._positional_names(len(args))
+        named = [(names[i], a, s)
                  for i, (a, s) in enumerate(zip(args, static, strict=True))]
         named += [(k, v, k in self._static_names) for k, v in kwargs.items()]
         for name, value, is_static in named:
@@ -223,7 +233,7 @@ class JitFunction:
             self._check_arguments(args, kwargs, static)
             self._misses += 1
             start = time.perf_counter()
-            names = list(self._signature.parameters)[: len(args)]
+            names = self._positional_names(len(args))
             traced = trace(self._fn, args, kwargs, names, static, self._static_names)
             if config.get("checks"):
                 verify(traced.graph)

@@ -288,3 +288,15 @@ _jitted_inner = _make_jitted_helper()
 @program(lambda r: (normal(r, 4),), lambda r: (normal(r, 2, 2),))
 def calls_a_jitted_function(x):
     return _jitted_inner(x) + _jitted_inner(x * 2)
+
+
+@program(lambda r: (normal(r, 3, 4),), lambda r: (normal(r, 2, 5),))
+def row_norms_by_iteration(x):
+    # Iterating over an array yields its rows; a list comprehension builds the result.
+    return [np.sqrt((row * row).sum()) for row in x]
+
+
+@program(lambda r: (normal(r, 4),), lambda r: (normal(r, 2, 3),))
+def array_from_traced_scalars(x):
+    stats = np.array([x.min(), x.mean(), x.max()])
+    return stats, np.asarray(x) * stats[1]

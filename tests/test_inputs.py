@@ -219,6 +219,13 @@ def test_python_int_out_of_range_for_dtype_raises_like_numpy() -> None:
         f(np.arange(3, dtype=np.int8))
 
 
+def test_python_float_argument_as_a_fill_value() -> None:
+    # np.full makes a (strong) float64 array from the Python float: float32 x promotes.
+    fn = lambda x, c: x + np.full(x.shape, c)  # noqa: E731
+    x = np.ones(3, dtype=np.float32)
+    assert_same(jitaic.jit(fn)(x, 0.25), numpy_result(fn, x, 0.25))
+
+
 def test_bool_arithmetic() -> None:
     b = np.array([True, False, True])
     assert _dtype_of(lambda a, b: a + b, b, b) == np.bool_
@@ -267,10 +274,10 @@ def test_uint64_with_int64_promotes_to_float64() -> None:
 
 
 @pytest.mark.parametrize("shape", [(1001,), (37, 129)])
-def test_larger_odd_sized_arrays(shape) -> None:
+def test_larger_odd_sized_arrays(shape, rng) -> None:
     def fn(x):
         y = np.exp(-x * x) + np.sin(x) * 0.5
         return y, y.sum(axis=-1), (x - x.mean(axis=0)).max(axis=0)
 
-    x = np.random.default_rng(7).normal(size=shape)
+    x = rng.normal(size=shape)
     assert_same(jitaic.jit(fn)(x), numpy_result(fn, x), tol=1000)

@@ -245,8 +245,7 @@ def _traced_program(x, w):
     return h.sum(axis=0) / h.shape[0], h.max()
 
 
-def test_traced_graph_verifies_and_interprets_like_numpy() -> None:
-    rng = np.random.default_rng(0)
+def test_traced_graph_verifies_and_interprets_like_numpy(rng) -> None:
     x, w = rng.normal(size=(5, 3)), rng.normal(size=(3, 2))
     f = jitaic.jit(_traced_program)
     lowered = f.lower(x, w)

@@ -154,6 +154,49 @@ def rebinding_is_not_mutation(x):
     return x
 
 
+def write_through_reshape_view(x):
+    v = x.reshape(2, 3)  # contiguous: a view
+    v[0] = 1.0
+    x.ravel()[-1] = 9.0  # also a view
+    r = x.reshape(2, 3).T.reshape(-1)  # a copy: writes do not reach x
+    r[0] = 100.0
+
+
+def write_through_expand_dims_and_squeeze(x):
+    x[None][0, 1] = 3.0
+    np.expand_dims(x, 0)[0, 2] = 4.0
+    x[:, None].squeeze()[3] = 5.0
+
+
+def astype_same_dtype_copies(x):
+    y = x.astype(np.float64)  # copy=True by default, even for the same dtype
+    y[0] = 9.0
+    z = np.array(x)  # np.array copies too
+    z[1] = 9.0
+    return y, z
+
+
+def asarray_and_full_slice_alias(x):
+    y = np.asarray(x)  # the same array: writes reach x
+    y[0] = -9.0
+    z = x[:]
+    z[1] = -8.0
+    w = x[...]
+    w[2] += 100
+
+
+def assign_own_transpose(x):
+    x[:] = x.T
+
+
+def iadd_own_transpose(x):
+    x += x.T
+
+
+def iadd_overlapping_shift(x):
+    x[1:] += x[:-1]
+
+
 CASES = {
     "slice_set_zero": (slice_set_zero, lambda: (_x(5, 3),)),
     "strided_iadd": (strided_iadd, lambda: (_x(7),)),
@@ -179,6 +222,14 @@ CASES = {
     "view_of_local_then_write": (view_of_local_then_write, lambda: (_x(3, 2),)),
     "python_alias_of_local": (python_alias_of_local, lambda: (_x(4),)),
     "rebinding_is_not_mutation": (rebinding_is_not_mutation, lambda: (_x(4),)),
+    "write_through_reshape_view": (write_through_reshape_view, lambda: (_x(6),)),
+    "write_through_expand_dims_and_squeeze": (write_through_expand_dims_and_squeeze,
+                                              lambda: (_x(5),)),
+    "astype_same_dtype_copies": (astype_same_dtype_copies, lambda: (_x(3),)),
+    "asarray_and_full_slice_alias": (asarray_and_full_slice_alias, lambda: (_x(4),)),
+    "assign_own_transpose": (assign_own_transpose, lambda: (_x(3, 3),)),
+    "iadd_own_transpose": (iadd_own_transpose, lambda: (_x(3, 3),)),
+    "iadd_overlapping_shift": (iadd_overlapping_shift, lambda: (_x(6),)),
 }
 
 

@@ -18,7 +18,15 @@ from dataclasses import dataclass, field
 
 from jitaic.ir.graph import Graph, Node, Value
 from jitaic.lower.codegen import Emitter, np_type
-from jitaic.lower.kernels import SCALAR_RULES, LoopNest, load, render, scalar_expression
+from jitaic.lower.kernels import (
+    MONOIDS,
+    SCALAR_RULES,
+    LoopNest,
+    emit_reduction,
+    load,
+    render,
+    scalar_expression,
+)
 
 
 @dataclass(eq=False)
@@ -27,6 +35,12 @@ class FusionGroup:
     nodes: list[Node] = field(default_factory=list)
     stored: list[Value] = field(default_factory=list)  # values that leave the group
     why_sealed: str = "end of function"
+
+    @property
+    def reduction(self) -> Node | None:
+        """The reduction that ends the group, reading the elements it computes."""
+        last = self.nodes[-1]
+        return last if last.op in MONOIDS else None
 
     def describe(self) -> str:
         names = ", ".join(n.op.name for n in self.nodes)
@@ -38,6 +52,7 @@ Scheduled = Node | FusionGroup
 
 
 def _fusible(node: Node) -> bool:
+    """Elementwise nodes over an array domain join fusion groups."""
     return node.op in SCALAR_RULES and node.output.type.ndim > 0 and not node.regions
 
 
@@ -65,6 +80,12 @@ def plan(graph: Graph) -> list[Scheduled]:
             group.nodes.append(node)
             owner[id(node.output)] = group
             continue
+        if node.op in MONOIDS and id(node.inputs[0]) in owner:
+            group = owner[id(node.inputs[0])]
+            if open_groups.get(group.domain) is group:  # fuse: reduce while computing
+                group.nodes.append(node)
+                seal(group, f"ends in {node.op.name}")
+                continue
         readers = [owner[id(v)] for v in node.inputs if id(v) in owner]
         if node.regions:  # bodies may read any earlier value
             readers = list(open_groups.values())
@@ -89,7 +110,8 @@ def _mark_stored(graph: Graph, schedule: list[Scheduled], owner: dict) -> None:
                     escaping.add(id(v))
     for item in schedule:
         if isinstance(item, FusionGroup):
-            item.stored = [n.output for n in item.nodes if id(n.output) in escaping]
+            item.stored = [n.output for n in item.nodes
+                           if id(n.output) in escaping and n is not item.reduction]
 
 
 def emit_group(em: Emitter, group: FusionGroup) -> None:
@@ -99,11 +121,16 @@ def emit_group(em: Emitter, group: FusionGroup) -> None:
     index = tuple(em.fresh(f"i{d}") for d in range(len(group.domain)))
     nest = LoopNest(group.domain, index)
     temps: dict[int, str] = {}
-    for node in group.nodes:
+    reduction = group.reduction
+    for node in group.nodes[:-1] if reduction else group.nodes:
         args = [temps.get(id(v)) or load(em, v, nest) for v in node.inputs]
         temp = em.fresh("e")
         nest.statements.append(f"{temp} = {scalar_expression(node, args)}")
         temps[id(node.output)] = temp
     for v in group.stored:
         nest.stores.append((em(v), temps[id(v)]))
-    render(em, nest)
+    if reduction is None:
+        render(em, nest)
+    else:
+        (x,) = reduction.inputs
+        emit_reduction(em, reduction, nest, temps.get(id(x)) or load(em, x, nest))

@@ -289,19 +289,39 @@ def _accumulator_dtype(node: Node) -> np.dtype:
 
 @lowering(*MONOIDS)
 def _reduction(em: Emitter, node: Node) -> None:
+    emit_reduction(em, node)
+
+
+def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
+                   element: str | None = None) -> None:
+    """The loops of a reduction over its input's domain.
+
+    A fusion group passes ``nest`` (per-element statements and stores of the
+    producers fused in front, written with ``nest.index``) and ``element``
+    (the reduced input's element); alone, the reduction loads its input.
+    """
     (x,) = node.inputs
     out, axes, keepdims = node.output, node.attrs["axes"], node.attrs["keepdims"]
+    if nest is None:
+        nest = LoopNest(x.shape, tuple(em.fresh(f"i{d}") for d in range(x.type.ndim)))
+        element = load(em, x, nest)
     monoid, acc_dtype = MONOIDS[node.op], _accumulator_dtype(node)
-    index = [em.fresh(f"i{d}") for d in range(x.type.ndim)]
-    element = cast(f"{em(x)}[{', '.join(index)}]" if x.type.ndim else em(x), x.dtype, acc_dtype)
-    if node.op in (ops.reduce_any, ops.reduce_all):
-        element = cast(f"{em(x)}[{', '.join(index)}]" if x.type.ndim else em(x), x.dtype,
-                       np.dtype(bool))
+    logical = node.op in (ops.reduce_any, ops.reduce_all)
+    element = cast(element, x.dtype, np.dtype(bool) if logical else acc_dtype)
+    index = nest.index
     kept = [d for d in range(x.type.ndim) if d not in axes]
     trailing = list(axes) == list(range(x.type.ndim - len(axes), x.type.ndim))
     name = em.define(out)
     acc = em.fresh("acc")
-    if trailing:
+
+    def body(slot: str) -> None:
+        for statement in nest.statements:
+            em.line(statement)
+        for array, expr in nest.stores:
+            em.line(f"{array}[{', '.join(index)}] = {expr}")
+        em.line(f"{slot} = {monoid.combine(slot, element)}")
+
+    if trailing:  # kept axes outside, a scalar accumulator inside
         out_index = [index[d] if d in kept else "0" for d in range(x.type.ndim)]
         out_index = out_index if keepdims else [index[d] for d in kept]
         if out.type.ndim:
@@ -309,20 +329,17 @@ def _reduction(em: Emitter, node: Node) -> None:
         with em.loops([(index[d], x.shape[d]) for d in kept]):
             em.line(f"{acc} = {monoid.init(acc_dtype)}")
             with em.loops([(index[d], x.shape[d]) for d in axes]):
-                em.line(f"{acc} = {monoid.combine(acc, element)}")
+                body(acc)
             result = cast(acc, acc_dtype, out.dtype)
-            if out.type.ndim:
-                em.line(f"{name}[{', '.join(out_index)}] = {result}")
-            else:
-                em.line(f"{name} = {result}")
+            em.line(f"{name}[{', '.join(out_index)}] = {result}" if out.type.ndim else
+                    f"{name} = {result}")
         return
     # Reduced axes in the middle: sweep the input in memory order and
     # accumulate into an array over the kept axes.
     kept_shape = tuple(x.shape[d] for d in kept)
-    slot = f"{acc}[{', '.join(index[d] for d in kept)}]"
     em.line(f"{acc} = np.full({kept_shape}, {monoid.init(acc_dtype)}, {np_type(acc_dtype)})")
     with em.loops([(index[d], x.shape[d]) for d in range(x.type.ndim)]):
-        em.line(f"{slot} = {monoid.combine(slot, element)}")
+        body(f"{acc}[{', '.join(index[d] for d in kept)}]")
     em.line(f"{name} = {acc}.astype({np_type(out.dtype)}).reshape({out.shape})")
 
 

@@ -84,13 +84,14 @@ class Buffer:
     value: Value
     version: int = 0
     param_index: int | None = None
+    c_contiguous: bool = True  # arguments may not be; reshapes of those copy
 
 
 # A view step maps a base value to a view value, and back for writes.
 @dataclass(frozen=True)
 class ViewStep:
-    kind: str  # "getitem" or "transpose"
-    attr: tuple
+    kind: str  # "getitem", "transpose" or "reshape"
+    attr: tuple  # index, permutation, or (new shape, old shape)
 
 
 class Tracer:
@@ -205,10 +206,14 @@ class Tracer:
                          "the traced function's own numpy)")
 
 
+_VIEW_OPS = {"getitem": (ops.getitem, "index"), "transpose": (ops.transpose, "perm"),
+             "reshape": (ops.reshape, "shape")}
+
+
 def _apply_view(step: ViewStep, base: Value) -> Value:
-    op = ops.getitem if step.kind == "getitem" else ops.transpose
-    key = "index" if step.kind == "getitem" else "perm"
-    return current().builder.emit(op, (base,), {key: step.attr}, loc=user_location()).output
+    op, key = _VIEW_OPS[step.kind]
+    attr = step.attr[0] if step.kind == "reshape" else step.attr
+    return current().builder.emit(op, (base,), {key: attr}, loc=user_location()).output
 
 
 def _unapply_view(step: ViewStep, base: Value, new_view: Value) -> Value:
@@ -216,6 +221,8 @@ def _unapply_view(step: ViewStep, base: Value, new_view: Value) -> Value:
     loc = user_location()
     if step.kind == "getitem":
         return b.emit(ops.setitem, (base, new_view), {"index": step.attr}, loc=loc).output
+    if step.kind == "reshape":
+        return b.emit(ops.reshape, (new_view,), {"shape": step.attr[1]}, loc=loc).output
     inverse = tuple(int(i) for i in np.argsort(step.attr))
     return b.emit(ops.transpose, (new_view,), {"perm": inverse}, loc=loc).output
 
@@ -272,6 +279,8 @@ def emit_multi(op: ops.Op, inputs: Sequence[object], attrs: dict | None = None,
     return [new_tracer(v, scalar) for v in node.outputs]
 
 
-def new_tracer(value: Value, scalar: bool | None = None, param_index=None) -> Tracer:
+def new_tracer(value: Value, scalar: bool | None = None, param_index=None,
+               c_contiguous: bool = True) -> Tracer:
     scalar = value.type.ndim == 0 if scalar is None else scalar
-    return Tracer(Buffer(value, param_index=param_index), scalar=scalar)
+    return Tracer(Buffer(value, param_index=param_index, c_contiguous=c_contiguous),
+                  scalar=scalar)

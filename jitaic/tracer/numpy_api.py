@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from jitaic.errors import UnsupportedError, at, user_location
+from jitaic.errors import ShapeError, UnsupportedError, at, user_location
 from jitaic.ir import ops
 from jitaic.ir.types import check_supported_dtype
 from jitaic.tracer.core import (
@@ -180,7 +180,9 @@ def _reduce(op: ops.Op, x, axis, keepdims: bool, dtype=None) -> Tracer:
     if dtype is not None:
         x = astype(x, dtype)
     axes = normalize_axes(axis, x.ndim)
-    return emit(op, [x], {"axes": axes, "keepdims": bool(keepdims)})
+    result = emit(op, [x], {"axes": axes, "keepdims": bool(keepdims)})
+    # sum(dtype=int32) accumulates in int32; wrapping at the end gives the same bits.
+    return astype(result, dtype) if dtype is not None and result.dtype != dtype else result
 
 
 def _reducer(op: ops.Op) -> Callable:
@@ -357,9 +359,29 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
         raise _unsupported(f"reshape with order={order!r}")
     a = as_tracer(a)
     shape = _resolve_shape(newshape if shape is None else shape, a.size)
+    if int(np.prod(shape, dtype=np.int64)) != a.size:
+        raise ShapeError(f"cannot reshape array of size {a.size} into shape {shape}"
+                         f"{at(user_location())}")
     if shape == a.shape:
-        return a
+        return view(a, ())
+    if _is_c_contiguous(a):  # NumPy returns a view: writes through it reach `a`
+        return view(a, (ViewStep("reshape", (shape, a.shape)),))
     return emit(ops.reshape, [a], {"shape": shape}, scalar=False)
+
+
+def _is_c_contiguous(a: Tracer) -> bool:
+    """Whether NumPy would hold ``a`` in one C-ordered block (reshape is a view)."""
+    if not a._buffer.c_contiguous:
+        return False
+    steps = a._view
+    if all(s.kind == "reshape" for s in steps):
+        return True
+    if len(steps) == 1 and steps[0].kind == "getitem":
+        index = steps[0].attr
+        rest = [e for e in index if not isinstance(e, int)]
+        return not rest or (len(rest) == 1 and isinstance(index[-1], tuple)
+                            and index[-1][2] == 1)
+    return False
 
 
 def ravel(a, order="C"):

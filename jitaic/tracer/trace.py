@@ -138,8 +138,9 @@ def trace(fn: Callable, args: Sequence, kwargs: dict, arg_names: Sequence[str],
             if isinstance(x, np.ndarray) and id(x) in seen:
                 return seen[id(x)]
             value = Value(leaf_type(x), name=name)
-            tracer = new_tracer(value, scalar=not isinstance(x, np.ndarray),
-                                param_index=len(params))
+            is_array = isinstance(x, np.ndarray)
+            tracer = new_tracer(value, scalar=not is_array, param_index=len(params),
+                                c_contiguous=not is_array or x.flags.c_contiguous)
             params.append(value)
             tracers.append(tracer)
             if isinstance(x, np.ndarray):
