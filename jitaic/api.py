@@ -74,6 +74,16 @@ class Specialization:
     def compile_seconds(self) -> float:
         return self.compiled.compile_seconds if self.compiled else 0.0
 
+    def runner(self) -> Callable[[Sequence[object]], object]:
+        """The cheapest call of the compiled entry for argument leaves."""
+        entry, constants = self.compiled.entry, self.compiled.constants
+        single_array = (self.traced.out_tree == LEAF and not constants
+                        and self.traced.out_leaves[0][0] == "result"
+                        and self.graph.results[0].type.ndim > 0)
+        if single_array:
+            return lambda leaves: entry(*leaves)[0]
+        return self.run
+
     def run(self, leaves: Sequence[object]) -> object:
         if config.get("backend") == "reference":
             raw, updates = evaluate(self.graph, *leaves)
@@ -145,9 +155,26 @@ class JitFunction:
         self._order: list[Specialization] = []
         self._misses = 0
         self._lock = threading.Lock()
+        # Fast path: calls whose arguments are all NumPy arrays/scalars, keyed
+        # by a cheap key and mapped straight to the compiled entry function.
+        self._fast_ok = self._simple and not any(self._static_mask)
+        self._fast: dict[tuple, tuple[Specialization, Callable]] = {}
 
     # ------------------------------------------------------------ calling
     def __call__(self, *args, **kwargs):
+        if not kwargs and self._fast_ok and not config.overridden_or_disabled():
+            try:
+                key = tuple([_fast_key(a) for a in args])
+            except AttributeError:  # not all NumPy values: the general path
+                pass
+            else:
+                hit = self._fast.get(key)
+                if hit is not None and (len(args) < 2 or len(set(map(id, args))) == len(args)):
+                    hit[0].hits += 1
+                    return hit[1](args)
+        return self._call(args, kwargs)
+
+    def _call(self, args: tuple, kwargs: dict):
         if is_tracing():  # called from another traced function: inline it
             return Converter().convert(self._fn)(*args, **kwargs)
         if config.get("disable_jit"):
@@ -159,7 +186,15 @@ class JitFunction:
             spec = self._specialize(key, args, kwargs, static, leaves)
         else:
             spec.hits += 1
+        self._remember_fast(args, kwargs, leaves, spec)
         return spec.run(leaves)
+
+    def _remember_fast(self, args, kwargs, leaves, spec: Specialization) -> None:
+        eligible = (self._fast_ok and not kwargs and spec.compiled is not None
+                    and len(leaves) == len(args)
+                    and all(type(a) is np.ndarray or isinstance(a, np.generic) for a in args))
+        if eligible:
+            self._fast[tuple(_fast_key(a) for a in args)] = (spec, spec.runner())
 
     def _bind(self, args: tuple, kwargs: dict) -> tuple[tuple, dict, tuple]:
         if self._simple and not kwargs and len(args) == self._n_params:
@@ -276,12 +311,22 @@ class JitFunction:
         return Lowered(spec)
 
     def clear_cache(self) -> None:
+        self._fast.clear()
         self._cache.clear()
         self._order.clear()
         self._misses = 0
 
     def __repr__(self) -> str:
         return f"<jitaic.jit {self.__qualname__} ({len(self._cache)} specializations)>"
+
+
+def _fast_key(a: object) -> tuple:
+    """Type, shape, dtype and layout of a NumPy value (AttributeError otherwise)."""
+    if type(a) is not np.ndarray and not isinstance(a, np.generic):
+        raise AttributeError("not a NumPy value")
+    flags = a.flags
+    return (type(a), a.shape, a.dtype, flags.c_contiguous, flags.f_contiguous,
+            flags.writeable)
 
 
 def _log_compile(name: str, spec: Specialization) -> None:

@@ -53,6 +53,11 @@ def get(name: str) -> object:
 reload()
 
 
+def overridden_or_disabled() -> bool:
+    """Cheap check for the call fast path: any override active, or jit disabled."""
+    return bool(_overrides) or bool(_from_env["disable_jit"])
+
+
 @contextlib.contextmanager
 def override(**values: object) -> Iterator[None]:
     """Temporarily set knobs by name, e.g. ``override(backend="reference")``."""

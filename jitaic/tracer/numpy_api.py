@@ -690,11 +690,19 @@ def _method_table() -> dict[str, Callable]:
     }
 
 
+def _missing_attribute(self, name: str):
+    """ndarray methods jitaic does not trace are an UnsupportedError, not a typo."""
+    if hasattr(np.ndarray, name):
+        raise _unsupported(f"ndarray.{name}")
+    raise AttributeError(f"'Tracer' object (a traced array) has no attribute {name!r}")
+
+
 def _install_methods() -> None:
     for name, fn in _method_table().items():
         setattr(Tracer, name, fn)
     Tracer.T = property(lambda self: transpose(self))
     Tracer.mT = property(lambda self: swapaxes(self, -1, -2))
+    Tracer.__getattr__ = _missing_attribute
     Tracer.__array_ufunc__ = _array_ufunc
     Tracer.__array_function__ = _array_function
 
