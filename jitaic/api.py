@@ -54,6 +54,7 @@ class Specialization:
     traced: Traced
     frontend: str
     trace_seconds: float
+    parallel: bool = False
     compiled: Compiled | None = None
     hits: int = 0
     _converters: list[Callable] = field(default_factory=list, repr=False)
@@ -92,7 +93,7 @@ class Specialization:
         else:
             if self.compiled is None:  # traced under the reference backend
                 is_array = [isinstance(x, np.ndarray) for x in leaves]
-                self.compiled = compile_graph(self.graph, is_array, leaves)
+                self.compiled = compile_graph(self.graph, is_array, leaves, self.parallel)
             raw = self.compiled(*leaves)
         if self.traced.out_tree == LEAF:
             return self._converters[0](raw)
@@ -131,17 +132,22 @@ class Lowered:
     def source(self) -> str:
         return self._spec.source
 
+    def fusion_report(self) -> str:
+        """One line per kernel: the nodes fused into it and why its boundary stayed."""
+        return self._spec.compiled.report if self._spec.compiled else ""
+
 
 class JitFunction:
     """A function compiled per argument shapes, dtypes, layouts and static values."""
 
     def __init__(self, fn: Callable, mode: str = "auto", static_argnums=(),
-                 static_argnames=()) -> None:
+                 static_argnames=(), parallel: bool = False) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         functools.update_wrapper(self, fn)
         self._fn = fn
         self._mode = mode
+        self._parallel = parallel
         self._signature = inspect.signature(fn)
         names = list(self._signature.parameters)
         argnums = (static_argnums,) if isinstance(static_argnums, int) else static_argnums
@@ -274,11 +280,12 @@ class JitFunction:
                 verify(traced.graph)
             traced.graph = optimize(traced.graph)
             self._check_writeable(traced.graph, leaves)
-            spec = Specialization(key, traced, "trace", time.perf_counter() - start)
+            spec = Specialization(key, traced, "trace", time.perf_counter() - start,
+                                  self._parallel)
             spec._converters = _output_converters(traced)
             if config.get("backend") != "reference":
                 is_array = [isinstance(x, np.ndarray) for x in leaves]
-                spec.compiled = compile_graph(traced.graph, is_array, leaves)
+                spec.compiled = compile_graph(traced.graph, is_array, leaves, self._parallel)
             self._cache[key] = spec
             self._order.append(spec)
             _log_compile(self.__qualname__, spec)
@@ -351,9 +358,16 @@ def _hashable(value: object) -> object:
 
 
 def jit(fn: Callable | None = None, *, mode: str = "auto", static_argnums=(),
-        static_argnames=()) -> JitFunction | Callable[[Callable], JitFunction]:
-    """Compile ``fn`` per argument shapes and dtypes; usable bare or with options."""
+        static_argnames=(), parallel: bool = False) -> JitFunction | Callable:
+    """Compile ``fn`` per argument shapes and dtypes; usable bare or with options.
+
+    ``parallel=True`` runs the outer loop of large loop nests on all cores
+    (``numba.prange``); it changes no result, because parallel loops never
+    split a reduction's accumulation. It is off by default: numba's parfor
+    lowering currently makes the loop bodies slower (measured 2.7x on a row
+    softmax with one thread), which eats the gain on small machines.
+    """
     if fn is None:
         return functools.partial(jit, mode=mode, static_argnums=static_argnums,
-                                 static_argnames=static_argnames)
-    return JitFunction(fn, mode, static_argnums, static_argnames)
+                                 static_argnames=static_argnames, parallel=parallel)
+    return JitFunction(fn, mode, static_argnums, static_argnames, parallel)

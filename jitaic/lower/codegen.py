@@ -70,6 +70,8 @@ class Emitter:
         self.layouts: dict[int, str] = {}  # array values: "C", "F" or "A"
         self.constants: list[np.ndarray] = []  # array constants, passed as arguments
         self.constant_names: list[str] = []
+        self.parallel_min_work: int | None = None  # None: serial loops only
+        self.uses_prange = False
         self.overwritable: set[tuple[int, int]] = set()  # (id(value), id(node))
 
     def constant_arg(self, value: np.ndarray) -> str:
@@ -131,11 +133,21 @@ class Emitter:
             self._indent -= 1
 
     @contextmanager
-    def loops(self, extents: list[tuple[str, int]]):
-        """Nested ``for var in range(extent)`` loops, outermost first."""
+    def loops(self, extents: list[tuple[str, int]], work: int = 0):
+        """Nested ``for var in range(extent)`` loops, outermost first.
+
+        With ``work`` (elements processed by the whole nest) at or above the
+        parallel threshold, the outermost loop is a ``numba.prange``: callers
+        pass ``work`` only for nests whose outer iterations are independent.
+        """
         depth = self._indent
+        parallel = (self.parallel_min_work is not None and work >= self.parallel_min_work
+                    and extents and extents[0][1] > 1)
         for var, extent in extents:
-            self.line(f"for {var} in range({extent}):")
+            loop = "numba.prange" if parallel else "range"
+            self.line(f"for {var} in {loop}({extent}):")
+            self.uses_prange |= parallel
+            parallel = False
             self._indent += 1
         try:
             yield

@@ -186,7 +186,8 @@ def load(em: Emitter, value: Value, nest: LoopNest) -> str:
 
 
 def render(em: Emitter, nest: LoopNest) -> None:
-    with em.loops(list(zip(nest.index, nest.domain, strict=True))):
+    work = int(np.prod(nest.domain, dtype=np.int64))
+    with em.loops(list(zip(nest.index, nest.domain, strict=True)), work):
         for statement in nest.statements:
             em.line(statement)
         subscript = ", ".join(nest.index)
@@ -326,7 +327,7 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
         out_index = out_index if keepdims else [index[d] for d in kept]
         if out.type.ndim:
             em.line(f"{name} = np.empty({out.shape}, {np_type(out.dtype)})")
-        with em.loops([(index[d], x.shape[d]) for d in kept]):
+        with em.loops([(index[d], x.shape[d]) for d in kept], x.type.size):
             em.line(f"{acc} = {monoid.init(acc_dtype)}")
             with em.loops([(index[d], x.shape[d]) for d in axes]):
                 body(acc)
@@ -360,7 +361,7 @@ def _arg_reduction(em: Emitter, node: Node) -> None:
     kept = [d for d in range(x.type.ndim) if d not in reduced]
     if out.type.ndim:
         em.line(f"{name} = np.empty({out.shape}, np.int64)")
-    with em.loops([(index[d], x.shape[d]) for d in kept]):
+    with em.loops([(index[d], x.shape[d]) for d in kept], x.type.size):
         first = [("0" if d in reduced else index[d]) for d in range(x.type.ndim)]
         em.line(f"{best} = {em(x)}[{', '.join(first)}]")
         em.line(f"{pos} = 0")

@@ -23,6 +23,7 @@ class Rebuilder:
         self.nodes: list[Node] = []
         self._subst: dict[int, Value] = {}
         self.changed = False
+        self.use_counts: Counter[int] = Counter()  # of the graph being rewritten
 
     def get(self, v: Value) -> Value:
         while id(v) in self._subst:
@@ -49,6 +50,7 @@ class Rebuilder:
         self.nodes.append(new)
         for old, fresh in zip(node.outputs, new.outputs, strict=True):
             fresh.name = old.name
+            self.use_counts[id(fresh)] = self.use_counts[id(old)]
             self.replace(old, fresh)
 
     def finish(self, graph: Graph) -> Graph:
@@ -73,9 +75,19 @@ class Rule:
 RULE_HITS: Counter[str] = Counter()  # counted when JITAIC_DEBUG is on
 
 
+def _use_counts(graph: Graph) -> Counter[int]:
+    """How often each value is read (results and updates count as reads)."""
+    counts: Counter[int] = Counter()
+    for node in graph.walk():
+        counts.update(id(v) for v in node.inputs)
+    counts.update(id(v) for v in (*graph.results, *graph.updates.values()))
+    return counts
+
+
 def apply_rules(graph: Graph, rules: dict[object, list[Rule]]) -> tuple[Graph, bool]:
     """One bottom-up sweep: each node tries the rules of its op, first match wins."""
     rb = Rebuilder()
+    rb.use_counts = _use_counts(graph)
     for node in graph.nodes:
         if node.regions or len(node.outputs) != 1:
             rb.keep(node)

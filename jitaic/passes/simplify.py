@@ -151,3 +151,40 @@ def transpose_of_transpose(node: Node, rb: Rebuilder) -> Value | None:
 
 def simplify(graph: Graph) -> tuple[Graph, bool]:
     return apply_rules(graph, RULES)
+
+
+# ---------------------------------------------------------------- matmul chains
+
+def _matmul_flops(a: tuple[int, ...], b: tuple[int, ...]) -> int:
+    m = a[0] if len(a) == 2 else 1
+    n = b[1] if len(b) == 2 else 1
+    return m * a[-1] * n
+
+
+@rule(ops.matmul)
+def reassociate_matmul_chain(node: Node, rb: Rebuilder) -> Value | None:
+    """(A @ B) @ C -> A @ (B @ C) when that needs fewer FLOPs (2-D/1-D operands).
+
+    Not bit-exact (a different summation order, like any BLAS blocking); the
+    intermediate must have no other use, so nothing is computed twice.
+    """
+    left, c = node.inputs
+    inner = left.producer
+    if inner is None or inner.op is not ops.matmul or _uses(rb, left) != 1:
+        return None
+    a, b = inner.inputs
+    if max(a.type.ndim, b.type.ndim, c.type.ndim) > 2 or b.type.ndim == 1:
+        return None
+    if not all(v.dtype == node.output.dtype for v in (a, b, c)):
+        return None
+    before = _matmul_flops(a.shape, b.shape) + _matmul_flops(left.shape, c.shape)
+    bc_shape = ops.matmul_shape(b.shape, c.shape)
+    after = _matmul_flops(b.shape, c.shape) + _matmul_flops(a.shape, bc_shape)
+    if after >= before:
+        return None
+    bc = rb.emit(ops.matmul, (b, c), loc=node.loc)
+    return rb.emit(ops.matmul, (a, bc), loc=node.loc)
+
+
+def _uses(rb: Rebuilder, v: Value) -> int:
+    return rb.use_counts.get(id(v), 0)
