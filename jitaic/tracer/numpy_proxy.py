@@ -178,3 +178,8 @@ class Converter:
             return cell
         replaced = self.replace(value)
         return cell if replaced is value else types.CellType(replaced)
+
+
+def traceable(fn: Callable) -> Callable:
+    """``fn`` ready to run on Tracers: user functions see the proxy numpy."""
+    return Converter().convert(fn) if _is_user_function(fn) else fn

@@ -1,0 +1,207 @@
+"""Reverse mode on the recorded graph: vjp, grad and value_and_grad.
+
+Differentiating a function means tracing it (its nodes are recorded in the
+active trace), then walking those nodes backwards and recording each op's VJP
+rule. Forward and backward nodes live in one graph, which jit optimises,
+fuses and compiles like any other; differentiating again walks the backward
+nodes too (grad of grad).
+
+Outside a trace, ``grad(f)`` is compiled with ``jit`` and cached per shape.
+Control flow (cond/while/for regions) has no gradient yet: it needs the AST
+frontend and raises UnsupportedError.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+
+from jitaic.autodiff.vjp_rules import NON_DIFFERENTIABLE, VJP_RULES
+from jitaic.errors import UnsupportedError, at
+from jitaic.ir import ops
+from jitaic.ir.graph import Node, Value
+from jitaic.tracer import numpy_api as npa
+from jitaic.tracer.core import Tracer, current, emit, is_tracing, new_tracer
+from jitaic.tracer.numpy_proxy import traceable
+from jitaic.tracer.trace import flatten, unflatten
+
+
+def _recorded(fn: Callable, *args, **kwargs) -> tuple[object, list[Node]]:
+    """Call ``fn`` in the active trace; return its result and the nodes it added."""
+    block = current().builder._blocks[-1]
+    start = len(block)
+    out = traceable(fn)(*args, **kwargs)
+    return out, list(block[start:])
+
+
+def backpropagate(nodes: Sequence[Node], seeds: dict[int, Tracer]) -> dict[int, Tracer]:
+    """Cotangents of every value the seeds depend on, keyed by ``id(Value)``."""
+    cotangents = dict(seeds)
+    for node in reversed(nodes):
+        outs = [cotangents.get(id(v)) for v in node.outputs]
+        if all(g is None for g in outs) or node.op in NON_DIFFERENTIABLE:
+            continue
+        rule = VJP_RULES.get(node.op)
+        if rule is None:
+            raise UnsupportedError(f"jitaic cannot differentiate {node.op.name} yet"
+                                   f"{at(node.loc)}")
+        inputs = [new_tracer(v, scalar=False) for v in node.inputs]
+        (g,) = outs
+        grads = rule(node, g, *inputs, new_tracer(node.output, scalar=False))
+        for v, grad in zip(node.inputs, grads, strict=True):
+            if grad is not None and v.dtype.kind == "f":
+                _accumulate(cotangents, v, grad)
+    return cotangents
+
+
+def _accumulate(cotangents: dict[int, Tracer], v: Value, grad: object) -> None:
+    grad = npa.as_tracer(grad)
+    if grad.dtype != v.dtype:
+        grad = npa.astype(grad, v.dtype)
+    if grad.shape != v.shape:
+        grad = npa.broadcast_to(grad, v.shape)
+    previous = cotangents.get(id(v))
+    cotangents[id(v)] = grad if previous is None else previous + grad
+
+
+def _differentiable_leaf(x: object, argnum: int) -> Tracer:
+    """A fresh traced value standing for one leaf we differentiate with respect to."""
+    t = npa.as_tracer(x)
+    if t.dtype.kind != "f":
+        raise TypeError(f"grad requires float inputs, but argument {argnum} has a leaf of "
+                        f"dtype {t.dtype}; integer and boolean values are not "
+                        f"differentiable")
+    # A distinct value per leaf, even when the caller passes one array twice.
+    return emit(ops.positive, [t], scalar=t._scalar)
+
+
+def _gradients(cotangents: dict, tree: tuple, fresh: list[Tracer],
+               values: list[Value]) -> object:
+    """The cotangents of one argument's leaves (zeros where nothing flowed)."""
+    leaves = []
+    for t, v in zip(fresh, values, strict=True):
+        g = cotangents.get(id(v))
+        leaves.append(_zeros_like(t) if g is None else g)
+    return unflatten(tree, leaves)
+
+
+def _zeros_like(t: Tracer) -> Tracer:
+    return npa.full_value(t.shape, 0.0, t.dtype) if t.ndim else npa.astype(t * 0.0, t.dtype)
+
+
+def _normalize_argnums(argnums) -> tuple[tuple[int, ...], bool]:
+    if isinstance(argnums, int):
+        return (argnums,), False
+    return tuple(argnums), True
+
+
+def value_and_grad_traced(fn: Callable, argnums, has_aux: bool, args: tuple,
+                          kwargs: dict) -> tuple:
+    """value_and_grad inside an active trace: records forward and backward ops."""
+    nums, as_tuple = _normalize_argnums(argnums)
+    args = list(args)
+    wrt: list[tuple[tuple, list[Tracer], list[Value]]] = []
+    for i in nums:
+        if i >= len(args):
+            raise TypeError(f"argnums {i} is out of range for {len(args)} positional "
+                            f"arguments")
+        leaves, tree = flatten(args[i])
+        fresh = [_differentiable_leaf(x, i) for x in leaves]
+        wrt.append((tree, fresh, [t.value for t in fresh]))
+        args[i] = unflatten(tree, fresh)
+    out, nodes = _recorded(fn, *args, **kwargs)
+    value, aux = out if has_aux else (out, None)
+    value = npa.as_tracer(value)
+    if value.ndim != 0 or value.dtype.kind != "f":
+        raise TypeError(f"grad requires a scalar float output, got shape {value.shape} "
+                        f"and dtype {value.dtype} (use jitaic.vjp for other outputs)")
+    seed = npa.astype(value * 0.0 + 1.0, value.dtype)
+    cotangents = backpropagate(nodes, {id(value.value): seed})
+    grads = tuple(_gradients(cotangents, tree, fresh, values) for tree, fresh, values in wrt)
+    grads = grads if as_tuple else grads[0]
+    return ((value, aux), grads) if has_aux else (value, grads)
+
+
+class _Transformed:
+    """A transformed function: traced inline inside jit, compiled and cached outside."""
+
+    def __init__(self, fn: Callable, traced: Callable) -> None:
+        functools.update_wrapper(self, fn)
+        self._traced = traced
+        self._compiled = None
+
+    def __call__(self, *args, **kwargs):
+        if is_tracing():
+            return self._traced(*args, **kwargs)
+        if self._compiled is None:
+            from jitaic.api import jit  # the API builds on autodiff, not the reverse
+
+            def compiled(*args, **kwargs):
+                return self._traced(*args, **kwargs)
+
+            compiled.__name__ = getattr(self, "__name__", "grad")
+            self._compiled = jit(compiled)
+        return self._compiled(*args, **kwargs)
+
+    def cache_info(self):
+        return self._compiled.cache_info() if self._compiled else None
+
+    def lower(self, *args, **kwargs):
+        if self._compiled is None:
+            self(*args, **kwargs)
+        return self._compiled.lower(*args, **kwargs)
+
+
+def value_and_grad(fn: Callable, argnums=0, has_aux: bool = False) -> Callable:
+    """``(value, gradient)`` of a scalar function; gradients mirror the argument pytrees."""
+    return _Transformed(fn, lambda *a, **k: value_and_grad_traced(fn, argnums, has_aux, a, k))
+
+
+def grad(fn: Callable, argnums=0, has_aux: bool = False) -> Callable:
+    """The gradient of a scalar function with respect to ``argnums``."""
+    def traced(*args, **kwargs):
+        out = value_and_grad_traced(fn, argnums, has_aux, args, kwargs)
+        return (out[1], out[0][1]) if has_aux else out[1]
+
+    return _Transformed(fn, traced)
+
+
+def vjp(fn: Callable, *primals) -> tuple[object, Callable]:
+    """``fn(*primals)`` and a function mapping output cotangents to input cotangents."""
+    if is_tracing():
+        return _vjp_traced(fn, primals)
+
+    from jitaic.api import jit
+
+    def cotangents_of(primals, cotangent):
+        out, backward = _vjp_traced(fn, primals)
+        return backward(cotangent)
+
+    out = jit(fn)(*primals)
+    return out, functools.partial(jit(cotangents_of), primals)
+
+
+def _vjp_traced(fn: Callable, primals: tuple) -> tuple[object, Callable]:
+    wrt = []
+    args = []
+    for i, p in enumerate(primals):
+        leaves, tree = flatten(p)
+        fresh = [_differentiable_leaf(x, i) for x in leaves]
+        wrt.append((tree, fresh, [t.value for t in fresh]))
+        args.append(unflatten(tree, fresh))
+    out, nodes = _recorded(fn, *args)
+
+    def backward(cotangent):
+        out_leaves, _ = flatten(out)
+        ct_leaves, _ = flatten(cotangent)
+        seeds = {}
+        for o, c in zip(out_leaves, ct_leaves, strict=True):
+            o = npa.as_tracer(o)
+            seeds[id(o.value)] = npa.astype(npa.broadcast_to(c, o.shape), o.dtype)
+        cotangents = backpropagate(nodes, seeds)
+        return tuple(_gradients(cotangents, *w) for w in wrt)
+
+    return out, backward
+
+
+__all__ = ["backpropagate", "grad", "value_and_grad", "vjp"]

@@ -1,0 +1,223 @@
+"""VJP rules: one registry keyed by op.
+
+A rule receives the node, its inputs and outputs as Tracers and the output
+cotangent ``g``, and returns one cotangent per input (None where the input
+gets no gradient). Rules are written with NumPy functions on Tracers, so the
+backward pass is recorded as ordinary IR ops: it is optimised and fused like
+any graph, and differentiable again (grad of grad).
+
+Conventions at kinks (documented for users in README):
+- ``abs`` at 0: gradient 0 (sign(0) = 0);
+- ``maximum``/``minimum`` ties: the gradient goes to the first operand;
+- ``max``/``min`` reductions with ties: split equally among the maxima;
+- ``sqrt`` at 0: inf (the derivative's limit), as NumPy arithmetic gives;
+- ``where``: the gradient flows to the selected branch only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from jitaic.ir import ops
+from jitaic.ir.graph import Node
+from jitaic.tracer import numpy_api as npa
+from jitaic.tracer.core import Tracer, emit
+
+Rule = Callable[..., tuple]
+VJP_RULES: dict[ops.Op, Rule] = {}
+
+# Ops whose outputs are piecewise constant or discrete: no gradient flows.
+NON_DIFFERENTIABLE = frozenset({
+    ops.floor, ops.ceil, ops.trunc, ops.rint, ops.sign, ops.isnan, ops.isinf,
+    ops.isfinite, ops.logical_not, ops.invert, ops.floor_divide, ops.equal,
+    ops.not_equal, ops.less, ops.less_equal, ops.greater, ops.greater_equal,
+    ops.logical_and, ops.logical_or, ops.logical_xor, ops.bitwise_and, ops.bitwise_or,
+    ops.bitwise_xor, ops.left_shift, ops.right_shift, ops.reduce_any, ops.reduce_all,
+    ops.argmax, ops.argmin, ops.constant, ops.full,
+})
+
+
+def vjp_rule(*op_list: ops.Op):
+    def register(rule: Rule) -> Rule:
+        for op in op_list:
+            if op in VJP_RULES or op in NON_DIFFERENTIABLE:
+                raise ValueError(f"VJP rule for {op.name} registered twice")
+            VJP_RULES[op] = rule
+        return rule
+
+    return register
+
+
+def unbroadcast(g: Tracer, shape: tuple[int, ...]) -> Tracer:
+    """Sum ``g`` over the axes broadcasting added or stretched to reach its shape."""
+    if g.shape == tuple(shape):
+        return g
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, d in enumerate(shape) if d == 1 and g.shape[lead + i] != 1)
+    summed = npa.sum_(g, axis=axes, keepdims=True) if axes else g
+    return npa.reshape(summed, shape)
+
+
+# Python floats, so they stay weak and float32 gradients stay float32.
+_LN2, _LN10 = float(np.log(2.0)), float(np.log(10.0))
+
+
+def _unary(derivative: Callable) -> Rule:
+    """Elementwise f(x): dx = g * f'(x, out)."""
+    return lambda node, g, x, out: (g * derivative(x, out),)
+
+
+def _define_unary() -> None:
+    table = {
+        ops.negative: lambda x, y: -1.0, ops.positive: lambda x, y: 1.0,
+        ops.absolute: lambda x, y: np.sign(x),
+        ops.exp: lambda x, y: y, ops.exp2: lambda x, y: y * _LN2,
+        ops.expm1: lambda x, y: y + 1.0,
+        ops.log: lambda x, y: 1.0 / x, ops.log2: lambda x, y: 1.0 / (x * _LN2),
+        ops.log10: lambda x, y: 1.0 / (x * _LN10), ops.log1p: lambda x, y: 1.0 / (x + 1.0),
+        ops.sqrt: lambda x, y: 0.5 / y, ops.cbrt: lambda x, y: 1.0 / (3.0 * y * y),
+        ops.square: lambda x, y: 2.0 * x, ops.reciprocal: lambda x, y: -(y * y),
+        ops.sin: lambda x, y: np.cos(x), ops.cos: lambda x, y: -np.sin(x),
+        ops.tan: lambda x, y: 1.0 + y * y,
+        ops.arcsin: lambda x, y: 1.0 / np.sqrt(1.0 - x * x),
+        ops.arccos: lambda x, y: -1.0 / np.sqrt(1.0 - x * x),
+        ops.arctan: lambda x, y: 1.0 / (1.0 + x * x),
+        ops.sinh: lambda x, y: np.cosh(x), ops.cosh: lambda x, y: np.sinh(x),
+        ops.tanh: lambda x, y: 1.0 - y * y,
+        ops.arcsinh: lambda x, y: 1.0 / np.sqrt(x * x + 1.0),
+        ops.arccosh: lambda x, y: 1.0 / np.sqrt(x * x - 1.0),
+        ops.arctanh: lambda x, y: 1.0 / (1.0 - x * x),
+    }
+    for op, derivative in table.items():
+        vjp_rule(op)(_unary(derivative))
+
+
+_define_unary()
+
+
+def _binary(da: Callable, db: Callable) -> Rule:
+    """Elementwise f(a, b) with broadcasting: cotangents summed back to each shape."""
+    def rule(node, g, a, b, out):
+        return (unbroadcast(da(g, a, b, out), a.shape), unbroadcast(db(g, a, b, out), b.shape))
+
+    return rule
+
+
+vjp_rule(ops.add)(_binary(lambda g, a, b, y: g, lambda g, a, b, y: g))
+vjp_rule(ops.subtract)(_binary(lambda g, a, b, y: g, lambda g, a, b, y: -g))
+vjp_rule(ops.multiply)(_binary(lambda g, a, b, y: g * b, lambda g, a, b, y: g * a))
+vjp_rule(ops.true_divide)(_binary(lambda g, a, b, y: g / b, lambda g, a, b, y: -g * y / b))
+vjp_rule(ops.power)(_binary(
+    lambda g, a, b, y: g * b * a ** np.where(b == 0, 1.0, b - 1.0),
+    lambda g, a, b, y: g * y * np.log(np.where(a > 0, a, 1.0))))
+vjp_rule(ops.mod)(_binary(lambda g, a, b, y: g, lambda g, a, b, y: -g * np.floor_divide(a, b)))
+vjp_rule(ops.maximum, ops.fmax)(_binary(lambda g, a, b, y: np.where(a >= b, g, 0.0),
+                                        lambda g, a, b, y: np.where(a >= b, 0.0, g)))
+vjp_rule(ops.minimum, ops.fmin)(_binary(lambda g, a, b, y: np.where(a <= b, g, 0.0),
+                                        lambda g, a, b, y: np.where(a <= b, 0.0, g)))
+vjp_rule(ops.arctan2)(_binary(lambda g, a, b, y: g * b / (a * a + b * b),
+                              lambda g, a, b, y: -g * a / (a * a + b * b)))
+vjp_rule(ops.hypot)(_binary(lambda g, a, b, y: g * a / y, lambda g, a, b, y: g * b / y))
+
+
+@vjp_rule(ops.where)
+def _where(node, g, cond, a, b, out):
+    return (None, unbroadcast(np.where(cond, g, 0.0), a.shape),
+            unbroadcast(np.where(cond, 0.0, g), b.shape))
+
+
+@vjp_rule(ops.astype)
+def _astype(node, g, x, out):
+    return (npa.astype(g, x.dtype),) if x.dtype.kind == "f" else (None,)
+
+
+# ---------------------------------------------------------------- reductions
+
+def _keepdims(g: Tracer, node: Node, x: Tracer) -> Tracer:
+    """The output cotangent reshaped so it broadcasts against the input."""
+    axes = node.attrs["axes"]
+    shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+    return npa.reshape(g, shape)
+
+
+@vjp_rule(ops.reduce_sum)
+def _sum(node, g, x, out):
+    return (npa.broadcast_to(_keepdims(g, node, x), x.shape),)
+
+
+@vjp_rule(ops.reduce_prod)
+def _prod(node, g, x, out):
+    # d prod / d x_i = prod / x_i (exact away from zeros).
+    return (_keepdims(g, node, x) * _keepdims(out, node, x) / x,)
+
+
+@vjp_rule(ops.reduce_max, ops.reduce_min)
+def _extreme(node, g, x, out):
+    hit = npa.astype(x == _keepdims(out, node, x), x.dtype)
+    count = npa.sum_(hit, axis=node.attrs["axes"], keepdims=True)
+    return (_keepdims(g, node, x) * hit / count,)
+
+
+# ---------------------------------------------------------------- linear algebra
+
+@vjp_rule(ops.matmul)
+def _matmul(node, g, a, b, out):
+    a2 = npa.reshape(a, (1,) + a.shape) if a.ndim == 1 else a
+    b2 = npa.reshape(b, b.shape + (1,)) if b.ndim == 1 else b
+    g2 = g
+    if a.ndim == 1:
+        g2 = npa.expand_dims(g2, -1 if b.ndim == 1 else g2.ndim - 1)
+    if b.ndim == 1:
+        g2 = npa.expand_dims(g2, -1)
+    da = npa.matmul(g2, npa.swapaxes(b2, -1, -2))
+    db = npa.matmul(npa.swapaxes(a2, -1, -2), g2)
+    return (npa.reshape(unbroadcast(da, a2.shape), a.shape),
+            npa.reshape(unbroadcast(db, b2.shape), b.shape))
+
+
+# ---------------------------------------------------------------- shapes and indexing
+
+@vjp_rule(ops.reshape)
+def _reshape(node, g, x, out):
+    return (npa.reshape(g, x.shape),)
+
+
+@vjp_rule(ops.transpose)
+def _transpose(node, g, x, out):
+    inverse = tuple(int(i) for i in np.argsort(node.attrs["perm"]))
+    return (npa.transpose(g, inverse),)
+
+
+@vjp_rule(ops.broadcast_to)
+def _broadcast_to(node, g, x, out):
+    return (unbroadcast(g, x.shape),)
+
+
+@vjp_rule(ops.getitem)
+def _getitem(node, g, x, out):
+    zeros = npa.full_value(x.shape, 0.0, x.dtype)
+    return (emit(ops.setitem, [zeros, g], {"index": node.attrs["index"]}, scalar=False),)
+
+
+@vjp_rule(ops.setitem)
+def _setitem(node, g, x, v, out):
+    index = node.attrs["index"]
+    zeros = npa.full_value(ops.slice_shape(x.shape, index), 0.0, x.dtype)
+    dx = emit(ops.setitem, [g, zeros], {"index": index}, scalar=False)
+    dv = emit(ops.getitem, [g], {"index": index}, scalar=False)
+    return (dx, unbroadcast(dv, v.shape))
+
+
+@vjp_rule(ops.concatenate)
+def _concatenate(node, g, *inputs_and_out):
+    *inputs, _ = inputs_and_out
+    axis, start, grads = node.attrs["axis"], 0, []
+    for x in inputs:
+        stop = start + x.shape[axis]
+        index = tuple((0, d, 1) for d in g.shape[:axis]) + ((start, stop, 1),)
+        grads.append(emit(ops.getitem, [g], {"index": index}, scalar=False))
+        start = stop
+    return tuple(grads)
