@@ -20,6 +20,7 @@ import numpy as np
 from jitaic.errors import CompileError
 from jitaic.ir import ops
 from jitaic.ir.graph import Graph, Node, Value
+from jitaic.lower import control_flow as _control_flow  # noqa: F401  (registers lowerings)
 from jitaic.lower import runtime
 from jitaic.lower.codegen import Emitter
 from jitaic.lower.fusion import FusionGroup, Scheduled, emit_group, plan
@@ -72,8 +73,9 @@ def _overwritable(graph: Graph, schedule: list[Scheduled]) -> set[tuple[int, int
             if node.op in VIEW_OPS:
                 use = max(use, last_use.get(id(node.outputs[0]), use))
             last_use[id(v)] = max(last_use.get(id(v), -1), use)
-    fresh = {id(n.outputs[0]) for n in nodes
-             if n.op not in VIEW_OPS and n.op is not ops.constant and len(n.outputs) == 1}
+    fresh = {id(n.outputs[0]) for n in nodes  # buffers nothing else can alias
+             if n.op not in VIEW_OPS and n.op is not ops.constant and not n.regions
+             and len(n.outputs) == 1}
     return {(id(n.inputs[0]), id(n)) for n in nodes
             if n.op is ops.setitem and id(n.inputs[0]) in fresh
             and last_use.get(id(n.inputs[0])) == position[id(n)]}
@@ -82,6 +84,12 @@ def _overwritable(graph: Graph, schedule: list[Scheduled]) -> set[tuple[int, int
 def position_order(schedule: list[Scheduled]) -> list[Node]:
     return [n for item in schedule
             for n in (item.nodes if isinstance(item, FusionGroup) else [item])]
+
+
+def _emit_nodes(em: Emitter, nodes) -> None:
+    """The nodes of a region body, one by one (no fusion inside bodies yet)."""
+    for node in nodes:
+        _lower_node(em, node)
 
 
 def _lower_node(em: Emitter, node: Node) -> None:
@@ -107,9 +115,11 @@ def fusion_report(schedule: list[Scheduled]) -> str:
 def _why_alone(node: Node) -> str:
     if node.op is ops.constant:
         return "constant"
+    if node.regions:
+        return "control flow; its bodies are lowered node by node"
     if node.op in VIEW_OPS:
         return "a view, no computation"
-    if node.output.type.ndim == 0 and node.op in LOWERINGS:
+    if all(v.type.ndim == 0 for v in node.outputs):
         return "scalar"
     return "library call or own loop nest"
 
@@ -134,6 +144,7 @@ def generate(graph: Graph, param_is_array: Sequence[bool],
             em.line(f"{name} = {arg_names[-1]}[()]")
         else:
             arg_names.append(name)
+    em.emit_nodes = lambda nodes: _emit_nodes(em, nodes)
     for item in schedule:
         if isinstance(item, FusionGroup):
             emit_group(em, item)

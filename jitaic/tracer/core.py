@@ -35,7 +35,19 @@ class TraceContext:
 
     def __init__(self) -> None:
         self.builder = Builder()
-        self._constants: dict[int, tuple[object, Value]] = {}
+        self._constants: dict[tuple[int, int], tuple[object, Value]] = {}
+        # Per open region: outer buffers written inside it, with their values
+        # before the first write (control flow turns them into region results).
+        self.write_logs: list[dict[int, tuple[Buffer, Value, int]]] = []
+
+    @property
+    def depth(self) -> int:
+        """How many regions (cond branches, loop bodies) are open."""
+        return len(self.builder._blocks) - 1
+
+    def log_write(self, buffer: Buffer) -> None:
+        if self.write_logs and buffer.depth < self.depth and id(buffer) not in self.write_logs[-1]:
+            self.write_logs[-1][id(buffer)] = (buffer, buffer.value, buffer.version)
 
     def __enter__(self) -> TraceContext:
         stack = getattr(_state, "stack", None)
@@ -49,7 +61,7 @@ class TraceContext:
 
     def constant(self, value: object) -> Value:
         """A constant node for a concrete operand (array, NumPy or Python scalar)."""
-        key = id(value)
+        key = (id(value), id(self.builder._blocks[-1]))  # constants are per region
         if key in self._constants and self._constants[key][0] is value:
             return self._constants[key][1]
         weak = isinstance(value, (bool, int, float)) and not isinstance(value, np.generic)
@@ -84,6 +96,7 @@ class Buffer:
     value: Value
     version: int = 0
     param_index: int | None = None
+    depth: int = 0  # the region depth it was created at
     c_contiguous: bool = True  # arguments may not be; reshapes of those copy
 
 
@@ -163,6 +176,7 @@ class Tracer:
     # ------------------------------------------------------------ writes
     def write(self, new_value: Value) -> None:
         """Replace this array's contents (NumPy in-place semantics, views included)."""
+        current().log_write(self._buffer)
         for depth in range(len(self._view), 0, -1):
             base = self._buffer.value
             for step in self._view[: depth - 1]:
@@ -282,5 +296,6 @@ def emit_multi(op: ops.Op, inputs: Sequence[object], attrs: dict | None = None,
 def new_tracer(value: Value, scalar: bool | None = None, param_index=None,
                c_contiguous: bool = True) -> Tracer:
     scalar = value.type.ndim == 0 if scalar is None else scalar
-    return Tracer(Buffer(value, param_index=param_index, c_contiguous=c_contiguous),
-                  scalar=scalar)
+    depth = current().depth if is_tracing() else 0
+    return Tracer(Buffer(value, param_index=param_index, c_contiguous=c_contiguous,
+                         depth=depth), scalar=scalar)

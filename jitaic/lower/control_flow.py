@@ -1,0 +1,70 @@
+"""Lowering of cond, while_loop and for_loop to native control flow.
+
+Region bodies are emitted inline, inside one numba function, so a loop runs
+no Python per iteration. Region parameters are bound to the names of the
+values they stand for; loop-carried values are updated with one tuple
+assignment at the end of each iteration.
+"""
+
+from __future__ import annotations
+
+from jitaic.ir import ops
+from jitaic.ir.graph import Node, Region
+from jitaic.lower.codegen import Emitter
+from jitaic.lower.kernels import lowering
+
+
+def _bind(em: Emitter, region: Region, names: list[str]) -> None:
+    for p, name in zip(region.params, names, strict=True):
+        em.alias(p, name, "A")
+
+
+def _assign(em: Emitter, targets: list[str], region: Region) -> None:
+    if targets:  # one tuple assignment: every right-hand side is read first
+        em.line(f"{', '.join(targets)} = {', '.join(em(v) for v in region.results)}")
+
+
+@lowering(ops.cond)
+def _cond(em: Emitter, node: Node) -> None:
+    pred, *operands = node.inputs
+    then_r, else_r = node.regions
+    targets = [em.define(v, layout="A") for v in node.outputs]
+    for region, header in ((then_r, f"if {em(pred)}:"), (else_r, "else:")):
+        with em.block(header):
+            _bind(em, region, [em(v) for v in operands])
+            em.emit_nodes(region.nodes)
+            _assign(em, targets, region)
+            em.line("pass")
+
+
+def _carried(em: Emitter, node: Node, init) -> list[str]:
+    targets = [em.define(v, layout="A") for v in node.outputs]
+    for target, v in zip(targets, init, strict=True):
+        em.line(f"{target} = {em(v)}")
+    return targets
+
+
+@lowering(ops.while_loop)
+def _while(em: Emitter, node: Node) -> None:
+    test, body = node.regions
+    targets = _carried(em, node, node.inputs)
+    with em.block("while True:"):
+        _bind(em, test, targets)
+        em.emit_nodes(test.nodes)
+        with em.block(f"if not {em(test.results[0])}:"):
+            em.line("break")
+        _bind(em, body, targets)
+        em.emit_nodes(body.nodes)
+        _assign(em, targets, body)
+
+
+@lowering(ops.for_loop)
+def _for(em: Emitter, node: Node) -> None:
+    start, stop, step, *init = node.inputs
+    (body,) = node.regions
+    targets = _carried(em, node, init)
+    index = em.fresh("it")
+    with em.block(f"for {index} in range({em(start)}, {em(stop)}, {em(step)}):"):
+        _bind(em, body, [index, *targets])
+        em.emit_nodes(body.nodes)
+        _assign(em, targets, body)

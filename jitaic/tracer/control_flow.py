@@ -1,0 +1,237 @@
+"""Structured control flow on Tracers: cond, while_loop and for_loop.
+
+Each body is traced into its own Region. Values from enclosing scopes may be
+read directly inside a body. Arrays from enclosing scopes that a body writes
+in place (``x[i] = ...``) are found from the trace's write log and become
+extra results (cond) or extra loop-carried values (loops), so NumPy's
+in-place semantics hold across control flow. Loop-carried types are a fixed
+point: ``acc = 0`` followed by ``acc += x[i]`` carries a float64.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from jitaic.errors import ShapeError, UnsupportedError, at, user_location
+from jitaic.ir import ops
+from jitaic.ir.graph import Region, Value, make_node
+from jitaic.ir.types import TensorType
+from jitaic.tracer.core import Buffer, Tracer, current, new_tracer, to_value
+
+_TRACEABLE = (Tracer, np.ndarray, np.generic, bool, int, float)
+
+
+@dataclass
+class _Body:
+    region: Region
+    out_static: list[object]  # per output leaf: None if traced, else the static value
+    written: dict[int, tuple[Buffer, Value]]  # outer buffers written: final inner value
+
+
+def _trace_body(fn: Callable, args: Sequence[object], carried: Sequence[Buffer] = (),
+                leading: Sequence[TensorType] = ()) -> _Body:
+    """Trace ``fn(*leading, *args)`` into a Region (static args stay Python values)."""
+    ctx = current()
+    ctx.builder.open_block()
+    ctx.write_logs.append({})
+    params: list[Value] = [Value(t) for t in leading]
+    saved = [(b, b.value, b.version) for b in carried]
+    try:
+        inner = [new_tracer(p) for p in params]
+        for a in args:
+            if isinstance(a, Tracer):
+                params.append(Value(a.aval))
+                inner.append(new_tracer(params[-1], scalar=a._scalar))
+            else:
+                inner.append(a)
+        for b in carried:
+            params.append(Value(b.value.type))
+            b.value, b.version = params[-1], b.version + 1
+        out = fn(*inner)
+        leaves = list(out) if isinstance(out, (tuple, list)) else [out]
+        results, static = [], []
+        for leaf in leaves:
+            if isinstance(leaf, _TRACEABLE):
+                results.append(to_value(leaf))
+                static.append(None)
+            else:
+                static.append(leaf)
+        log = ctx.write_logs[-1]
+        written = {k: (buf, buf.value) for k, (buf, _, _) in log.items()}
+        results += [b.value for b in carried]
+    finally:
+        nodes = ctx.builder.close_block()
+        for buf, value, version in ctx.write_logs.pop().values():
+            buf.value, buf.version = value, version
+        for buf, value, version in saved:
+            buf.value, buf.version = value, version
+    for k in [k for k in written if any(id(b) == k for b in carried)]:
+        del written[k]
+    return _Body(Region(tuple(params), nodes, tuple(results)), static, written)
+
+
+def _with_results(region: Region, results: Sequence[Value]) -> Region:
+    return Region(region.params, region.nodes, tuple(results))
+
+
+def _cast_results(region: Region, types: Sequence[TensorType]) -> Region:
+    """Append casts so the region's results have exactly these dtypes."""
+    nodes, results = list(region.nodes), []
+    for v, t in zip(region.results, types, strict=True):
+        if v.dtype != t.dtype:
+            node = make_node(ops.astype, [v], {"dtype": t.dtype})
+            nodes.append(node)
+            v = node.output
+        if v.shape != t.shape:
+            node = make_node(ops.broadcast_to, [v], {"shape": t.shape})
+            nodes.append(node)
+            v = node.output
+        results.append(v)
+    return Region(region.params, tuple(nodes), tuple(results))
+
+
+def _joined(a: TensorType, b: TensorType, what: str) -> TensorType:
+    if a.shape != b.shape:
+        raise ShapeError(f"{what} has shape {a.shape} on one path and {b.shape} on the "
+                         f"other{at(user_location())}; jitaic needs static shapes")
+    dtype = np.result_type(a.dtype, b.dtype)
+    return TensorType(a.shape, dtype, a.weak and b.weak)
+
+
+def _emit(op: ops.Op, inputs: Sequence[Value], regions: Sequence[Region],
+          attrs: dict | None = None) -> list[Value]:
+    node = current().builder.emit(op, inputs, attrs or {}, tuple(regions), loc=user_location())
+    return list(node.outputs)
+
+
+def _update_buffers(buffers: Sequence[Buffer], values: Sequence[Value]) -> None:
+    ctx = current()
+    for buf, value in zip(buffers, values, strict=True):
+        ctx.log_write(buf)
+        buf.value, buf.version = value, buf.version + 1
+
+
+def _outputs(values: list[Value], static: list[object], like: Sequence[object] = ()) -> list:
+    """Python results: static leaves as they were, traced ones as new Tracers."""
+    it = iter(values)
+    out = []
+    for i, s in enumerate(static):
+        if s is not None:
+            out.append(s)
+            continue
+        value = next(it)
+        original = like[i] if i < len(like) else None
+        as_array = isinstance(original, np.ndarray) or (
+            isinstance(original, Tracer) and not original._scalar)
+        out.append(new_tracer(value, scalar=value.type.ndim == 0 and not as_array))
+    return out
+
+
+# ---------------------------------------------------------------- cond
+
+def cond(pred: object, then_fn: Callable, else_fn: Callable, operands: Sequence[object],
+         names: Sequence[str] = ()) -> list:
+    """``then_fn(*operands)`` or ``else_fn(*operands)``, chosen at run time."""
+    pred = to_value(pred)
+    if pred.dtype != np.bool_:
+        pred = current().builder.emit(ops.not_equal, [pred, current().constant(0)]).output
+    then_b = _trace_body(then_fn, operands)
+    else_b = _trace_body(else_fn, operands)
+    if [s is None for s in then_b.out_static] != [s is None for s in else_b.out_static] or any(
+            a is not b and a != b for a, b in zip(then_b.out_static, else_b.out_static,
+                                                  strict=True) if a is not None):
+        raise UnsupportedError(f"the branches of an if on a traced value give different "
+                               f"Python (non-array) values{at(user_location())}")
+    buffers = {**{k: b for k, (b, _) in then_b.written.items()},
+               **{k: b for k, (b, _) in else_b.written.items()}}
+    then_r = _with_results(then_b.region, [*then_b.region.results, *(
+        then_b.written.get(k, (b, b.value))[1] for k, b in buffers.items())])
+    else_r = _with_results(else_b.region, [*else_b.region.results, *(
+        else_b.written.get(k, (b, b.value))[1] for k, b in buffers.items())])
+    labels = [*names, *(f"array written in the branches #{i}" for i in range(len(buffers)))]
+    types = [_joined(a.type, b.type, f"variable {labels[i] if i < len(labels) else i}")
+             for i, (a, b) in enumerate(zip(then_r.results, else_r.results, strict=True))]
+    then_r, else_r = _cast_results(then_r, types), _cast_results(else_r, types)
+    operand_values = [to_value(o) for o in operands if isinstance(o, Tracer)]
+    outs = _emit(ops.cond, [pred, *operand_values], [then_r, else_r])
+    n = len(outs) - len(buffers)
+    _update_buffers(list(buffers.values()), outs[n:])
+    return _outputs(outs[:n], then_b.out_static)
+
+
+# ---------------------------------------------------------------- loops
+
+def _lift_carried(values: Sequence[object]) -> list[object]:
+    """Loop-carried Python numbers become traced scalars (they change per iteration)."""
+    return [new_tracer(to_value(v), scalar=True) if isinstance(v, (bool, int, float, np.generic))
+            and not isinstance(v, Tracer) else v for v in values]
+
+
+def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequence[object],
+          bounds: Sequence[Value] = (), names: Sequence[str] = ()) -> list:
+    carried = _lift_carried(init)
+    buffers: list[Buffer] = []
+    leading = [TensorType((), np.int64)] if op is ops.for_loop else []
+    for _ in range(8):  # fixed point of carried types and written arrays
+        body = _trace_body(body_fn, carried, buffers, leading)
+        widened = _widen(carried, body, names)
+        new = [b for b, _ in body.written.values() if b not in buffers]
+        if not new and widened is None:
+            break
+        buffers += new
+        carried = widened or carried
+    else:
+        raise UnsupportedError(f"loop-carried types do not settle{at(user_location())}")
+    regions = [body.region]
+    if cond_fn is not None:
+        test = _trace_body(cond_fn, carried, buffers)
+        if test.written:
+            raise UnsupportedError(f"a while condition may not write arrays"
+                                   f"{at(user_location())}")
+        (result,) = test.region.results
+        regions.insert(0, _cast_results(test.region, [TensorType((), np.bool_)]))
+        del result
+    init_values = [to_value(c) for c in carried if isinstance(c, Tracer)]
+    outs = _emit(op, [*bounds, *init_values, *(b.value for b in buffers)], regions)
+    n = len(outs) - len(buffers)
+    _update_buffers(buffers, outs[n:])
+    return _outputs(outs[:n], body.out_static, carried)
+
+
+def _widen(carried: list[object], body: _Body, names: Sequence[str]) -> list | None:
+    """Carried values retyped to what the body produces, or None if they agree."""
+    traced = [c for c in carried if isinstance(c, Tracer)]
+    results = body.region.results[: len(traced)]
+    changed = False
+    out, it = [], iter(zip(traced, results, strict=True))
+    for i, c in enumerate(carried):
+        if not isinstance(c, Tracer):
+            out.append(c)
+            continue
+        tracer, result = next(it)
+        name = names[i] if i < len(names) else f"#{i}"
+        joined = _joined(tracer.aval, result.type, f"loop variable {name}")
+        if joined.dtype != tracer.dtype:
+            from jitaic.tracer.numpy_api import astype
+
+            tracer = astype(tracer, joined.dtype)
+            changed = True
+        out.append(tracer)
+    return out if changed else None
+
+
+def while_loop(cond_fn: Callable, body_fn: Callable, init: Sequence[object],
+               names: Sequence[str] = ()) -> list:
+    return _loop(ops.while_loop, body_fn, cond_fn, init, (), names)
+
+
+def for_loop(start: object, stop: object, step: object, body_fn: Callable,
+             init: Sequence[object], names: Sequence[str] = ()) -> list:
+    """``for i in range(start, stop, step): carried = body_fn(i, *carried)``."""
+    from jitaic.tracer.numpy_api import as_tracer, astype
+
+    bounds = [astype(as_tracer(b), np.int64).value for b in (start, stop, step)]
+    return _loop(ops.for_loop, body_fn, None, init, bounds, names)
