@@ -481,3 +481,50 @@ def _for_reference(start, stop, step, *carried, regions):
 
 
 for_loop = define("for_loop", _loop_infer, _for_reference, (HAS_REGION, CONTROL_FLOW))
+
+# ---------------------------------------------------------------- dynamic indexing
+# Basic indexing where some integer indices are run-time values (a loop index):
+# the "index" attribute is a template whose DYNAMIC entries are filled, in
+# order, by the extra integer inputs. Shapes stay static: an integer index
+# drops its dimension whatever its value.
+
+DYNAMIC = "dynamic"
+
+
+def _fill(index: tuple, values) -> tuple:
+    it = iter(values)
+    return tuple(int(next(it)) if e == DYNAMIC else e for e in index)
+
+
+def _static_view(index: tuple) -> tuple:
+    return tuple(0 if e == DYNAMIC else e for e in index)
+
+
+def _dyn_getitem_infer(in_types, attrs, regions):
+    x, *dyn = in_types
+    _check_dynamic(dyn, attrs["index"])
+    return [x.with_shape(slice_shape(x.shape, _static_view(attrs["index"])))]
+
+
+def _check_dynamic(dyn, index) -> None:
+    if len(dyn) != sum(e == DYNAMIC for e in index) or any(
+            t.ndim or t.dtype.kind not in "iu" for t in dyn):
+        raise ValueError("dynamic indices must be integer scalars, one per dynamic entry")
+
+
+dyn_getitem = define(
+    "dyn_getitem", _dyn_getitem_infer,
+    lambda x, *dyn, index: np.asarray(x[to_numpy_index(_fill(index, dyn))]).copy())
+
+
+def _dyn_setitem_infer(in_types, attrs, regions):
+    x, v, *dyn = in_types
+    _check_dynamic(dyn, attrs["index"])
+    return _setitem_infer([x, v], {"index": _static_view(attrs["index"])}, regions)
+
+
+def _dyn_setitem_reference(x, v, *dyn, index):
+    return _setitem_reference(x, v, _fill(index, dyn))
+
+
+dyn_setitem = define("dyn_setitem", _dyn_setitem_infer, _dyn_setitem_reference)

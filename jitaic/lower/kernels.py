@@ -529,3 +529,29 @@ def _concatenate(em: Emitter, node: Node) -> None:
         source = em(v) if v.dtype == out.dtype else f"{em(v)}.astype({np_type(out.dtype)})"
         em.line(f"{name}[{index_text(tuple(index))}] = {source}")
         start = stop
+
+
+def _dynamic_index(em: Emitter, index: tuple, dyn: Sequence[Value]) -> str:
+    names = iter(em(v) for v in dyn)
+    return index_text(tuple(next(names) if e == ops.DYNAMIC else e for e in index))
+
+
+@lowering(ops.dyn_getitem)
+def _dyn_getitem(em: Emitter, node: Node) -> None:
+    x, *dyn = node.inputs
+    out = node.output
+    subscript = _dynamic_index(em, node.attrs["index"], dyn)
+    em.line(f"{em.define(out, layout='A')} = {em(x)}[{subscript}]")
+
+
+@lowering(ops.dyn_setitem)
+def _dyn_setitem(em: Emitter, node: Node) -> None:
+    x, v, *dyn = node.inputs
+    index = node.attrs["index"]
+    name = em.define(node.output)
+    em.line(f"{name} = {em(x)}" if em.can_overwrite(x, node) else f"{name} = {em(x)}.copy()")
+    target = slice_shape(x.shape, tuple(0 if e == ops.DYNAMIC else e for e in index))
+    value = em(v)
+    if v.type.ndim and v.shape != target:
+        value = f"np.broadcast_to({value}, {target})"
+    em.line(f"{name}[{_dynamic_index(em, index, dyn)}] = {value}")

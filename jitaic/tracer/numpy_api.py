@@ -580,9 +580,15 @@ def _normalize_index(key: object, shape: tuple[int, ...]) -> tuple[tuple, list[i
     if not isinstance(key, tuple):
         key = (key,)
     for k in key:
+        if _is_dynamic_int(k):
+            continue
         if isinstance(k, (Tracer, list, np.ndarray)) and not (
                 isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype.kind in "iu"):
-            raise _unsupported("indexing with an array (advanced indexing) in trace mode")
+            raise _unsupported("indexing with an array (advanced indexing)")
+        if isinstance(k, slice) and any(isinstance(b, Tracer) for b in (k.start, k.stop,
+                                                                       k.step)):
+            raise _unsupported("a slice whose bounds are traced values (its length is "
+                               "only known at run time)")
     n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
     if n_real > len(shape):
         raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, "
@@ -595,18 +601,27 @@ def _normalize_index(key: object, shape: tuple[int, ...]) -> tuple[tuple, list[i
             expanded.extend([slice(None)] * (len(shape) - n_real))
         else:
             expanded.append(k)
-    index, new_axes, dim, out_pos = [], [], 0, 0
+    index, new_axes, dim, out_pos, dynamic = [], [], 0, 0, []
     for k in expanded:
         if k is None:
             new_axes.append(out_pos)
             out_pos += 1
             continue
-        index.append(_normalize_entry(k, shape[dim], dim))
+        if _is_dynamic_int(k):
+            index.append(ops.DYNAMIC)
+            dynamic.append(k)
+        else:
+            index.append(_normalize_entry(k, shape[dim], dim))
         out_pos += isinstance(index[-1], tuple)
         dim += 1
     while index and index[-1] == (0, shape[len(index) - 1], 1):
         index.pop()  # trailing full slices are implicit
-    return tuple(index), new_axes
+    return tuple(index), new_axes, dynamic
+
+
+def _is_dynamic_int(k: object) -> bool:
+    """A traced integer scalar used as an index (a loop index, say)."""
+    return isinstance(k, Tracer) and k.ndim == 0 and k.dtype.kind in "iu"
 
 
 def _normalize_entry(k: object, size: int, dim: int):
@@ -628,7 +643,12 @@ def _normalize_entry(k: object, size: int, dim: int):
 
 
 def getitem(self: Tracer, key: object) -> Tracer:
-    index, new_axes = _normalize_index(key, self.shape)
+    index, new_axes, dynamic = _normalize_index(key, self.shape)
+    if dynamic:
+        if new_axes:
+            raise _unsupported("None (np.newaxis) together with a traced index")
+        scalar = len(index) == self.ndim and all(not isinstance(e, tuple) for e in index)
+        return emit(ops.dyn_getitem, [self, *dynamic], {"index": index}, scalar=scalar)
     has_ellipsis = key is Ellipsis or (isinstance(key, tuple) and Ellipsis in key)
     all_ints = len(index) == self.ndim and all(isinstance(e, int) for e in index)
     if all_ints and not new_axes and not has_ellipsis:  # a scalar copy, not a view
@@ -646,12 +666,15 @@ def getitem(self: Tracer, key: object) -> Tracer:
 
 
 def setitem(self: Tracer, key: object, value: object) -> None:
-    index, new_axes = _normalize_index(key, self.shape)
+    index, new_axes, dynamic = _normalize_index(key, self.shape)
     if new_axes:
         raise _unsupported("assignment with None (np.newaxis) in the index")
     v = as_tracer(value)
     if v.dtype != self.dtype:
         v = astype(v, self.dtype)
+    if dynamic:
+        self.write(emit(ops.dyn_setitem, [self, v, *dynamic], {"index": index}).value)
+        return
     if not index:  # x[...] = v
         target = self.shape
         if ops.broadcast_shapes(v.shape, target) != target:
