@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from jitaic import config
-from jitaic.errors import UnsupportedError, at
+from jitaic.ast_frontend.transform import convert as ast_convert
+from jitaic.errors import ConcretizationError, at
 from jitaic.ir.graph import Graph
 from jitaic.ir.interpreter import evaluate
 from jitaic.ir.printer import format_graph
@@ -55,6 +56,7 @@ class Specialization:
     frontend: str
     trace_seconds: float
     parallel: bool = False
+    fn: Callable | None = None
     compiled: Compiled | None = None
     hits: int = 0
     _converters: list[Callable] = field(default_factory=list, repr=False)
@@ -131,6 +133,10 @@ class Lowered:
 
     def source(self) -> str:
         return self._spec.source
+
+    def rewritten_source(self) -> str:
+        """The function as the AST frontend rewrote it (mode="ast"/"auto" fallback)."""
+        return ast_convert(self._spec.fn).source if self._spec.frontend == "ast" else ""
 
     def fusion_report(self) -> str:
         """One line per kernel: the nodes fused into it and why its boundary stayed."""
@@ -268,21 +274,18 @@ class JitFunction:
         with self._lock:
             if key in self._cache:
                 return self._cache[key]
-            if self._mode == "ast":
-                raise UnsupportedError('mode="ast" (the AST frontend) is not available in '
-                                       f"this version of jitaic{at(None)}")
             self._check_arguments(args, kwargs, static)
             self._misses += 1
             start = time.perf_counter()
-            names = self._positional_names(len(args))
-            traced = trace(self._fn, args, kwargs, names, static, self._static_names)
+            traced, frontend = self._trace(args, kwargs, static)
             if config.get("checks"):
                 verify(traced.graph)
             traced.graph = optimize(traced.graph)
             self._check_writeable(traced.graph, leaves)
-            spec = Specialization(key, traced, "trace", time.perf_counter() - start,
+            spec = Specialization(key, traced, frontend, time.perf_counter() - start,
                                   self._parallel)
             spec._converters = _output_converters(traced)
+            spec.fn = self._fn
             if config.get("backend") != "reference":
                 is_array = [isinstance(x, np.ndarray) for x in leaves]
                 spec.compiled = compile_graph(traced.graph, is_array, leaves, self._parallel)
@@ -290,6 +293,20 @@ class JitFunction:
             self._order.append(spec)
             _log_compile(self.__qualname__, spec)
             return spec
+
+    def _trace(self, args, kwargs, static) -> tuple[Traced, str]:
+        """Trace with the tracer; in auto mode, redo it with the AST frontend when
+        Python control flow needs a traced value."""
+        names = self._positional_names(len(args))
+        if self._mode != "ast":
+            try:
+                return trace(self._fn, args, kwargs, names, static, self._static_names), "trace"
+            except ConcretizationError:
+                if self._mode == "trace":
+                    raise
+        converter = Converter(transform=lambda f: ast_convert(f).fn)
+        return trace(self._fn, args, kwargs, names, static, self._static_names,
+                     converter), "ast"
 
     @staticmethod
     def _check_writeable(graph: Graph, leaves: Sequence[object]) -> None:

@@ -133,33 +133,59 @@ def _outputs(values: list[Value], static: list[object], like: Sequence[object] =
 # ---------------------------------------------------------------- cond
 
 def cond(pred: object, then_fn: Callable, else_fn: Callable, operands: Sequence[object],
-         names: Sequence[str] = ()) -> list:
-    """``then_fn(*operands)`` or ``else_fn(*operands)``, chosen at run time."""
+         names: Sequence[str] = (), undefined: object = None) -> list:
+    """``then_fn(*operands)`` or ``else_fn(*operands)``, chosen at run time.
+
+    Outputs that are static Python values must agree between the branches,
+    except ``undefined`` (a variable only one branch assigns), which wins.
+    """
     pred = to_value(pred)
     if pred.dtype != np.bool_:
         pred = current().builder.emit(ops.not_equal, [pred, current().constant(0)]).output
     then_b = _trace_body(then_fn, operands)
     else_b = _trace_body(else_fn, operands)
-    if [s is None for s in then_b.out_static] != [s is None for s in else_b.out_static] or any(
-            a is not b and a != b for a, b in zip(then_b.out_static, else_b.out_static,
-                                                  strict=True) if a is not None):
-        raise UnsupportedError(f"the branches of an if on a traced value give different "
-                               f"Python (non-array) values{at(user_location())}")
+    plan = _join_outputs(then_b, else_b, names, undefined)
     buffers = {**{k: b for k, (b, _) in then_b.written.items()},
                **{k: b for k, (b, _) in else_b.written.items()}}
-    then_r = _with_results(then_b.region, [*then_b.region.results, *(
-        then_b.written.get(k, (b, b.value))[1] for k, b in buffers.items())])
-    else_r = _with_results(else_b.region, [*else_b.region.results, *(
-        else_b.written.get(k, (b, b.value))[1] for k, b in buffers.items())])
-    labels = [*names, *(f"array written in the branches #{i}" for i in range(len(buffers)))]
-    types = [_joined(a.type, b.type, f"variable {labels[i] if i < len(labels) else i}")
-             for i, (a, b) in enumerate(zip(then_r.results, else_r.results, strict=True))]
-    then_r, else_r = _cast_results(then_r, types), _cast_results(else_r, types)
+    regions = []
+    for body in (then_b, else_b):
+        traced = _traced_by_position(body)
+        results = [traced[i] for i, kind in enumerate(plan) if kind is None]
+        results += [body.written.get(k, (b, b.value))[1] for k, b in buffers.items()]
+        regions.append(_with_results(body.region, results))
+    labels = [names[i] if i < len(names) else f"#{i}" for i, k in enumerate(plan) if k is None]
+    labels += [f"array written in a branch #{i}" for i in range(len(buffers))]
+    types = [_joined(a.type, b.type, f"variable {label}") for a, b, label in
+             zip(regions[0].results, regions[1].results, labels, strict=True)]
+    regions = [_cast_results(r, types) for r in regions]
     operand_values = [to_value(o) for o in operands if isinstance(o, Tracer)]
-    outs = _emit(ops.cond, [pred, *operand_values], [then_r, else_r])
+    outs = _emit(ops.cond, [pred, *operand_values], regions)
     n = len(outs) - len(buffers)
     _update_buffers(list(buffers.values()), outs[n:])
-    return _outputs(outs[:n], then_b.out_static)
+    return _outputs(outs[:n], plan)
+
+
+def _traced_by_position(body: _Body) -> dict[int, Value]:
+    it = iter(body.region.results)
+    return {i: next(it) for i, s in enumerate(body.out_static) if s is None}
+
+
+def _join_outputs(a: _Body, b: _Body, names: Sequence[str], undefined: object) -> list:
+    """Per output: None if traced on both paths, else the static value it takes."""
+    plan = []
+    for i, (x, y) in enumerate(zip(a.out_static, b.out_static, strict=True)):
+        if x is None and y is None:
+            plan.append(None)
+        elif undefined is not None and (x is undefined or y is undefined):
+            plan.append(undefined)
+        elif x is not None and y is not None and (x is y or x == y):
+            plan.append(x)
+        else:
+            name = names[i] if i < len(names) else f"#{i}"
+            raise UnsupportedError(f"variable {name!r} gets different Python values (or an "
+                                   f"array on one path only) in the branches of an if on a "
+                                   f"traced value{at(user_location())}")
+    return plan
 
 
 # ---------------------------------------------------------------- loops

@@ -140,8 +140,9 @@ def _referenced_names(code: types.CodeType) -> set[str]:
 class Converter:
     """Copies user functions with their globals and closures rebound to the proxy."""
 
-    def __init__(self) -> None:
+    def __init__(self, transform: Callable | None = None) -> None:
         self._memo: dict[int, types.FunctionType] = {}
+        self._transform = transform  # e.g. the AST frontend's rewrite
 
     def replace(self, value: object) -> object:
         if value is np:
@@ -157,6 +158,9 @@ class Converter:
     def convert(self, fn: types.FunctionType) -> types.FunctionType:
         if id(fn) in self._memo:
             return self._memo[id(fn)]
+        original = fn
+        if self._transform is not None:
+            fn = self._transform(fn)
         new_globals = dict(fn.__globals__)
         closure = None
         if fn.__closure__ is not None:
@@ -165,7 +169,7 @@ class Converter:
                                  closure)
         new.__kwdefaults__ = fn.__kwdefaults__
         new.__dict__.update(fn.__dict__)
-        self._memo[id(fn)] = new
+        self._memo[id(original)] = new
         for name in _referenced_names(fn.__code__):
             if name in new_globals:
                 new_globals[name] = self.replace(new_globals[name])

@@ -1,0 +1,122 @@
+"""What the rewritten source calls: control flow that is static or traced.
+
+Each helper looks at the values it gets: Python values run plain Python
+(decided while tracing, like ``if x.shape[0] > 3``); traced values record the
+structured control-flow ops of ``jitaic.tracer.control_flow``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from jitaic.errors import ConcretizationError, UnsupportedError, at, user_location
+from jitaic.tracer import control_flow
+from jitaic.tracer.core import Tracer
+
+# Loops with a static trip count up to this many iterations are unrolled when
+# their body needs the index as a Python int (a slice length, say).
+MAX_UNROLL = 64
+
+
+class _Undefined:
+    """The value of a variable that is not assigned on every path."""
+
+    def __repr__(self) -> str:
+        return "<undefined>"
+
+    def __getattr__(self, name):
+        raise UnsupportedError(f"a variable is used before it is assigned on every path"
+                               f"{at(user_location())}")
+
+
+UNDEFINED = _Undefined()
+
+
+def get(namespace: dict, name: str) -> object:
+    return namespace.get(name, UNDEFINED)
+
+
+def _traced(value: object) -> bool:
+    return isinstance(value, Tracer)
+
+
+def if_stmt(test: object, then_fn: Callable, else_fn: Callable, values: Sequence,
+            names: Sequence[str]) -> tuple:
+    if not _traced(test):
+        return tuple((then_fn if test else else_fn)(*values))
+    return tuple(control_flow.cond(test, then_fn, else_fn, values, names, UNDEFINED))
+
+
+def if_return(test: object, then_fn: Callable, else_fn: Callable) -> object:
+    """``if test: return a  else: return b`` (early returns on both paths)."""
+    if not _traced(test):
+        return then_fn() if test else else_fn()
+    (out,) = control_flow.cond(test, lambda: (then_fn(),), lambda: (else_fn(),), [])
+    return out
+
+
+def ifexp(test: object, then_fn: Callable, else_fn: Callable) -> object:
+    return if_return(test, then_fn, else_fn)
+
+
+def and_(*operands: Callable) -> object:
+    value = operands[0]()
+    for operand in operands[1:]:
+        if _traced(value):
+            value = np.logical_and(value, operand())
+        elif not value:
+            return value
+        else:
+            value = operand()
+    return value
+
+
+def or_(*operands: Callable) -> object:
+    value = operands[0]()
+    for operand in operands[1:]:
+        if _traced(value):
+            value = np.logical_or(value, operand())
+        elif value:
+            return value
+        else:
+            value = operand()
+    return value
+
+
+def not_(value: object) -> object:
+    return np.logical_not(value) if _traced(value) else not value
+
+
+def while_stmt(test_fn: Callable, body_fn: Callable, values: Sequence,
+               names: Sequence[str]) -> tuple:
+    values = tuple(values)
+    while True:
+        test = test_fn(*values)
+        if _traced(test) or any(_traced(v) for v in values):
+            break
+        if not test:
+            return values
+        values = tuple(body_fn(*values))
+    return tuple(control_flow.while_loop(lambda *v: test_fn(*v), body_fn, values, names))
+
+
+def for_range(bounds: Sequence, body_fn: Callable, values: Sequence,
+              names: Sequence[str]) -> tuple:
+    """``for i in range(*bounds)``: a for_loop with the index as an IR value."""
+    start, stop, step = (list(bounds) + [None, None])[:3] if len(bounds) > 1 else (
+        0, bounds[0], None)
+    step = 1 if step is None else step
+    static = not any(_traced(b) for b in (start, stop, step))
+    if static and len(range(start, stop, step)) == 0:
+        return tuple(values)
+    try:
+        return tuple(control_flow.for_loop(start, stop, step, body_fn, values, names))
+    except ConcretizationError:
+        if not static or len(range(start, stop, step)) > MAX_UNROLL:
+            raise
+    values = tuple(values)  # the body needs a Python index: unroll the short loop
+    for i in range(start, stop, step):
+        values = tuple(body_fn(i, *values))
+    return values
