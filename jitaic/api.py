@@ -29,7 +29,7 @@ from jitaic.ir.verifier import verify
 from jitaic.lower.compile import Compiled, compile_graph
 from jitaic.passes.pipeline import optimize
 from jitaic.tracer.core import is_tracing
-from jitaic.tracer.numpy_proxy import Converter
+from jitaic.tracer.numpy_proxy import Converter, traceable
 from jitaic.tracer.trace import (
     LEAF,
     Traced,
@@ -188,7 +188,7 @@ class JitFunction:
 
     def _call(self, args: tuple, kwargs: dict):
         if is_tracing():  # called from another traced function: inline it
-            return Converter().convert(self._fn)(*args, **kwargs)
+            return traceable(self._fn)(*args, **kwargs)
         if config.get("disable_jit"):
             return self._fn(*args, **kwargs)
         args, kwargs, static = self._bind(args, kwargs)

@@ -261,6 +261,8 @@ _CACHE: dict[types.CodeType, Converted] = {}
 
 def convert(fn: types.FunctionType) -> Converted:
     """The AST-rewritten version of ``fn`` (same globals and closure)."""
+    if fn.__name__ == "<lambda>":  # no statements to rewrite
+        return Converted(fn, "")
     cached = _CACHE.get(fn.__code__)
     if cached is not None:
         return _rebind(cached, fn)
@@ -272,9 +274,8 @@ def convert(fn: types.FunctionType) -> Converted:
     filename = fn.__code__.co_filename
     tree = ast.parse(textwrap.dedent("".join(lines)))
     fdef = tree.body[0]
-    if not isinstance(fdef, ast.FunctionDef):
-        raise UnsupportedError(f"mode=\"ast\" cannot rewrite {fn.__qualname__} (a lambda "
-                               f"or nested expression); define it with def")
+    if not isinstance(fdef, ast.FunctionDef):  # a lambda holds no statements
+        return Converted(fn, "")
     ast.increment_lineno(tree, first - 1)
     fdef.decorator_list = []
     fence(fdef, filename)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 
+from jitaic.autodiff.control_flow import REGION_VJP_RULES
 from jitaic.autodiff.vjp_rules import NON_DIFFERENTIABLE, VJP_RULES
 from jitaic.errors import UnsupportedError, at
 from jitaic.ir import ops
@@ -40,6 +41,10 @@ def backpropagate(nodes: Sequence[Node], seeds: dict[int, Tracer]) -> dict[int, 
     for node in reversed(nodes):
         outs = [cotangents.get(id(v)) for v in node.outputs]
         if all(g is None for g in outs) or node.op in NON_DIFFERENTIABLE:
+            continue
+        if node.op in REGION_VJP_RULES:
+            for v, grad in REGION_VJP_RULES[node.op](node, outs, backpropagate):
+                _accumulate(cotangents, v, grad)
             continue
         rule = VJP_RULES.get(node.op)
         if rule is None:

@@ -221,3 +221,23 @@ def _concatenate(node, g, *inputs_and_out):
         grads.append(emit(ops.getitem, [g], {"index": index}, scalar=False))
         start = stop
     return tuple(grads)
+
+
+@vjp_rule(ops.dyn_getitem)
+def _dyn_getitem(node, g, x, *dyn_and_out):
+    *dyn, _ = dyn_and_out
+    zeros = npa.full_value(x.shape, 0.0, x.dtype)
+    dx = emit(ops.dyn_setitem, [zeros, g, *dyn], {"index": node.attrs["index"]},
+              scalar=False)
+    return (dx, *(None for _ in dyn))
+
+
+@vjp_rule(ops.dyn_setitem)
+def _dyn_setitem(node, g, x, v, *dyn_and_out):
+    *dyn, _ = dyn_and_out
+    index = node.attrs["index"]
+    static_view = tuple(0 if e == ops.DYNAMIC else e for e in index)
+    zeros = npa.full_value(ops.slice_shape(x.shape, static_view), 0.0, x.dtype)
+    dx = emit(ops.dyn_setitem, [g, zeros, *dyn], {"index": index}, scalar=False)
+    dv = emit(ops.dyn_getitem, [g, *dyn], {"index": index}, scalar=False)
+    return (dx, unbroadcast(dv, v.shape), *(None for _ in dyn))

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from jitaic import config
-from jitaic.ir.graph import Graph, Node, Value, make_node
+from jitaic.ir.graph import Graph, Node, Region, Value, make_node
 
 
 class Rebuilder:
@@ -43,15 +43,37 @@ class Rebuilder:
 
     def keep(self, node: Node) -> None:
         inputs = [self.get(v) for v in node.inputs]
-        if all(a is b for a, b in zip(inputs, node.inputs, strict=True)):
+        regions = tuple(self._remap_region(r) for r in node.regions)
+        if all(a is b for a, b in zip(inputs, node.inputs, strict=True)) and all(
+                a is b for a, b in zip(regions, node.regions, strict=True)):
             self.nodes.append(node)
             return
-        new = make_node(node.op, inputs, node.attrs, node.regions, node.loc)
+        new = make_node(node.op, inputs, node.attrs, regions, node.loc)
         self.nodes.append(new)
         for old, fresh in zip(node.outputs, new.outputs, strict=True):
             fresh.name = old.name
             self.use_counts[id(fresh)] = self.use_counts[id(old)]
             self.replace(old, fresh)
+
+    def _remap_region(self, region: Region) -> Region:
+        """A body with replaced outer values substituted (bodies read outer values)."""
+        nodes, changed = [], False
+        for node in region.nodes:
+            regions = tuple(self._remap_region(r) for r in node.regions)
+            inputs = [self.get(v) for v in node.inputs]
+            if all(a is b for a, b in zip(inputs, node.inputs, strict=True)) and all(
+                    a is b for a, b in zip(regions, node.regions, strict=True)):
+                nodes.append(node)
+                continue
+            new = make_node(node.op, inputs, node.attrs, regions, node.loc)
+            for old, fresh in zip(node.outputs, new.outputs, strict=True):
+                self._subst[id(old)] = fresh
+            nodes.append(new)
+            changed = True
+        results = tuple(self.get(v) for v in region.results)
+        if not changed and all(a is b for a, b in zip(results, region.results, strict=True)):
+            return region
+        return Region(region.params, tuple(nodes), results)
 
     def finish(self, graph: Graph) -> Graph:
         if not self.changed:

@@ -35,6 +35,7 @@ class TraceContext:
 
     def __init__(self) -> None:
         self.builder = Builder()
+        self.converter = None  # how user functions are prepared (numpy_proxy.Converter)
         self._constants: dict[tuple[int, int], tuple[object, Value]] = {}
         # Per open region: outer buffers written inside it, with their values
         # before the first write (control flow turns them into region results).

@@ -185,5 +185,9 @@ class Converter:
 
 
 def traceable(fn: Callable) -> Callable:
-    """``fn`` ready to run on Tracers: user functions see the proxy numpy."""
-    return Converter().convert(fn) if _is_user_function(fn) else fn
+    """``fn`` ready to run on Tracers in the active trace (proxy numpy; AST rewrite
+    when the trace uses the AST frontend)."""
+    if not _is_user_function(fn):
+        return fn
+    converter = current().converter or Converter()
+    return converter.convert(fn)

@@ -157,8 +157,8 @@ def trace(fn: Callable, args: Sequence, kwargs: dict, arg_names: Sequence[str],
                        for a, n, s in zip(args, arg_names, static, strict=True)]
         traced_kwargs = {k: kwargs[k] if k in static_kwargs else lift_tree(kwargs[k], k)
                          for k in sorted(kwargs)}
-        call = (converter or Converter()).convert(fn) if isinstance(
-            fn, types.FunctionType) else fn
+        ctx.converter = converter or Converter()
+        call = ctx.converter.convert(fn) if isinstance(fn, types.FunctionType) else fn
         out = call(*traced_args, **traced_kwargs)
         results, out_leaves = _collect_outputs(out)
         out_tree = flatten(out)[1]
