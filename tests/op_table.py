@@ -413,6 +413,24 @@ row("index_out_of_range_slices", lambda x: (x[2:100, -100:2], x[3:1], x[:, 5:]),
 row("index_0d", lambda x: x[()], (C("f64[]"),))
 row("index_then_math", lambda x: x[1:, 0] * x[:-1, -1], (C("f64[4,5]"),))
 
+
+# A traced integer (here from argmax) as an index: dyn_getitem / dyn_setitem.
+def _index_by_traced_int(x):
+    i = np.argmax(x[:, 0])
+    return x[i], x[i, 1:3], x[-1, i % 3]
+
+
+def _assign_at_traced_int(x):
+    y = x.copy()
+    i = np.argmin(x[:, 0])
+    y[i] = 0.5
+    y[i, 1:3] += x[0, :2]
+    return y
+
+
+row("index_traced_int", _index_by_traced_int, (C("f64[4,5]"),))
+row("setitem_traced_int", _assign_at_traced_int, (C("f64[4,5]"),))
+
 # ---------------------------------------------------------------- constructors
 
 row("zeros", lambda x: x + np.zeros((3, 4)), (C("f32[3,4]"),))
