@@ -84,3 +84,75 @@ def _cond_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
 
 
 REGION_VJP_RULES[ops.cond] = _cond_vjp
+
+
+# ---------------------------------------------------------------- for_loop
+
+def _static_int(v: Value) -> int | None:
+    node = v.producer
+    while node is not None and node.op is ops.astype:
+        node = node.inputs[0].producer
+    if node is None or node.op is not ops.constant:
+        return None
+    return int(node.attrs["value"])
+
+
+def _for_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
+    """A forward loop that stacks each iteration's carried values, then a loop
+    over the iterations in reverse that replays the body and backpropagates."""
+    start_v, stop_v, step_v, *init = node.inputs
+    (body,) = node.regions
+    bounds = [_static_int(v) for v in (start_v, stop_v, step_v)]
+    if any(b is None for b in bounds):
+        from jitaic.errors import UnsupportedError, at
+
+        raise UnsupportedError(f"gradients of a for loop with traced bounds are not "
+                               f"supported yet{at(node.loc)}")
+    start, stop, step = bounds
+    n = len(range(start, stop, step))
+    k = len(init)
+    stacks = [npa.full_value((n, *v.shape), 0, v.dtype) for v in init]
+    index_param, carried_params = body.params[0], body.params[1:]
+
+    def record(i, *state):
+        carried, saved = state[:k], list(state[k:])
+        t = (i - start) // step
+        for j, c in enumerate(carried):
+            saved[j][t] = c
+        _, results = _replay(body, {id(index_param): i.value, **{
+            id(p): c.value for p, c in zip(carried_params, carried, strict=True)}})
+        return (*(new_tracer(r) for r in results), *saved)
+
+    filled = control_flow.for_loop(start, stop, step, record, [*(new_tracer(v) for v in init),
+                                                                *stacks])[k:]
+    float_carried = [j for j, v in enumerate(init) if v.dtype.kind == "f"]
+    captured = [v for v in _captured(body) if v.dtype.kind == "f"]
+    gs = [cotangents[j] if cotangents[j] is not None else _zeros(node.outputs[j])
+          for j in float_carried]
+
+    def reverse(t_rev, *state):
+        g_carried, acc = state[:len(float_carried)], state[len(float_carried):]
+        t = (n - 1) - t_rev
+        i = t * step + start
+        carried = [npa.astype(s[t], v.dtype) for s, v in zip(filled, init, strict=True)]
+        nodes, results = _replay(body, {id(index_param): npa.as_tracer(i).value, **{
+            id(p): c.value for p, c in zip(carried_params, carried, strict=True)}})
+        seeds = {}
+        for j, g in zip(float_carried, g_carried, strict=True):
+            r = results[j]
+            seeds[id(r)] = g if id(r) not in seeds else seeds[id(r)] + g
+        cts = backpropagate(nodes, seeds)
+        new_g = [cts[id(carried[j].value)] if id(carried[j].value) in cts else
+                 _zeros(init[j]) for j in float_carried]
+        new_acc = [a + cts[id(w)] if id(w) in cts else a for a, w in
+                   zip(acc, captured, strict=True)]
+        return (*new_g, *new_acc)
+
+    outs = control_flow.for_loop(0, n, 1, reverse,
+                                 [*gs, *(_zeros(w) for w in captured)])
+    pairs = [(init[j], outs[m]) for m, j in enumerate(float_carried)]
+    pairs += list(zip(captured, outs[len(float_carried):], strict=True))
+    return pairs
+
+
+REGION_VJP_RULES[ops.for_loop] = _for_vjp
