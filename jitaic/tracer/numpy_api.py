@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from jitaic.errors import ShapeError, UnsupportedError, at, user_location
+from jitaic.errors import ConcretizationError, ShapeError, UnsupportedError, at, user_location
 from jitaic.ir import ops
 from jitaic.ir.types import check_supported_dtype
 from jitaic.tracer.core import (
@@ -587,8 +587,10 @@ def _normalize_index(key: object, shape: tuple[int, ...]) -> tuple[tuple, list[i
             raise _unsupported("indexing with an array (advanced indexing)")
         if isinstance(k, slice) and any(isinstance(b, Tracer) for b in (k.start, k.stop,
                                                                        k.step)):
-            raise _unsupported("a slice whose bounds are traced values (its length is "
-                               "only known at run time)")
+            # A ConcretizationError: a short static loop around it is unrolled instead.
+            raise ConcretizationError(f"a slice whose bounds are traced values (its length "
+                                      f"is only known at run time) is not supported"
+                                      f"{at(user_location())}")
     n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
     if n_real > len(shape):
         raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, "
