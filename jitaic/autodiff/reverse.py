@@ -86,7 +86,9 @@ def _gradients(cotangents: dict, tree: tuple, fresh: list[Tracer],
     leaves = []
     for t, v in zip(fresh, values, strict=True):
         g = cotangents.get(id(v))
-        leaves.append(_zeros_like(t) if g is None else g)
+        g = _zeros_like(t) if g is None else g
+        # A scalar in (Python float, NumPy scalar) gives a scalar gradient out.
+        leaves.append(new_tracer(g.value, scalar=t._scalar) if g._scalar != t._scalar else g)
     return unflatten(tree, leaves)
 
 
