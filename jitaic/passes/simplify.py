@@ -109,6 +109,13 @@ def power_small_integer(node: Node, rb: Rebuilder) -> Value | None:
     return None
 
 
+@rule(ops.positive)
+def positive_is_identity(node: Node, rb: Rebuilder) -> Value | None:
+    """+x -> x  (np.positive copies; the value is identical, -0.0 and NaN included)"""
+    x = node.inputs[0]
+    return x if _same_type(node, x) and x.type.weak == node.output.type.weak else None
+
+
 @rule(ops.negative)
 def double_negation(node: Node, rb: Rebuilder) -> Value | None:
     """-(-x) -> x"""
