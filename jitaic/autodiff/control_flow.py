@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from jitaic.ir import ops
-from jitaic.ir.graph import Node, Region, Value
+from jitaic.ir.graph import Node, Region, Value, make_node
 from jitaic.tracer import control_flow
 from jitaic.tracer import numpy_api as npa
 from jitaic.tracer.core import Tracer, current, new_tracer
@@ -38,16 +38,35 @@ def _captured(region: Region) -> list[Value]:
 
 
 def _replay(region: Region, bindings: dict[int, Value]) -> tuple[list[Node], list[Value]]:
-    """Re-emit a region's nodes in the current block with its params bound."""
+    """Re-emit a region's nodes in the current block with its params bound.
+
+    Nested bodies (a cond inside a loop) read values of this region, so they
+    are rebuilt with the same substitution.
+    """
     env = dict(bindings)
     builder = current().builder
     nodes = []
     for node in region.nodes:
+        regions = tuple(_substitute(r, env) for r in node.regions)
         new = builder.emit(node.op, [env.get(id(v), v) for v in node.inputs], node.attrs,
-                           node.regions, node.loc)
+                           regions, node.loc)
         env.update({id(o): n for o, n in zip(node.outputs, new.outputs, strict=True)})
         nodes.append(new)
     return nodes, [env.get(id(v), v) for v in region.results]
+
+
+def _substitute(region: Region, env: dict[int, Value]) -> Region:
+    """A copy of a body whose reads of outer values go through ``env``."""
+    inner = dict(env)
+    nodes = []
+    for node in region.nodes:
+        regions = tuple(_substitute(r, inner) for r in node.regions)
+        new = make_node(node.op, [inner.get(id(v), v) for v in node.inputs], node.attrs,
+                        regions, node.loc)
+        inner.update({id(o): n for o, n in zip(node.outputs, new.outputs, strict=True)})
+        nodes.append(new)
+    return Region(region.params, tuple(nodes), tuple(inner.get(id(v), v)
+                                                     for v in region.results))
 
 
 def _zeros(v: Value) -> Tracer:
