@@ -1,0 +1,285 @@
+"""Fusion of elementwise ops into loop nests (jitaic/lower/fusion.py).
+
+Each test compiles a small program, reads the fused kernels off the
+generated source (``# kernel over [...]: ops (stores N; boundary: ...)``
+comment lines) and checks both the structure (how many kernels, how many
+arrays they store, how many sweeps over the data) and the values against
+NumPy. The last part is a differential check of random fused expressions
+mixing dtypes, NaN and infinities.
+
+Every test compiles at most a few specialisations (numba takes ~0.3 s each).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+from helpers import assert_same, copy_tree
+
+import jitaic
+
+KERNEL_LINE = re.compile(
+    r"# kernel over \[(?P<domain>[^\]]*)\]: (?P<ops>[^(]*) "
+    r"\(stores (?P<stores>\d+); boundary: (?P<boundary>[^)]*)\)")
+# Nodes lowered alone get a "# <op>  <file>:<line>" comment.
+ALONE_LINE = re.compile(r"# (?P<op>\w+)  \S+:\d+$")
+
+
+@dataclass(frozen=True)
+class Kernel:
+    domain: tuple[int, ...]
+    ops: tuple[str, ...]
+    stores: int
+    boundary: str
+
+
+def kernels(source: str) -> list[Kernel]:
+    out = []
+    for m in KERNEL_LINE.finditer(source):
+        domain = tuple(int(d) for d in m["domain"].split(",") if d.strip())
+        ops = tuple(o.strip() for o in m["ops"].split(","))
+        out.append(Kernel(domain, ops, int(m["stores"]), m["boundary"]))
+    return out
+
+
+def lowered_alone(source: str) -> list[str]:
+    """Ops of the nodes lowered one by one (not inside a fused kernel)."""
+    return [m["op"] for line in source.splitlines()
+            if (m := ALONE_LINE.search(line.strip()))]
+
+
+def compile_and_check(fn, *args, tol: float = 1.0):
+    """Jit ``fn``, compare its result (and mutated arguments) with NumPy's, and
+    return the generated source."""
+    f = jitaic.jit(fn)
+    np_args, jit_args = copy_tree(args), copy_tree(args)
+    with np.errstate(all="ignore"):
+        want = fn(*np_args)
+        got = f(*jit_args)
+    assert_same(got, want, tol=tol)
+    assert_same(jit_args, np_args, tol=tol, path="arguments after the call")
+    return f.lower(*args).source()
+
+
+def special(rng: np.random.Generator, shape, dtype=np.float64, nan: float = 0.15):
+    """Random normals with NaN, +-inf and signed zeros sprinkled in."""
+    x = rng.standard_normal(shape) * 3
+    flat = x.reshape(-1)
+    k = flat.size
+    picks = rng.random(k)
+    flat[picks < nan] = np.nan
+    flat[(picks >= nan) & (picks < nan + 0.05)] = np.inf
+    flat[(picks >= nan + 0.05) & (picks < nan + 0.1)] = -np.inf
+    flat[(picks >= nan + 0.1) & (picks < nan + 0.15)] = -0.0
+    flat[(picks >= nan + 0.15) & (picks < nan + 0.2)] = 0.0
+    return x.astype(dtype)
+
+
+# ---------------------------------------------------------------- structure
+
+
+def elementwise_chain(x, y):
+    return (2 * x + y) * (x - y) + 3 * y ** 2
+
+
+def test_elementwise_chain_is_one_kernel_storing_one_array(rng) -> None:
+    x, y = rng.standard_normal((2, 6, 7))
+    source = compile_and_check(elementwise_chain, x, y)
+    (kernel,) = kernels(source)
+    assert kernel.domain == (6, 7)
+    assert kernel.stores == 1
+    assert len(kernel.ops) >= 6  # every arithmetic op of the chain is inside
+    assert source.count("np.empty") == 1
+    assert lowered_alone(source) == ["constant"] * lowered_alone(source).count("constant")
+
+
+def sum_of_squares(x):
+    return np.sum(x * x)
+
+
+def test_sum_fuses_its_elementwise_producer(rng) -> None:
+    x = rng.standard_normal((5, 8))
+    source = compile_and_check(sum_of_squares, x)
+    (kernel,) = kernels(source)
+    assert kernel.ops == ("multiply", "reduce_sum")
+    assert kernel.stores == 0  # x*x never exists as an array
+    assert "np.empty" not in source
+    assert lowered_alone(source) == []
+
+
+def row_softmax(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def test_row_softmax_sweeps_the_data_at_most_three_times(rng) -> None:
+    x = special(rng, (6, 9), nan=0.0)  # +-inf rows give NaN, as in NumPy
+    x[0] = rng.standard_normal(9) * 800  # exp overflows without the max shift
+    source = compile_and_check(row_softmax, x)
+    sweeps = len(kernels(source)) + sum(op.startswith("reduce_") for op in
+                                        lowered_alone(source))
+    assert sweeps <= 3, source
+    for kernel in kernels(source):
+        assert kernel.domain == (6, 9)
+    # exp(x - max) is stored once (read again by the divide); nothing else is
+    # an (6, 9) temporary besides the result.
+    assert source.count("np.empty((6, 9)") <= 2
+
+
+def used_twice(x):
+    a = x * 2
+    return a + 1, a.sum()
+
+
+def test_value_used_by_a_kernel_and_a_reduction_is_computed_once(rng) -> None:
+    x = rng.standard_normal((4, 5))
+    source = compile_and_check(used_twice, x)
+    ks = kernels(source)
+    assert sum(k.ops.count("multiply") for k in ks) == 1, source
+    assert sum(k.stores for k in ks) == 1  # a + 1; a itself stays a scalar temporary
+    assert source.count("np.empty((4, 5)") == 1
+
+
+def used_twice_stored(x):
+    a = np.sin(x) * 2
+    return a, a + 1, a.sum(axis=0)
+
+
+def test_value_escaping_as_a_result_is_stored_once(rng) -> None:
+    x = rng.standard_normal((4, 5))
+    source = compile_and_check(used_twice_stored, x)
+    ks = kernels(source)
+    assert sum(k.ops.count("sin") for k in ks) == 1, source
+    assert source.count("np.empty((4, 5)") == 2  # a and a + 1
+
+
+def outer_plus_one(x, y):
+    return x[:, None] * y[None, :] + 1
+
+
+def test_broadcasting_inside_a_kernel(rng) -> None:
+    x, y = rng.standard_normal(5), rng.standard_normal(7)
+    source = compile_and_check(outer_plus_one, x, y)
+    (kernel,) = kernels(source)
+    assert kernel.domain == (5, 7) and kernel.stores == 1
+    assert set(kernel.ops) == {"multiply", "add"}
+
+
+def shape_change(x, v):
+    a = np.exp(v) + 1        # over (7,)
+    b = x * a                # over (5, 7): reads a from another domain
+    c = b.sum(axis=1) - v[:5]  # over (5,)
+    return b, c * 2
+
+
+def test_different_shapes_keep_a_boundary(rng) -> None:
+    x, v = rng.standard_normal((5, 7)), rng.standard_normal(7)
+    source = compile_and_check(shape_change, x, v)
+    domains = [k.domain for k in kernels(source)]
+    assert (7,) in domains and (5, 7) in domains and (5,) in domains, source
+    assert any("iterates over" in k.boundary for k in kernels(source)), source
+
+
+def mutate_then_use(x):
+    x += 1
+    return x * 2
+
+
+def test_in_place_update_of_an_argument_when_fused(rng) -> None:
+    x = rng.standard_normal((3, 4))
+    source = compile_and_check(mutate_then_use, x)
+    (kernel,) = kernels(source)
+    assert kernel.ops == ("add", "multiply")
+
+
+def read_old_then_mutate(x, y):
+    old = x * 3
+    x[1:] = y[1:] * 2
+    return old + x
+
+
+def test_values_read_before_a_slice_assignment_see_the_old_array(rng) -> None:
+    x, y = rng.standard_normal((2, 6))
+    compile_and_check(read_old_then_mutate, x, y)
+
+
+def mutate_twice(x, y):
+    x *= y
+    x += x.sum()
+    return x - 1
+
+
+def test_argument_updated_through_a_reduction_of_itself(rng) -> None:
+    x, y = rng.standard_normal((2, 3, 4))
+    compile_and_check(mutate_twice, x, y)
+
+
+def reduce_middle_axis(x):
+    a = np.abs(x) + 1
+    return a * 2, a.max(axis=1), (a > 1.5).sum(axis=(0, 2))
+
+
+def test_fused_reductions_over_inner_and_outer_axes(rng) -> None:
+    x = special(rng, (3, 4, 5))
+    compile_and_check(reduce_middle_axis, x)
+
+
+# ---------------------------------------------------------------- differential
+
+def _f32(rng, shape=(4, 6)):
+    return special(rng, shape, np.float32)
+
+
+def _f64(rng, shape=(4, 6)):
+    return special(rng, shape)
+
+
+def _i32(rng, shape=(4, 6)):
+    return rng.integers(-50, 50, shape).astype(np.int32)
+
+
+def _u8(rng, shape=(4, 6)):
+    return rng.integers(0, 256, shape).astype(np.uint8)
+
+
+def _bool(rng, shape=(4, 6)):
+    return rng.random(shape) < 0.5
+
+
+# (name, function, argument makers, tolerance scale)
+DIFFERENTIAL = [
+    ("where_compare", lambda x, y: np.where(x > y, x * 2.0, y - 1.0), (_f64, _f64), 1),
+    ("maximum_nan", lambda x, y: np.maximum(x, y) + np.minimum(x, 0.5), (_f64, _f64), 1),
+    ("fmax_fmin_nan", lambda x, y: np.fmax(x, y) - np.fmin(y, x), (_f64, _f64), 1),
+    ("f32_times_i32", lambda x, i: x * i + (i > 2), (_f32, _i32), 1),
+    ("bool_and_mod", lambda x, i: (x > 0) & (i % 3 == 0) | ~(x < -1), (_f32, _i32), 1),
+    ("f32_gauss", lambda x, y: np.exp(-x * x) / (1.0 + np.abs(y)), (_f32, _f32), 4),
+    ("int_floor_div_mod", lambda i, j: (i // (j | 1)) + (i % (j | 1)) * 3, (_i32, _i32), 1),
+    ("where_bool_arg", lambda x, b: np.where(b, x, -x) * 3, (_f32, _bool), 1),
+    ("rounding", lambda x: np.sqrt(np.abs(x)) + np.floor(x) - np.ceil(x * 0.5), (_f64,), 1),
+    ("astype_chain", lambda x, i: (np.where(np.isfinite(x), x, 0).astype(np.int32) % 7 + i)
+     .astype(np.float32) / 3, (_f32, _i32), 1),
+    ("transcendental", lambda x, y: np.tanh(x) * np.log1p(np.abs(y)) + np.sin(x + y),
+     (_f64, _f64), 1),
+    ("uint8_wrap", lambda u, v: (u - v) * 2 + (u >> 1), (_u8, _u8), 1),
+    ("hypot_compare", lambda x, y: np.hypot(x, y) >= np.maximum(np.abs(x), np.abs(y)),
+     (_f64, _f64), 1),
+    ("isnan_where_mixed", lambda x, i: np.where(np.isnan(x), i, x) + np.sign(x),
+     (_f64, _i32), 1),
+    ("broadcast_three", lambda x, y, z: (x + y[:, None]) * z[None, :] - x.T.T,
+     (_f64, lambda r: _f64(r, (4,)), lambda r: _f64(r, (6,))), 1),
+    ("powers_f32", lambda x, y: x ** 2 + y ** 3 - x / 4, (_f32, _f32), 4),
+    ("bool_arith", lambda a, b, x: (a + b) * x + (a * b), (_bool, _bool, _f32), 1),
+    ("reductions_of_fused", lambda x, y: (np.sum(x * y > 0), np.max(np.abs(x - y)),
+                                          np.min(x + 1, axis=1)), (_f64, _f64), 1),
+]
+
+
+@pytest.mark.parametrize("name,fn,makers,tol", DIFFERENTIAL, ids=[d[0] for d in DIFFERENTIAL])
+def test_fused_expression_matches_numpy(name, fn, makers, tol, rng) -> None:
+    args = tuple(make(rng) for make in makers)
+    source = compile_and_check(fn, *args, tol=tol)
+    assert kernels(source), f"{name}: nothing was fused\n{source}"
