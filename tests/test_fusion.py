@@ -217,6 +217,29 @@ def test_argument_updated_through_a_reduction_of_itself(rng) -> None:
     compile_and_check(mutate_twice, x, y)
 
 
+def shift_right(x):
+    a = x * 2
+    a[1:] = a[:-1]  # overlapping source and target
+    return a
+
+
+def accumulate_left(x):
+    a = np.exp(x) - 1
+    a[1:] += a[:-1]
+    return a, a.sum()
+
+
+def reverse_in_place(x):
+    a = x * 2 + 1
+    a[::-1] = a
+    return a + 1
+
+
+@pytest.mark.parametrize("fn", [shift_right, accumulate_left, reverse_in_place])
+def test_slice_assignment_into_a_fused_value_through_overlapping_views(fn, rng) -> None:
+    compile_and_check(fn, rng.standard_normal(7))
+
+
 def reduce_middle_axis(x):
     a = np.abs(x) + 1
     return a * 2, a.max(axis=1), (a > 1.5).sum(axis=(0, 2))
@@ -239,6 +262,16 @@ def _f64(rng, shape=(4, 6)):
 
 def _i32(rng, shape=(4, 6)):
     return rng.integers(-50, 50, shape).astype(np.int32)
+
+
+def _i64(rng, shape=(4, 6)):
+    big = np.array([2**62, -2**62, 2**63 - 1, -2**63, 0, -1], np.int64)
+    return rng.permutation(np.concatenate(
+        [big, rng.integers(-10**12, 10**12, int(np.prod(shape)) - 6)])).reshape(shape)
+
+
+def _u64(rng, shape=(4, 6)):
+    return rng.integers(0, 2**64 - 1, shape, dtype=np.uint64, endpoint=True)
 
 
 def _u8(rng, shape=(4, 6)):
@@ -275,6 +308,12 @@ DIFFERENTIAL = [
     ("bool_arith", lambda a, b, x: (a + b) * x + (a * b), (_bool, _bool, _f32), 1),
     ("reductions_of_fused", lambda x, y: (np.sum(x * y > 0), np.max(np.abs(x - y)),
                                           np.min(x + 1, axis=1)), (_f64, _f64), 1),
+    ("any_all_prod", lambda x: (np.any(x > 2, axis=0), np.all(x < 5, axis=1),
+                                np.prod(np.abs(x) * 0.5 + 0.75, axis=1)), (_f64,), 1),
+    ("int_divide_by_zero", lambda i, j: i // (j % 4) + i % (j % 4) + (i / (j % 3)),
+     (_i32, _i32), 1),
+    ("float_floor_divide_mod", lambda x, y: (x // y) * 2 + x % y, (_f64, _f64), 1),
+    ("int64_uint64_mix", lambda i, u: (i * 3 + u) / 2 + (u > 7), (_i64, _u64), 1),
 ]
 
 

@@ -31,6 +31,11 @@ def evaluate_node(node: Node, inputs: list, env: dict[int, object] | None = None
         kwargs["regions"] = tuple(
             (lambda *a, r=r: _run_region(r, a, env or {})) for r in node.regions
         )
+    if node.op.ufunc is not None:  # compute in NumPy's loop dtypes (weak scalars)
+        from jitaic.ir.ops import ufunc_loop_dtypes
+
+        loop = ufunc_loop_dtypes(node.op.ufunc, [v.type for v in node.inputs])
+        inputs = [np.asarray(x).astype(d, copy=False) for x, d in zip(inputs, loop, strict=False)]
     try:
         with np.errstate(all="ignore"):
             result = node.op.reference(*inputs, **kwargs)

@@ -31,6 +31,8 @@ def freeze(value: object) -> object:
         return ("ndarray", value.dtype.str, value.shape, value.tobytes())
     if isinstance(value, (list, tuple)):
         return tuple(freeze(v) for v in value)
+    if isinstance(value, float | np.floating):  # keeps -0.0 apart from 0.0
+        return (type(value), float(value).hex())
     return (type(value), value)
 
 

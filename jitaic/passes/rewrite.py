@@ -117,8 +117,12 @@ def apply_rules(graph: Graph, rules: dict[object, list[Rule]]) -> tuple[Graph, b
         rb.keep(node)
         current = rb.nodes[-1]
         for rule in rules.get(current.op, ()):
+            mark, changed = len(rb.nodes), rb.changed
             replacement = rule.fn(current, rb)
-            if replacement is not None:
+            if replacement is None:  # a rule that gave up leaves nothing behind
+                del rb.nodes[mark:]
+                rb.changed = changed
+            else:
                 if config.get("debug"):
                     RULE_HITS[rule.name] += 1
                 rb.replace(current.output, replacement)

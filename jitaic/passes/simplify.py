@@ -41,7 +41,7 @@ def _scalar(v: Value) -> float | None:
 def _same_type(node: Node, v: Value) -> bool:
     """Replacing the node by ``v`` keeps its exact type (shape and dtype)."""
     out = node.output.type
-    return v.type.shape == out.shape and v.type.dtype == out.dtype
+    return v.type.shape == out.shape and v.type.dtype == out.dtype and v.type.weak == out.weak
 
 
 def _other(node: Node, value: float) -> Value | None:
@@ -77,12 +77,22 @@ def divide_by_power_of_two(node: Node, rb: Rebuilder) -> Value | None:
     """x / 2**k -> x * 2**-k (both are exact scalings, so results are identical)"""
     x, c = node.inputs
     value = _scalar(c)
-    if not isinstance(value, float | int) or value == 0 or node.output.dtype.kind != "f":
+    dtype = node.output.dtype
+    if not isinstance(value, float | int) or value == 0 or dtype.kind != "f":
+        return None
+    with np.errstate(all="ignore"):
+        divisor, inverse = dtype.type(value), dtype.type(1.0) / dtype.type(value)
+    # Both must be exactly representable (subnormal is fine) and finite in the
+    # computation dtype; then x / c and x * (1/c) round the same real number.
+    if not (np.isfinite(divisor) and np.isfinite(inverse) and inverse != 0
+            and float(divisor) == float(value) and float(inverse) * float(divisor) == 1.0):
         return None
     mantissa, _ = np.frexp(abs(value))
     if mantissa != 0.5 or not np.isfinite(1.0 / value):
         return None
     inverse = np.array(1.0 / value, dtype=c.dtype if c.dtype.kind == "f" else np.float64)
+    if inverse.dtype != dtype and not c.type.weak:
+        return None
     inverse.flags.writeable = False
     k = rb.emit(ops.constant, (), {"value": inverse, "weak": c.type.weak}, loc=node.loc)
     out = rb.emit(ops.multiply, (x, k), loc=node.loc)
@@ -93,7 +103,9 @@ def divide_by_power_of_two(node: Node, rb: Rebuilder) -> Value | None:
 def subtract_zero(node: Node, rb: Rebuilder) -> Value | None:
     """x - 0 -> x  (exact for every x, -0.0 included)"""
     x, c = node.inputs
-    return x if _scalar(c) == 0 and _same_type(node, x) else None
+    if _scalar(c) != 0 or _is_negzero(c):  # -0.0 - (-0.0) is +0.0
+        return None
+    return x if _same_type(node, x) else None
 
 
 @rule(ops.power)
@@ -105,7 +117,7 @@ def power_small_integer(node: Node, rb: Rebuilder) -> Value | None:
         return x
     if value == 2 and node.output.dtype == x.dtype:
         out = rb.emit(ops.multiply, (x, x), loc=node.loc)
-        return out if out.type.shape == node.output.shape else None
+        return out if out.type == node.output.type else None
     return None
 
 
