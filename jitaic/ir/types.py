@@ -63,8 +63,8 @@ def example_operand(t: TensorType) -> object:
 
     Weak scalars are Python scalars (NEP 50); everything else is a dtype.
     """
-    if t.weak:
-        return {"b": bool, "i": int, "u": int, "f": float}[t.dtype.kind]
+    if t.weak and t.dtype.kind != "b":  # resolve_dtypes takes int/float, not bool
+        return {"i": int, "u": int, "f": float}[t.dtype.kind]
     return t.dtype
 
 

@@ -32,8 +32,13 @@ class _Body:
 
 
 def _trace_body(fn: Callable, args: Sequence[object], carried: Sequence[Buffer] = (),
-                leading: Sequence[TensorType] = ()) -> _Body:
-    """Trace ``fn(*leading, *args)`` into a Region (static args stay Python values)."""
+                leading: Sequence[TensorType] = (), bind_params: bool = True) -> _Body:
+    """Trace ``fn(*leading, *args)`` into a Region (static args stay Python values).
+
+    With ``bind_params=False`` traced args are passed through unchanged: the
+    body reads them as outer values (a branch runs at most once, so it needs no
+    parameters, and writes through views of outer arrays keep reaching them).
+    """
     ctx = current()
     ctx.builder.open_block()
     ctx.write_logs.append({})
@@ -42,7 +47,7 @@ def _trace_body(fn: Callable, args: Sequence[object], carried: Sequence[Buffer] 
     try:
         inner = [new_tracer(p) for p in params]
         for a in args:
-            if isinstance(a, Tracer):
+            if isinstance(a, Tracer) and bind_params:
                 params.append(Value(a.aval))
                 inner.append(new_tracer(params[-1], scalar=a._scalar))
             else:
@@ -142,8 +147,8 @@ def cond(pred: object, then_fn: Callable, else_fn: Callable, operands: Sequence[
     pred = to_value(pred)
     if pred.dtype != np.bool_:
         pred = current().builder.emit(ops.not_equal, [pred, current().constant(0)]).output
-    then_b = _trace_body(then_fn, operands)
-    else_b = _trace_body(else_fn, operands)
+    then_b = _trace_body(then_fn, operands, bind_params=False)
+    else_b = _trace_body(else_fn, operands, bind_params=False)
     plan = _join_outputs(then_b, else_b, names, undefined)
     buffers = {**{k: b for k, (b, _) in then_b.written.items()},
                **{k: b for k, (b, _) in else_b.written.items()}}
@@ -158,8 +163,7 @@ def cond(pred: object, then_fn: Callable, else_fn: Callable, operands: Sequence[
     types = [_joined(a.type, b.type, f"variable {label}") for a, b, label in
              zip(regions[0].results, regions[1].results, labels, strict=True)]
     regions = [_cast_results(r, types) for r in regions]
-    operand_values = [to_value(o) for o in operands if isinstance(o, Tracer)]
-    outs = _emit(ops.cond, [pred, *operand_values], regions)
+    outs = _emit(ops.cond, [pred], regions)
     n = len(outs) - len(buffers)
     _update_buffers(list(buffers.values()), outs[n:])
     return _outputs(outs[:n], plan)
@@ -217,9 +221,8 @@ def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequenc
         if test.written:
             raise UnsupportedError(f"a while condition may not write arrays"
                                    f"{at(user_location())}")
-        (result,) = test.region.results
-        regions.insert(0, _cast_results(test.region, [TensorType((), np.bool_)]))
-        del result
+        region = _with_results(test.region, test.region.results[:1])  # the test only
+        regions.insert(0, _cast_results(region, [TensorType((), np.bool_)]))
     init_values = [to_value(c) for c in carried if isinstance(c, Tracer)]
     outs = _emit(op, [*bounds, *init_values, *(b.value for b in buffers)], regions)
     n = len(outs) - len(buffers)

@@ -104,7 +104,7 @@ class Buffer:
 # A view step maps a base value to a view value, and back for writes.
 @dataclass(frozen=True)
 class ViewStep:
-    kind: str  # "getitem", "transpose" or "reshape"
+    kind: str  # "getitem", "dyn_getitem" (traced int index), "transpose" or "reshape"
     attr: tuple  # index, permutation, or (new shape, old shape)
 
 
@@ -226,6 +226,10 @@ _VIEW_OPS = {"getitem": (ops.getitem, "index"), "transpose": (ops.transpose, "pe
 
 
 def _apply_view(step: ViewStep, base: Value) -> Value:
+    if step.kind == "dyn_getitem":  # attr: (index template, dynamic index values)
+        index, dynamic = step.attr
+        return current().builder.emit(ops.dyn_getitem, (base, *dynamic), {"index": index},
+                                      loc=user_location()).output
     op, key = _VIEW_OPS[step.kind]
     attr = step.attr[0] if step.kind == "reshape" else step.attr
     return current().builder.emit(op, (base,), {key: attr}, loc=user_location()).output
@@ -236,6 +240,10 @@ def _unapply_view(step: ViewStep, base: Value, new_view: Value) -> Value:
     loc = user_location()
     if step.kind == "getitem":
         return b.emit(ops.setitem, (base, new_view), {"index": step.attr}, loc=loc).output
+    if step.kind == "dyn_getitem":
+        index, dynamic = step.attr
+        return b.emit(ops.dyn_setitem, (base, new_view, *dynamic), {"index": index},
+                      loc=loc).output
     if step.kind == "reshape":
         return b.emit(ops.reshape, (new_view,), {"shape": step.attr[1]}, loc=loc).output
     inverse = tuple(int(i) for i in np.argsort(step.attr))

@@ -650,7 +650,11 @@ def getitem(self: Tracer, key: object) -> Tracer:
         if new_axes:
             raise _unsupported("None (np.newaxis) together with a traced index")
         scalar = len(index) == self.ndim and all(not isinstance(e, tuple) for e in index)
-        return emit(ops.dyn_getitem, [self, *dynamic], {"index": index}, scalar=scalar)
+        if scalar:
+            return emit(ops.dyn_getitem, [self, *dynamic], {"index": index}, scalar=True)
+        # A view, like NumPy's x[i]: writes through it reach x.
+        step = ViewStep("dyn_getitem", (index, tuple(d.value for d in dynamic)))
+        return view(self, (step,))
     has_ellipsis = key is Ellipsis or (isinstance(key, tuple) and Ellipsis in key)
     all_ints = len(index) == self.ndim and all(isinstance(e, int) for e in index)
     if all_ints and not new_axes and not has_ellipsis:  # a scalar copy, not a view
