@@ -29,6 +29,7 @@ class _Body:
     region: Region
     out_static: list[object]  # per output leaf: None if traced, else the static value
     written: dict[int, tuple[Buffer, Value]]  # outer buffers written: final inner value
+    same_as_arg: list[int | None]  # per output leaf: index of the argument returned as is
 
 
 def _trace_body(fn: Callable, args: Sequence[object], carried: Sequence[Buffer] = (),
@@ -57,6 +58,9 @@ def _trace_body(fn: Callable, args: Sequence[object], carried: Sequence[Buffer] 
             b.value, b.version = params[-1], b.version + 1
         out = fn(*inner)
         leaves = list(out) if isinstance(out, (tuple, list)) else [out]
+        args_inner = inner[len(leading):]
+        same = [next((k for k, a in enumerate(args_inner) if a is leaf
+                      and isinstance(a, Tracer)), None) for leaf in leaves]
         results, static = [], []
         for leaf in leaves:
             if isinstance(leaf, _TRACEABLE):
@@ -75,7 +79,7 @@ def _trace_body(fn: Callable, args: Sequence[object], carried: Sequence[Buffer] 
             buf.value, buf.version = value, version
     for k in [k for k in written if any(id(b) == k for b in carried)]:
         del written[k]
-    return _Body(Region(tuple(params), nodes, tuple(results)), static, written)
+    return _Body(Region(tuple(params), nodes, tuple(results)), static, written, same)
 
 
 def _with_results(region: Region, results: Sequence[Value]) -> Region:
@@ -166,7 +170,11 @@ def cond(pred: object, then_fn: Callable, else_fn: Callable, operands: Sequence[
     outs = _emit(ops.cond, [pred], regions)
     n = len(outs) - len(buffers)
     _update_buffers(list(buffers.values()), outs[n:])
-    return _outputs(outs[:n], plan)
+    result = _outputs(outs[:n], plan)
+    for i, (a, b) in enumerate(zip(then_b.same_as_arg, else_b.same_as_arg, strict=True)):
+        if a is not None and a == b:  # the same array on both paths (maybe updated in place)
+            result[i] = operands[a]
+    return result
 
 
 def _traced_by_position(body: _Body) -> dict[int, Value]:
@@ -207,6 +215,10 @@ def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequenc
     leading = [TensorType((), np.int64)] if op is ops.for_loop else []
     for _ in range(8):  # fixed point of carried types and written arrays
         body = _trace_body(body_fn, carried, buffers, leading)
+        first = _first_assigned(carried, body)
+        if first is not None:  # assigned in the loop, undefined before: start from zeros
+            carried = first
+            continue
         widened = _widen(carried, body, names)
         new = [b for b, _ in body.written.values() if b not in buffers]
         if not new and widened is None:
@@ -227,7 +239,35 @@ def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequenc
     outs = _emit(op, [*bounds, *init_values, *(b.value for b in buffers)], regions)
     n = len(outs) - len(buffers)
     _update_buffers(buffers, outs[n:])
-    return _outputs(outs[:n], body.out_static, carried)
+    result = _outputs(outs[:n], body.out_static, carried)
+    for i, k in enumerate(body.same_as_arg):
+        c = carried[i] if i < len(carried) else None
+        if k == i and isinstance(c, Tracer) and not c._scalar:
+            # `x /= 2` in the body: the name still denotes the caller's array,
+            # which NumPy updated in place.
+            c.write(result[i].value)
+            result[i] = c
+    return result
+
+
+def _first_assigned(carried: list[object], body: _Body) -> list | None:
+    """Carried values that are static (e.g. undefined) but arrays after the body."""
+    from jitaic.tracer.numpy_api import full_value
+
+    traced = _traced_positions(body)
+    out, changed = list(carried), False
+    for i, c in enumerate(carried):
+        if not isinstance(c, Tracer) and not isinstance(c, _TRACEABLE) and i in traced:
+            t = traced[i].type
+            out[i] = full_value(t.shape, 0, t.dtype) if t.ndim else new_tracer(
+                current().constant(np.zeros((), t.dtype)), scalar=True)
+            changed = True
+    return out if changed else None
+
+
+def _traced_positions(body: _Body) -> dict[int, Value]:
+    it = iter(body.region.results)
+    return {i: next(it) for i, s in enumerate(body.out_static) if s is None}
 
 
 def _widen(carried: list[object], body: _Body, names: Sequence[str]) -> list | None:
