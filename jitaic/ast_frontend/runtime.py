@@ -14,6 +14,7 @@ import numpy as np
 from jitaic.errors import ConcretizationError, UnsupportedError, at, user_location
 from jitaic.tracer import control_flow
 from jitaic.tracer.core import Tracer
+from jitaic.tracer.trace import flatten, unflatten
 
 # Loops with a static trip count up to this many iterations are unrolled when
 # their body needs the index as a Python int (a slice length, say).
@@ -53,8 +54,20 @@ def if_return(test: object, then_fn: Callable, else_fn: Callable) -> object:
     """``if test: return a  else: return b`` (early returns on both paths)."""
     if not _traced(test):
         return then_fn() if test else else_fn()
-    (out,) = control_flow.cond(test, lambda: (then_fn(),), lambda: (else_fn(),), [])
-    return out
+    trees: dict[str, tuple] = {}
+
+    def leaves_of(fn: Callable, key: str) -> Callable:
+        def branch():
+            leaves, trees[key] = flatten(fn())
+            return tuple(leaves)
+
+        return branch
+
+    outs = control_flow.cond(test, leaves_of(then_fn, "then"), leaves_of(else_fn, "else"), [])
+    if trees["then"] != trees["else"]:
+        raise UnsupportedError(f"the branches of an if on a traced value return different "
+                               f"structures{at(user_location())}")
+    return unflatten(trees["then"], outs)
 
 
 def ifexp(test: object, then_fn: Callable, else_fn: Callable) -> object:

@@ -107,6 +107,8 @@ class Builder:
 
     def __init__(self) -> None:
         self._blocks: list[list[Node]] = [[]]
+        self._serials: list[int] = [0]  # a unique number per open block
+        self._next_serial = 1
 
     def emit(self, op, inputs: Sequence[Value], attrs=None, regions=(), loc=None) -> Node:
         node = make_node(op, inputs, attrs, regions, loc)
@@ -115,8 +117,16 @@ class Builder:
 
     def open_block(self) -> None:
         self._blocks.append([])
+        self._serials.append(self._next_serial)
+        self._next_serial += 1
+
+    @property
+    def block_serial(self) -> int:
+        """Identifies the innermost open block (never reused, unlike id())."""
+        return self._serials[-1]
 
     def close_block(self) -> tuple[Node, ...]:
+        self._serials.pop()
         return tuple(self._blocks.pop())
 
     @property

@@ -18,7 +18,7 @@ import numpy as np
 from jitaic.errors import ShapeError, UnsupportedError, at, user_location
 from jitaic.ir import ops
 from jitaic.ir.graph import Region, Value, make_node
-from jitaic.ir.types import TensorType
+from jitaic.ir.types import TensorType, example_value
 from jitaic.tracer.core import Buffer, Tracer, current, new_tracer, to_value
 
 _TRACEABLE = (Tracer, np.ndarray, np.generic, bool, int, float)
@@ -106,7 +106,9 @@ def _joined(a: TensorType, b: TensorType, what: str) -> TensorType:
     if a.shape != b.shape:
         raise ShapeError(f"{what} has shape {a.shape} on one path and {b.shape} on the "
                          f"other{at(user_location())}; jitaic needs static shapes")
-    dtype = np.result_type(a.dtype, b.dtype)
+    # A weak (Python scalar) start value takes the type the loop computes (NEP 50).
+    dtype = np.result_type(example_value(a) if a.weak else a.dtype,
+                           example_value(b) if b.weak else b.dtype)
     return TensorType(a.shape, dtype, a.weak and b.weak)
 
 

@@ -62,7 +62,7 @@ class TraceContext:
 
     def constant(self, value: object) -> Value:
         """A constant node for a concrete operand (array, NumPy or Python scalar)."""
-        key = (id(value), id(self.builder._blocks[-1]))  # constants are per region
+        key = (id(value), self.builder.block_serial)  # constants are per region
         if key in self._constants and self._constants[key][0] is value:
             return self._constants[key][1]
         weak = isinstance(value, (bool, int, float)) and not isinstance(value, np.generic)

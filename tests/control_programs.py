@@ -1,0 +1,396 @@
+"""User-style programs with Python control flow, for the AST frontend.
+
+Each program is plain NumPy code as a user would write it: ``if``/``elif``/
+``else`` on array values, ``while`` loops to a tolerance, ``for i in
+range(...)`` loops that index arrays with the loop index and write arrays in
+place, early returns, conditional expressions, ``and``/``or``/``not``, and
+helpers that branch. ``test_ast_frontend.py`` runs each through
+``jitaic.jit`` in modes "auto" and "ast" and compares return values and
+mutated arguments with the plain function run on copies.
+
+``datasets`` make the arguments. They come in (at least) two shapes, so there
+are two specialisations per mode, and several data sets share a shape where
+that is what it takes to send every branch through the compiled code (data
+sets of one shape share one compile). ``test_datasets_cover_every_line``
+checks that together they execute every line of every program.
+
+``data_dependent`` says whether control flow needs a traced value (so the
+default mode="auto" must fall back to the AST frontend) or is static (a loop
+over ``range`` of a Python int, an ``if`` on a shape: auto mode traces it).
+``ir_ops`` are the structured ops the mode="ast" IR must contain; ``loops``
+how many ``for``/``while`` statements it has, each of which must appear in
+the IR exactly once (a loop that is not unrolled).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Program:
+    name: str
+    fn: Callable
+    datasets: tuple[Callable[[np.random.Generator], tuple], ...]
+    data_dependent: bool
+    ir_ops: frozenset[str]
+    helpers: tuple[Callable, ...] = ()
+
+
+PROGRAMS: list[Program] = []
+CONTROL_OPS = ("cond", "while_loop", "for_loop")
+
+
+def program(*datasets, data_dependent: bool, ir: tuple[str, ...] = (), helpers=()):
+    """Register ``fn`` with its argument makers (see the module docstring)."""
+    assert set(ir) <= set(CONTROL_OPS), ir
+
+    def register(fn: Callable) -> Callable:
+        PROGRAMS.append(Program(fn.__name__, fn, datasets, data_dependent, frozenset(ir),
+                                tuple(helpers)))
+        return fn
+
+    return register
+
+
+def normal(r: np.random.Generator, *shape: int, dtype=np.float64) -> np.ndarray:
+    return r.normal(size=shape).astype(dtype)
+
+
+def spd(r: np.random.Generator, n: int) -> np.ndarray:
+    """A symmetric positive definite matrix with a clear dominant eigenvalue."""
+    q, _ = np.linalg.qr(r.normal(size=(n, n)))
+    eig = np.linspace(1.0, 2.0, n)
+    eig[-1] = 6.0
+    return (q * eig) @ q.T
+
+
+# ---------------------------------------------------------------- if / elif / else
+
+
+@program(lambda r: (np.abs(normal(r, 5)) + 0.1,), lambda r: (-np.abs(normal(r, 5)) - 0.1,),
+         lambda r: (np.abs(normal(r, 3, 4, dtype=np.float32)),),
+         lambda r: (-np.abs(normal(r, 3, 4, dtype=np.float32)),),
+         data_dependent=True, ir=("cond",))
+def sign_branch(x):
+    if x.sum() > 0:
+        y = x * 2
+    else:
+        y = -x + 1
+    return y
+
+
+@program(lambda r: (normal(r, 6) * 0.1, 1.0), lambda r: (normal(r, 6) + 1.5, 1.0),
+         lambda r: (normal(r, 6) + 9.0, 1.0), lambda r: (normal(r, 2, 3) * 0.1, 0.5),
+         lambda r: (np.full((2, 3), 5.0), 0.5),
+         data_dependent=True, ir=("cond",))
+def elif_chain(x, thresh):
+    # thresh is a Python float: traced, so one compile serves every threshold.
+    m = x.max()
+    if m < thresh:
+        out = x
+        label = 0
+    elif m < 2 * thresh + 1:
+        out = x / m
+        label = 1
+    else:
+        out = np.clip(x, -thresh, thresh)
+        label = 2
+    return out, label
+
+
+@program(lambda r: (np.array([0.5, 1.0, 3.0]),), lambda r: (np.array([0.5, 1.0, 1.5]),),
+         lambda r: (np.array([-0.5, -1.0, -3.0]),), lambda r: (np.array([-0.5, -1.0, 1.0]),),
+         lambda r: (-np.ones((2, 2)),),
+         data_dependent=True, ir=("cond",))
+def nested_if(x):
+    total = x.sum()
+    if x.mean() > 0:
+        if x.max() > 2:
+            total = total - x.max()
+            scale = 0.5
+        else:
+            scale = 2.0
+    else:
+        if x.min() < -2:
+            scale = -1.0
+        else:
+            scale = 3.0
+            total = total + 1
+    return x * scale + total
+
+
+@program(lambda r: (np.array([1.0, 2.0, 3.0]), 0.0, 5.0),
+         lambda r: (np.array([1.0, 20.0, 3.0]), 0.0, 5.0),
+         lambda r: (np.array([-1.0, 2.0, 3.0]), 0.0, 5.0),
+         lambda r: (np.zeros((2, 3)), 1.0, 5.0),
+         lambda r: (np.full((2, 3), 3.0), 1.0, 5.0),
+         data_dependent=True, ir=("cond",))
+def bool_ops(x, lo, hi):
+    inside = x.min() >= lo and x.max() <= hi
+    if inside or x.mean() == 0:
+        return x
+    if not (x.min() >= lo):
+        return x - x.min() + lo
+    return np.clip(x, lo, hi)
+
+
+@program(lambda r: (np.array([2.0, -1.0, 4.0]),), lambda r: (np.array([-2.0, 1.0, 4.0]),),
+         lambda r: (normal(r, 5) + 5,), lambda r: (-normal(r, 5) ** 2,),
+         lambda r: (np.array([-1.0, 3.0, 3.0, 3.0, 3.0]),),
+         data_dependent=True, ir=("cond",))
+def early_return(x):
+    if x[0] > 0:
+        return x * 2
+    y = x - 1
+    if y.sum() > 3:
+        y = y * 0.5
+    return y
+
+
+@program(lambda r: (normal(r, 4) + 5, np.ones(4)), lambda r: (normal(r, 4) - 5, np.ones(4)),
+         lambda r: (normal(r, 2, 3) + 5, np.arange(6.0).reshape(2, 3)),
+         lambda r: (normal(r, 2, 3) - 5, np.arange(6.0).reshape(2, 3)),
+         data_dependent=True, ir=("cond",))
+def conditional_expression(a, b):
+    s = a.sum()
+    y = a if s > 0 else b
+    sign = 1.0 if s > 0 else -1.0
+    return y * sign + (b.max() if s < 0 else b.min())
+
+
+def clip_norm(v, limit):
+    """A helper that branches on a traced value (not jitted itself)."""
+    norm = np.sqrt((v * v).sum())
+    if norm > limit:
+        v = v * (limit / norm)
+    return v
+
+
+@program(lambda r: (normal(r, 5) * 0.01, normal(r, 5) * 0.01),
+         lambda r: (normal(r, 5) * 10, normal(r, 5) * 10),
+         lambda r: (normal(r, 2, 4) * 10, normal(r, 2, 4) * 0.01),
+         data_dependent=True, ir=("cond",), helpers=(clip_norm,))
+def helper_with_if(x, g):
+    return clip_norm(x, 1.0) + clip_norm(g, 0.5) * 2
+
+
+@program(lambda r: (normal(r, 6, 2),), lambda r: (normal(r, 2, 3, 2),),
+         lambda r: (normal(r, 1, 3),),
+         data_dependent=False, ir=())
+def static_shape_if(x):
+    if x.shape[0] > 3:
+        y = x[:3].sum(axis=0)
+    elif x.ndim == 3:
+        y = x.mean(axis=(0, 1))
+    else:
+        y = x.sum(axis=0) * 2
+    return y
+
+
+@program(lambda r: (np.abs(normal(r, 5, dtype=np.float32)) + 2,),
+         lambda r: (np.abs(normal(r, 5, dtype=np.float32)) * 0.1,),
+         lambda r: (-np.abs(normal(r, 2, 3, dtype=np.float32)) - 1,),
+         lambda r: (np.abs(normal(r, 2, 3, dtype=np.float32)) + 2,),
+         data_dependent=True, ir=("cond",))
+def branch_writes_argument(x):
+    # Writes into the argument inside a branch: the caller sees them.
+    if x.mean() < 0:
+        x[0] = 0
+        x[-1] += 1
+    else:
+        x[...] = x / x.max()
+    return x.sum()
+
+
+# ---------------------------------------------------------------- while loops
+
+
+@program(lambda r: (np.abs(normal(r, 6)) * 10 + 0.5, 1e-10, 50),
+         lambda r: (np.abs(normal(r, 6)) * 10 + 0.5, 1e-10, 2),
+         lambda r: (np.abs(normal(r, 3, 3)) * 100 + 1, 1e-8, 100),
+         lambda r: (np.abs(normal(r, 3, 3)) * 100 + 1, 1e-8, 3),
+         data_dependent=True, ir=("while_loop",))
+def newton_sqrt(a, tol, maxit):
+    # tol is a traced float; maxit a static int; `it` a Python int that the
+    # loop carries as a traced integer.
+    y = a / 2 + 0.5
+    it = 0
+    err = np.abs(y * y - a).max()
+    while err > tol and it < maxit:
+        y = 0.5 * (y + a / y)
+        err = np.abs(y * y - a).max()
+        it += 1
+    return y, it, err
+
+
+@program(lambda r: (spd(r, 5), 1e-9, 500), lambda r: (spd(r, 5), 1e-9, 4),
+         lambda r: (spd(r, 8), 1e-12, 1000),
+         data_dependent=True, ir=("while_loop",))
+def power_iteration(A, tol, maxit):
+    v = np.ones(A.shape[0]) / np.sqrt(A.shape[0])
+    lam = 0.0
+    delta = 1.0
+    k = 0
+    while delta > tol and k < maxit:
+        w = A @ v
+        new = v @ w
+        v = w / np.sqrt(w @ w)
+        delta = np.abs(new - lam)
+        lam = new
+        k += 1
+    return lam, v, k
+
+
+@program(lambda r: (normal(r, 5) * 40, 1.0), lambda r: (normal(r, 5) * 0.1, 1.0),
+         lambda r: (normal(r, 3, 2) * 1000, 0.5),
+         data_dependent=True, ir=("while_loop",))
+def mixed_while(x, thresh):
+    # Python int and float state next to array state.
+    n = 0
+    total = 0.0
+    y = x
+    while np.abs(y).max() > thresh:
+        y = y / 2
+        n += 1
+        total = total + np.abs(y).sum()
+    return y, n, total
+
+
+@program(lambda r: (np.abs(normal(r, 7)) + 0.1, 3.0, 1e-9),
+         lambda r: (np.abs(normal(r, 7)) + 0.1, 0.05, 1e-9),
+         lambda r: (np.abs(normal(r, 3, 4)) + 0.1, 2.0, 1e-6),
+         data_dependent=True, ir=("while_loop", "cond"))
+def bisection(x, target, tol):
+    # Solve sum(exp(-t * x)) == target for t in [0, 50]: an if inside a while.
+    lo, hi = 0.0, 50.0
+    while hi - lo > tol:
+        mid = 0.5 * (lo + hi)
+        if np.exp(-mid * x).sum() > target:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+# ---------------------------------------------------------------- for loops
+
+
+@program(lambda r: (normal(r, 100, 3),), lambda r: (normal(r, 7, 4, dtype=np.float32),),
+         data_dependent=False, ir=("for_loop",))
+def row_accumulate(x):
+    # acc starts as a Python int; the loop carries it as a float.
+    acc = 0
+    for i in range(x.shape[0]):
+        acc += x[i].sum()
+    return acc
+
+
+@program(lambda r: (normal(r, 8, 3), 1.0), lambda r: (normal(r, 8, 3) * 0.1, 1.0),
+         lambda r: (normal(r, 5, 2, 2), 0.0),
+         data_dependent=True, ir=("for_loop", "cond"))
+def if_in_for(x, limit):
+    acc = np.zeros(x.shape[1:])
+    count = 0
+    for i in range(x.shape[0]):
+        row = x[i]
+        if np.abs(row).max() > limit:
+            acc = acc - row
+            count += 1
+        else:
+            acc = acc + row * 2
+    return acc, count
+
+
+@program(lambda r: (np.zeros((10, 12)), normal(r, 10, 12), 25),
+         lambda r: (normal(r, 6, 5), normal(r, 6, 5), 3),
+         data_dependent=False, ir=("for_loop",))
+def jacobi(u, f, sweeps):
+    # Slice assignment into the argument: the caller's u is updated in place.
+    h2 = 1.0 / (u.shape[0] - 1) ** 2
+    for _sweep in range(sweeps):
+        u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:]
+                                - h2 * f[1:-1, 1:-1])
+    return np.abs(u).max()
+
+
+@program(lambda r: (np.sin(np.linspace(0, np.pi, 20)), 0.25, 30),
+         lambda r: (normal(r, 9, dtype=np.float32), 0.1, 4),
+         data_dependent=False, ir=("for_loop",))
+def heat_1d(u, alpha, steps):
+    for _step in range(steps):
+        u[1:-1] = u[1:-1] + alpha * (u[2:] - 2 * u[1:-1] + u[:-2])
+    return u
+
+
+@program(lambda r: (normal(r, 9),), lambda r: (r.integers(-5, 5, size=(6, 3)),),
+         data_dependent=False, ir=("for_loop",))
+def cumsum_inplace(x):
+    for i in range(1, x.shape[0]):
+        x[i] += x[i - 1]
+    return x
+
+
+@program(lambda r: (normal(r, 6, 4),), lambda r: (normal(r, 3, 5, dtype=np.float32),),
+         data_dependent=False, ir=("for_loop",))
+def rows_of_output(x):
+    out = np.zeros((x.shape[0], 2), dtype=x.dtype)
+    for i in range(x.shape[0]):
+        out[i] = np.array([np.tanh(x[i]).sum(), x[i, 1:3].max() * (i + 1)])
+    return out
+
+
+@program(lambda r: (normal(r, 5, 3), normal(r, 4, 3)), lambda r: (normal(r, 3, 2), normal(r, 6, 2)),
+         data_dependent=False, ir=("for_loop",))
+def pairwise_distances(x, y):
+    D = np.zeros((x.shape[0], y.shape[0]))
+    for i in range(x.shape[0]):
+        for j in range(y.shape[0]):
+            d = x[i] - y[j]
+            D[i, j] = np.sqrt((d * d).sum())
+    return D
+
+
+@program(lambda r: (np.array([1.0, 3.0, 2.0, 7.0, 5.0]),),
+         lambda r: (np.array([9.0, 3.0, 2.0, 7.0, 5.0]),),
+         lambda r: (normal(r, 12),),
+         data_dependent=True, ir=("for_loop", "cond"))
+def running_argmax(x):
+    best = x[0]
+    idx = 0
+    for i in range(1, x.shape[0]):
+        if x[i] > best:
+            best = x[i]
+            idx = i
+    return best, idx
+
+
+@program(lambda r: (normal(r, 20, 3), normal(r, 20), 0.1, 30),
+         lambda r: (normal(r, 20, 3) * 100, normal(r, 20) * 100, 0.1, 30),
+         lambda r: (normal(r, 9, 2), normal(r, 9), 0.5, 5),
+         data_dependent=True, ir=("for_loop", "cond"))
+def clipped_gradient_descent(X, y, lr, steps):
+    w = np.zeros(X.shape[1])
+    for _step in range(steps):
+        g = X.T @ (X @ w - y) / X.shape[0]
+        gn = np.sqrt(g @ g)
+        if gn > 1.0:
+            g = g / gn
+        w = w - lr * g
+    return w
+
+
+@program(lambda r: (np.array([[1.0, -3.0], [-6.0, 10.0], [-1.0, -1.0]]),),
+         lambda r: (normal(r, 5, 4),), lambda r: (np.abs(normal(r, 5, 4)),),
+         data_dependent=True, ir=("for_loop", "cond"))
+def flip_negative_rows(x):
+    # A traced loop index inside a traced branch writing the argument in place.
+    flipped = 0
+    for i in range(x.shape[0]):
+        if x[i].sum() < 0:
+            x[i] *= -1
+            flipped += 1
+    return flipped

@@ -1,0 +1,791 @@
+"""The AST frontend: Python control flow on traced values, compiled natively.
+
+* Every program of ``control_programs.py``, in modes "auto" and "ast", against
+  the plain function run on copies: return values and mutated arguments.
+* Which frontend auto mode picked, and the structured ops in the IR (loops
+  appear once: they are not unrolled).
+* Constructs the frontend rejects: the right exception, the construct named,
+  and the ``test_ast_frontend.py:LINE`` of the offending line (each such line
+  carries a ``# <- error`` marker that ``lines_of`` finds).
+
+Jitted functions are shared between tests (``jitted``), so each program
+compiles once per specialisation for the whole module.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import os
+import re
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from control_programs import CONTROL_OPS, PROGRAMS, Program
+from helpers import copy_tree, seed_of
+
+import jitaic
+from jitaic.errors import JitaicError
+
+FILE = os.path.basename(__file__)
+MARK = "# <- error"
+MODES = ("auto", "ast")
+PROGRAM_IDS = [p.name for p in PROGRAMS]
+
+
+# ---------------------------------------------------------------- known jitaic bugs
+# Each is a strict xfail: when the bug is fixed the test XPASSes and fails, so
+# the mark is removed then.
+
+
+def known_bug(reason: str):
+    return pytest.mark.xfail(strict=True, reason=reason)
+
+
+UNDEFINED_SENTINEL = known_bug(
+    "a variable assigned in one branch only becomes the _Undefined sentinel: operators on it "
+    "raise TypeError, and returning it hands `<undefined>` back to the caller")
+STATEMENT_LINE = known_bug(
+    "shape errors of cond/while_loop/for_loop name the line after the statement (the "
+    "rewritten call has no source location of its own), not the statement or assignment")
+INTERNAL_NAMES = known_bug(
+    "errors inside a rewritten body say `(in __jitaic_body_N)`, not the user's function")
+PROGRAM_BUGS: dict = {}
+
+
+def program_params() -> list:
+    return [pytest.param(p, m, id=f"{p.name}-{m}", marks=PROGRAM_BUGS.get((p.name, m), ()))
+            for p in PROGRAMS for m in MODES]
+
+
+# ---------------------------------------------------------------- helpers
+
+_JITTED: dict[tuple[str, str], jitaic.JitFunction] = {}
+
+
+def jitted(prog: Program, mode: str) -> jitaic.JitFunction:
+    """One JitFunction per (program, mode) for the whole module."""
+    key = (prog.name, mode)
+    if key not in _JITTED:
+        _JITTED[key] = jitaic.jit(prog.fn, mode=mode)
+    return _JITTED[key]
+
+
+def datasets(prog: Program) -> list[tuple]:
+    return [make(np.random.default_rng(seed_of(prog.name, k)))
+            for k, make in enumerate(prog.datasets)]
+
+
+def spec_key(args: tuple) -> tuple:
+    """What selects a specialisation: array shapes/dtypes and Python int values."""
+    return tuple((a.shape, a.dtype.str) if isinstance(a, np.ndarray)
+                 else ("float",) if isinstance(a, float) else ("static", a) for a in args)
+
+
+def compiled(prog: Program, mode: str) -> jitaic.JitFunction:
+    """The program's JitFunction with every data set's specialisation compiled."""
+    f = jitted(prog, mode)
+    for args in datasets(prog):
+        f.lower(*args)
+    return f
+
+
+def tolerances(dtype: np.dtype) -> tuple[float, float]:
+    if dtype == np.float32:
+        return 1e-5, 1e-6
+    if dtype.kind == "f":
+        return 1e-9, 1e-12
+    return 0.0, 0.0
+
+
+def check_same(got: object, want: object, path: str) -> None:
+    """Same structure, values and (for NumPy arrays and scalars) dtypes."""
+    if isinstance(want, (tuple, list)):
+        assert isinstance(got, type(want)), f"{path}: {type(got).__name__} != {type(want)}"
+        assert len(got) == len(want), f"{path}: length {len(got)} != {len(want)}"
+        for i, (g, w) in enumerate(zip(got, want)):
+            check_same(g, w, f"{path}[{i}]")
+        return
+    if isinstance(want, np.ndarray):
+        assert isinstance(got, np.ndarray), f"{path}: NumPy gives an array, jit a {type(got)}"
+        assert got.dtype == want.dtype, f"{path}: dtype {got.dtype} != NumPy's {want.dtype}"
+        assert got.shape == want.shape, f"{path}: shape {got.shape} != NumPy's {want.shape}"
+    else:
+        assert isinstance(got, (np.generic, int, float)) and not isinstance(got, np.ndarray), (
+            f"{path}: NumPy gives a scalar {want!r}, jit {got!r}")
+        if isinstance(want, np.generic):
+            assert got.dtype == want.dtype, f"{path}: dtype {got.dtype} != NumPy's {want.dtype}"
+    rtol, atol = tolerances(np.asarray(want).dtype)
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=path)
+
+
+def control_ops(ir: str) -> dict[str, int]:
+    """How many times each structured control-flow op appears in IR text."""
+    return {op: len(re.findall(rf"= {op}\b", ir)) for op in CONTROL_OPS}
+
+
+def n_loops(*fns) -> int:
+    """``while`` and ``for ... in range`` statements in the functions' source."""
+    count = 0
+    for fn in fns:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+        count += sum(isinstance(n, ast.While) or (isinstance(n, ast.For) and isinstance(
+            n.iter, ast.Call) and getattr(n.iter.func, "id", None) == "range")
+            for n in ast.walk(tree))
+    return count
+
+
+def lines_of(fn, mark: str = MARK) -> list[int]:
+    """The lines of ``fn`` carrying the marker."""
+    lines, start = inspect.getsourcelines(fn)
+    return [start + i for i, text in enumerate(lines) if mark in text]
+
+
+def assert_names_line(exc: BaseException, fn, *needles: str) -> str:
+    """The message names a marked line of ``fn`` (any of them, where a
+    statement and the assignment inside it are both fair answers) and each
+    needle."""
+    msg = str(exc)
+    wanted = [f"{FILE}:{n}" for n in lines_of(fn)]
+    assert wanted and any(w in msg for w in wanted), f"none of {wanted} in {msg!r}"
+    for needle in needles:
+        assert needle in msg, f"{needle!r} not in {msg!r}"
+    return msg
+
+
+# ---------------------------------------------------------------- the corpus
+
+
+def test_corpus() -> None:
+    assert len(PROGRAMS) >= 20
+    assert len({p.name for p in PROGRAMS}) == len(PROGRAMS)
+    assert {p.data_dependent for p in PROGRAMS} == {True, False}
+    for op in CONTROL_OPS:
+        assert any(op in p.ir_ops for p in PROGRAMS), op
+    for p in PROGRAMS:  # at least two specialisations each
+        assert len({spec_key(args) for args in datasets(p)}) >= 2, p.name
+
+
+@pytest.mark.parametrize("prog", PROGRAMS, ids=PROGRAM_IDS)
+def test_datasets_cover_every_line(prog: Program) -> None:
+    """Together the data sets run every line of the program (every branch taken)."""
+    codes = {prog.fn.__code__, *(h.__code__ for h in prog.helpers)}
+    hit: set[tuple[object, int]] = set()
+
+    def tracer(frame, event, arg):
+        if frame.f_code in codes:
+            if event == "line":
+                hit.add((frame.f_code, frame.f_lineno))
+            return tracer
+        return None
+
+    for args in datasets(prog):
+        sys.settrace(tracer)
+        try:
+            with np.errstate(all="ignore"):
+                prog.fn(*copy_tree(args))
+        finally:
+            sys.settrace(None)
+    for code in codes:
+        lines = {line for _, _, line in code.co_lines() if line is not None}
+        missed = sorted(lines - {code.co_firstlineno} - {ln for c, ln in hit if c is code})
+        assert not missed, f"{code.co_name}: lines {missed} never run by the data sets"
+
+
+@pytest.mark.parametrize("prog, mode", program_params())
+def test_program_matches_numpy(prog: Program, mode: str) -> None:
+    f = jitted(prog, mode)
+    all_args = datasets(prog)
+    for k, args in enumerate(all_args):
+        mine, theirs = copy_tree(args), copy_tree(args)
+        with np.errstate(all="ignore"):
+            want = prog.fn(*theirs)
+        got = f(*mine)
+        check_same(got, want, f"data set {k}: result")
+        check_same(mine, theirs, f"data set {k}: arguments after the call")
+    n_specs = len({spec_key(args) for args in all_args})
+    assert f.cache_info().misses == n_specs
+    # A second call of the first data set is a cache hit with the same answer.
+    mine, theirs = copy_tree(all_args[0]), copy_tree(all_args[0])
+    with np.errstate(all="ignore"):
+        want = prog.fn(*theirs)
+    check_same(f(*mine), want, "repeat call: result")
+    check_same(mine, theirs, "repeat call: arguments")
+    assert f.cache_info().misses == n_specs
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("prog", PROGRAMS, ids=PROGRAM_IDS)
+def test_frontend_choice(prog: Program, mode: str) -> None:
+    """Auto mode falls back to the AST frontend exactly when control flow needs
+    a traced value; mode="ast" always uses it."""
+    f = compiled(prog, mode)
+    expected = "ast" if mode == "ast" or prog.data_dependent else "trace"
+    assert [s.frontend for s in f.specializations()] == [expected] * len(f.specializations())
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("prog", PROGRAMS, ids=PROGRAM_IDS)
+def test_ir_structure(prog: Program, mode: str) -> None:
+    """The AST frontend's IR holds cond/while_loop/for_loop, every loop exactly
+    once (not unrolled); the tracer's IR holds none (static control flow)."""
+    f = compiled(prog, mode)
+    loops = n_loops(prog.fn, *prog.helpers)
+    for spec in f.specializations():
+        counts = control_ops(spec.ir)
+        if spec.frontend == "trace":
+            assert counts == dict.fromkeys(CONTROL_OPS, 0), spec.ir
+            continue
+        for op in CONTROL_OPS:
+            assert (counts[op] > 0) == (op in prog.ir_ops), f"{op}: {counts}\n{spec.ir}"
+        assert counts["for_loop"] + counts["while_loop"] == loops, spec.ir
+
+
+def test_hundred_iteration_loop_is_one_for_loop() -> None:
+    prog = next(p for p in PROGRAMS if p.name == "row_accumulate")
+    x = np.random.default_rng(0).normal(size=(100, 3))
+    lowered = jitted(prog, "ast").lower(x)
+    ir = lowered.as_text()
+    assert control_ops(ir) == {"cond": 0, "while_loop": 0, "for_loop": 1}, ir
+    assert len(ir.splitlines()) < 30, ir  # no trace of 100 unrolled iterations
+    assert "index=(99,)" not in ir
+    assert "for " in lowered.source() and "range(" in lowered.source()
+    # The carried accumulator started as the Python int 0 and became a float.
+    assert re.search(r"f64\[\] = for_loop", ir), ir
+    # Auto mode traces the static loop instead (it needs no traced value).
+    auto = jitted(prog, "auto").lower(x)
+    assert "index=(99,)" in auto.as_text()
+
+
+def test_rewritten_source() -> None:
+    prog = next(p for p in PROGRAMS if p.name == "mixed_while")
+    args = datasets(prog)[0]
+    src = jitted(prog, "ast").lower(*args).rewritten_source()
+    assert "__jitaic_rt.while_stmt" in src, src
+    assert "while " not in src, src
+    compile(src, "<rewritten>", "exec")  # it is valid Python
+    assert jitted(prog, "auto").lower(*args).rewritten_source() == src
+    prog = next(p for p in PROGRAMS if p.name == "power_iteration")
+    src = jitted(prog, "ast").lower(*datasets(prog)[0]).rewritten_source()
+    assert "__jitaic_rt.while_stmt" in src and "__jitaic_rt.and_" in src, src
+    # A trace-frontend specialisation has no rewritten source.
+    static = next(p for p in PROGRAMS if p.name == "cumsum_inplace")
+    assert jitted(static, "auto").lower(*datasets(static)[0]).rewritten_source() == ""
+
+    prog = next(p for p in PROGRAMS if p.name == "if_in_for")
+    src = jitted(prog, "ast").lower(*datasets(prog)[0]).rewritten_source()
+    assert "__jitaic_rt.for_range" in src and "__jitaic_rt.if_stmt" in src, src
+    prog = next(p for p in PROGRAMS if p.name == "conditional_expression")
+    src = jitted(prog, "ast").lower(*datasets(prog)[0]).rewritten_source()
+    assert "__jitaic_rt.ifexp" in src, src
+
+
+# ---------------------------------------------------------------- static control flow
+
+
+def short_prefix_sums(x):
+    out = np.zeros(x.shape[0])
+    for i in range(1, x.shape[0]):
+        out[i] = x[:i].sum()  # a slice bound from the loop index
+    return out
+
+
+def test_short_loop_with_index_dependent_slice_is_unrolled() -> None:
+    x = np.random.default_rng(1).normal(size=10)
+    f = jitaic.jit(short_prefix_sums, mode="ast")
+    np.testing.assert_allclose(f(x), short_prefix_sums(x), rtol=1e-12)
+    assert control_ops(f.lower(x).as_text())["for_loop"] == 0
+
+
+def static_python_loop(x, n):
+    # Python ints only: mode="ast" runs these as plain Python while tracing.
+    k, total = 0, 0
+    while k < n:
+        total += k
+        k += 1
+    y = x + total
+    if not (n > 2 and total > 1):
+        y = -y
+    return y if n > 2 else -y
+
+
+def test_static_while_if_and_ifexp_in_ast_mode() -> None:
+    f = jitaic.jit(static_python_loop, mode="ast")
+    x = np.arange(3.0)
+    np.testing.assert_allclose(f(x, 4), static_python_loop(x, 4))
+    ir = f.lower(x, 4).as_text()
+    assert control_ops(ir) == dict.fromkeys(CONTROL_OPS, 0), ir
+
+
+def static_test_traced_state(x, n):
+    k = 0
+    while k < n:  # a static test, but x is traced: one while_loop, not unrolled
+        x = x * 2 + k
+        k += 1
+    return x
+
+
+def test_while_with_static_test_and_traced_state() -> None:
+    f = jitaic.jit(static_test_traced_state, mode="ast")
+    x = np.arange(3.0)
+    np.testing.assert_allclose(f(x, 40), static_test_traced_state(x, 40), rtol=1e-12)
+    assert control_ops(f.lower(x, 40).as_text())["while_loop"] == 1
+
+
+def auto_with_try_but_static(x):
+    try:
+        y = x * 2
+    except ValueError:
+        y = x
+    return y
+
+
+def test_auto_mode_traces_constructs_the_ast_frontend_rejects() -> None:
+    # Without control flow on traced values auto mode never needs the rewrite.
+    f = jitaic.jit(auto_with_try_but_static)
+    x = np.arange(3.0)
+    np.testing.assert_allclose(f(x), x * 2)
+    assert f.specializations()[0].frontend == "trace"
+
+
+# ---------------------------------------------------------------- mode="trace"
+
+
+def branch_on_sum(x):
+    if x.sum() > 0:  # <- error
+        return x
+    return -x
+
+
+def test_trace_mode_refuses_control_flow_on_traced_values() -> None:
+    with pytest.raises(jitaic.UnsupportedError) as info:
+        jitaic.jit(branch_on_sum, mode="trace")(np.ones(3))
+    assert_names_line(info.value, branch_on_sum, 'mode="ast"')
+
+
+def test_invalid_mode() -> None:
+    with pytest.raises(ValueError, match="mode"):
+        jitaic.jit(branch_on_sum, mode="python")
+
+
+# ---------------------------------------------------------------- rejected constructs
+
+
+def uses_break(x):
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            break  # <- error
+    return x
+
+
+def uses_continue(x):
+    while x.sum() > 1:
+        x = x / 2
+        if x.max() > 4:
+            continue  # <- error
+        x = x - 0.1
+    return x
+
+
+def return_in_for(x):
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            return x[i]  # <- error
+    return x.sum()
+
+
+def return_in_while(x):
+    while x.sum() > 1:
+        x = x / 2
+        if x.max() > 4:
+            return x  # <- error
+    return x
+
+
+def uses_try(x):
+    try:  # <- error
+        y = x * 2
+    except ValueError:
+        y = x
+    if y.sum() > 0:
+        y = -y
+    return y
+
+
+def uses_with(x):
+    with np.errstate(all="ignore"):  # <- error
+        y = np.log(x)
+    return y
+
+
+def uses_yield(x):
+    yield x * 2  # <- error
+
+
+def uses_yield_from(x):
+    yield from (x, x)  # <- error
+
+
+COUNTER = 0
+
+
+def uses_global(x):
+    global COUNTER  # <- error
+    return x + COUNTER
+
+
+def make_nonlocal():
+    total = 0
+
+    def uses_nonlocal(x):
+        nonlocal total  # <- error
+        return x + total
+
+    return uses_nonlocal
+
+
+uses_nonlocal = make_nonlocal()
+
+
+def uses_class(x):
+    class Box:  # <- error
+        pass
+
+    return x
+
+
+def uses_async_def(x):
+    async def helper():  # <- error
+        return 1
+
+    return x
+
+
+REJECTED = [
+    (uses_break, "break"), (uses_continue, "continue"), (return_in_for, "return inside a loop"),
+    (return_in_while, "return inside a loop"), (uses_try, "try/except"), (uses_with, "with"),
+    (uses_yield, "yield"), (uses_yield_from, "yield from"), (uses_global, "global"),
+    (uses_nonlocal, "nonlocal"), (uses_class, "class definition"), (uses_async_def, "async def"),
+]
+
+
+@pytest.mark.parametrize("fn, construct", REJECTED, ids=[f.__name__ for f, _ in REJECTED])
+def test_rejected_construct(fn, construct: str) -> None:
+    with pytest.raises(jitaic.UnsupportedError) as info:
+        jitaic.jit(fn, mode="ast")(np.arange(1.0, 7.0))
+    assert_names_line(info.value, fn, construct, "not supported")
+
+
+def test_rejected_construct_after_auto_fallback() -> None:
+    # Auto mode meets `if y.sum() > 0` and falls back; the rewrite rejects the try.
+    with pytest.raises(jitaic.UnsupportedError) as info:
+        jitaic.jit(uses_try)(np.arange(1.0, 7.0))
+    assert_names_line(info.value, uses_try, "try/except")
+
+
+def long_prefix_sums(x):
+    out = np.zeros(x.shape[0])
+    for i in range(1, x.shape[0]):
+        out[i] = x[:i].sum()  # <- error
+    return out
+
+
+def while_prefix(x):
+    n = 1
+    while x[:n].sum() < 10:  # <- error
+        n += 1
+    return n
+
+
+def boolean_mask_in_branch(x):
+    if x.sum() > 0:
+        x = x[x > 0]  # <- error
+    return x
+
+
+def integer_array_index(x, idx):
+    if x.sum() > 0:
+        x = x * 2
+    return x[idx]  # <- error
+
+
+@pytest.mark.parametrize("fn, args, construct", [
+    (long_prefix_sums, (np.ones(100),), "slice whose bounds are traced"),
+    (while_prefix, (np.ones(30),), "slice whose bounds are traced"),
+    (boolean_mask_in_branch, (np.ones(4),), "advanced indexing"),
+    (integer_array_index, (np.ones(4), np.array([0, 2])), "advanced indexing"),
+], ids=["traced_slice_in_long_loop", "traced_slice_in_while", "boolean_mask", "int_array"])
+@pytest.mark.parametrize("mode", MODES)
+def test_rejected_indexing(fn, args, construct: str, mode: str) -> None:
+    if mode == "auto" and fn is long_prefix_sums:
+        # A static loop: auto mode traces it with Python ints and succeeds.
+        np.testing.assert_allclose(jitaic.jit(fn)(*args), fn(*args))
+        return
+    with pytest.raises(jitaic.UnsupportedError) as info:
+        jitaic.jit(fn, mode=mode)(*args)
+    assert_names_line(info.value, fn, construct)
+
+
+@pytest.mark.parametrize("fn, args", [
+    pytest.param(long_prefix_sums, (np.ones(100),), id="for_body", marks=INTERNAL_NAMES),
+    pytest.param(while_prefix, (np.ones(30),), id="while_test", marks=INTERNAL_NAMES),
+    pytest.param(boolean_mask_in_branch, (np.ones(4),), id="then_branch", marks=INTERNAL_NAMES),
+    pytest.param(uses_break, (np.ones(3),), id="fence"),
+])
+def test_errors_name_the_users_function(fn, args) -> None:
+    """Errors raised inside a rewritten body name the user's function, not the
+    frontend's generated helpers (__jitaic_body_N and friends)."""
+    with pytest.raises(jitaic.UnsupportedError) as info:
+        jitaic.jit(fn, mode="ast")(*args)
+    assert "__jitaic" not in str(info.value), str(info.value)
+
+
+# ---------------------------------------------------------------- variables and shapes
+
+
+def assigned_in_one_branch_add(x):
+    if x.sum() > 0:
+        y = x * 2
+    return y + 1  # <- error
+
+
+def assigned_in_one_branch_method(x):
+    if x.sum() > 0:
+        y = x * 2
+    return y.sum()  # <- error
+
+
+def assigned_in_one_branch_returned(x):
+    if x.sum() > 0:
+        y = x * 2
+    return y  # <- error
+
+
+def assigned_in_one_branch_ufunc(x):
+    if x.sum() > 0:
+        y = x * 2
+    return np.sin(y)  # <- error
+
+
+@pytest.mark.parametrize("fn", [
+    pytest.param(assigned_in_one_branch_add, id="add", marks=UNDEFINED_SENTINEL),
+    pytest.param(assigned_in_one_branch_method, id="method"),
+    pytest.param(assigned_in_one_branch_returned, id="returned", marks=UNDEFINED_SENTINEL),
+    pytest.param(assigned_in_one_branch_ufunc, id="ufunc"),
+])
+@pytest.mark.parametrize("mode", MODES)
+def test_variable_assigned_in_one_branch_only(fn, mode: str) -> None:
+    # Python raises UnboundLocalError on the path that skips the assignment;
+    # jitaic compiles both paths, so it must refuse (never hand back a sentinel).
+    with pytest.raises(jitaic.UnsupportedError) as info:
+        jitaic.jit(fn, mode=mode)(np.arange(3.0))
+    assert_names_line(info.value, fn, "assigned")
+
+
+@known_bug("the message says `a variable is used before...` without naming it")
+def test_undefined_variable_error_names_it() -> None:
+    with pytest.raises(jitaic.UnsupportedError, match="'y'"):
+        jitaic.jit(assigned_in_one_branch_method, mode="ast")(np.arange(3.0))
+
+
+def grows_in_for(x, n):
+    y = x
+    for _i in range(n):  # <- error
+        y = np.concatenate([y, x])  # <- error
+    return y
+
+
+def grows_in_while(x):
+    y = x
+    while y.sum() < 100:  # <- error
+        y = np.concatenate([y, y])  # <- error
+    return y
+
+
+def shape_differs_between_branches(x):
+    if x.sum() > 0:  # <- error
+        y = x[:2]  # <- error
+    else:
+        y = x[:3]  # <- error
+    return y
+
+
+@pytest.mark.parametrize("fn, args, mode", [
+    pytest.param(grows_in_for, (np.ones(3), 4), "ast", id="for_ast", marks=STATEMENT_LINE),
+    pytest.param(grows_in_while, (np.ones(3),), "auto", id="while_auto", marks=STATEMENT_LINE),
+    pytest.param(grows_in_while, (np.ones(3),), "ast", id="while_ast", marks=STATEMENT_LINE),
+])
+def test_loop_variable_changing_shape(fn, args, mode: str) -> None:
+    with pytest.raises(JitaicError) as info:
+        jitaic.jit(fn, mode=mode)(*args)
+    assert isinstance(info.value, (jitaic.ShapeError, jitaic.UnsupportedError))
+    assert_names_line(info.value, fn, "y", "shape", "(3,)", "(6,)")
+
+
+@STATEMENT_LINE
+def test_shape_differs_between_branches() -> None:
+    with pytest.raises(jitaic.ShapeError) as info:
+        jitaic.jit(shape_differs_between_branches)(np.ones(4))
+    assert_names_line(info.value, shape_differs_between_branches, "y", "(2,)", "(3,)")
+
+
+# ---------------------------------------------------------------- more semantics
+
+
+def tuple_early_return(x):
+    if x.sum() > 0:
+        return x, 1.0
+    return -x, 2.0
+
+
+def first_assigned_in_loop(x):
+    for i in range(x.shape[0]):
+        last = x[i] * 2
+    return last
+
+
+def first_assigned_in_while(x):
+    k = 0
+    while x[k] < 0:
+        found = x[k]
+        k += 1
+    return found + k
+
+
+def while_counter_index(x):
+    k = 0
+    while x[k] < 0:
+        k += 1
+    return k, x[k]
+
+
+def while_writes_argument(x):
+    while x.max() > 1:
+        x[:] = x / 2
+    return x
+
+
+def while_aug_assigns_argument(x):
+    while x.max() > 1:
+        x /= 2
+    return x.sum()
+
+
+def for_aug_assigns_argument(x):
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            x *= 0.5
+    return x.sum()
+
+
+def branch_aug_assigns_argument(x):
+    if x.max() > 1:
+        x /= 2
+    return x.sum()
+
+
+def branch_writes_through_view(x):
+    row = x[0]
+    if row.sum() < 0:
+        row *= -1
+    return x
+
+
+def loop_writes_through_view(x):
+    for i in range(x.shape[0]):
+        row = x[i]
+        row *= 2
+    return x
+
+
+def float32_loop_accumulator(x):
+    acc = 0
+    for i in range(x.shape[0]):
+        acc = acc + x[i]
+    return acc
+
+
+def traced_trip_count(x):
+    k = (x > 0).sum()  # a traced int: the for_loop's bound is a run-time value
+    acc = 0.0
+    for i in range(k):
+        acc += x[i]
+    for i in range(x.shape[0] - 1, 0, -2):  # a negative step
+        acc -= x[i] * i
+    return acc
+
+
+SEMANTICS = [
+    (traced_trip_count, [(np.array([1.0, 2.0, -3.0, 4.0, 0.5]),),
+                         (np.array([-1.0, -2.0, -3.0, -4.0, -0.5]),)]),
+    (float32_loop_accumulator, [(np.arange(4, dtype=np.float32),)]),
+    (tuple_early_return, [(np.arange(3.0),), (-np.arange(1.0, 4.0),)]),
+    (first_assigned_in_loop, [(np.arange(4.0),)]),
+    (first_assigned_in_while, [(np.array([-1.0, -2.0, 3.0]),)]),
+    (while_counter_index, [(np.array([-1.0, -2.0, 3.0]),)]),
+    (while_writes_argument, [(np.array([1.0, 3.0, 6.0, 10.0]),)]),
+    (while_aug_assigns_argument, [(np.array([1.0, 3.0, 6.0, 10.0]),)]),
+    (for_aug_assigns_argument, [(np.array([1.0, -3.0, 6.0]),)]),
+    (branch_aug_assigns_argument, [(np.array([1.0, 3.0]),), (np.array([0.5, 0.25]),)]),
+    (branch_writes_through_view, [(np.array([[1.0, -3.0], [-6.0, 10.0]]),)]),
+    (loop_writes_through_view, [(np.array([[1.0, -3.0], [-6.0, 10.0]]),)]),
+]
+
+
+@pytest.mark.parametrize("fn, all_args", SEMANTICS, ids=[
+    (case.values if hasattr(case, "values") else case)[0].__name__ for case in SEMANTICS])
+def test_semantics_match_numpy(fn, all_args) -> None:
+    f = jitaic.jit(fn, mode="ast")
+    for k, args in enumerate(all_args):
+        mine, theirs = copy_tree(args), copy_tree(args)
+        want = fn(*theirs)
+        got = f(*mine)
+        check_same(got, want, f"call {k}: result")
+        check_same(mine, theirs, f"call {k}: arguments after the call")
+
+
+def and_python_bool(x):
+    return (x > 0) & True
+
+
+def logical_and_python_bool(x):
+    return np.logical_and(x.sum() > 0, True)
+
+
+def add_python_bool(x):
+    return x + True
+
+
+@pytest.mark.parametrize("fn", [and_python_bool, logical_and_python_bool, add_python_bool])
+def test_python_bool_operand(fn) -> None:
+    # What `err > tol and it < maxit` becomes while `it` is still a Python int.
+    x = np.array([1.0, -2.0, 3.0])
+    check_same(jitaic.jit(fn, mode="trace")(x), fn(x), "result")
+
+
+def test_region_constants_do_not_outlive_their_region() -> None:
+    """Constants are cached per region; a region's block list is freed when it
+    closes, so a later region can get the same id(). A constant asked for in
+    the new region must be emitted there, not taken from the dead one (else
+    codegen meets a value it never defined: KeyError, depending on memory
+    layout, e.g. for `x[i] *= -1` inside an `if` inside a `for`)."""
+    from jitaic.tracer.core import TraceContext
+
+    value = 1.25
+    with TraceContext() as ctx:
+        builder = ctx.builder
+        builder.open_block()
+        dead = id(builder._blocks[-1])
+        first = ctx.constant(value)
+        builder.close_block()
+        for _ in range(1000):  # CPython hands the freed list's memory out again
+            builder.open_block()
+            if id(builder._blocks[-1]) == dead:
+                break
+        else:
+            pytest.skip("no block reused the closed block's id")
+        second = ctx.constant(value)
+        assert any(node.output is second for node in builder._blocks[-1]), (
+            "the constant comes from a closed region" if second is first else "?")
