@@ -39,15 +39,7 @@ NON_DIFFERENTIABLE = frozenset({
 })
 
 
-def vjp_rule(*op_list: ops.Op):
-    def register(rule: Rule) -> Rule:
-        for op in op_list:
-            if op in VJP_RULES or op in NON_DIFFERENTIABLE:
-                raise ValueError(f"VJP rule for {op.name} registered twice")
-            VJP_RULES[op] = rule
-        return rule
-
-    return register
+vjp_rule = ops.registrar(VJP_RULES, "VJP rule")
 
 
 def unbroadcast(g: Tracer, shape: tuple[int, ...]) -> Tracer:

@@ -63,6 +63,23 @@ def define(name: str, infer: InferRule, reference, traits=(), ufunc=None) -> Op:
     return _register(Op(name, infer, reference, frozenset(traits), ufunc))
 
 
+def registrar(table: dict, what: str) -> Callable:
+    """A decorator factory filling one concern's op-keyed table (lowering rules,
+    VJP rules, ...): ``@rule(op1, op2)``; registering an op twice is an error."""
+
+    def rule(*op_list: Op) -> Callable:
+        def register(fn):
+            for op in op_list:
+                if op in table:
+                    raise ValueError(f"{what} for {op.name} registered twice")
+                table[op] = fn
+            return fn
+
+        return register
+
+    return rule
+
+
 # ---------------------------------------------------------------- shape helpers
 
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
@@ -121,12 +138,12 @@ def _ufunc_infer(ufunc: np.ufunc) -> InferRule:
     return infer
 
 
-def unary(name: str, ufunc: np.ufunc, *traits: str) -> Op:
+def elementwise(name: str, ufunc: np.ufunc, *traits: str) -> Op:
+    """An op that is a NumPy ufunc: its rules are the ufunc's own."""
     return define(name, _ufunc_infer(ufunc), ufunc, (ELEMENTWISE, *traits), ufunc)
 
 
-def binary(name: str, ufunc: np.ufunc, *traits: str) -> Op:
-    return define(name, _ufunc_infer(ufunc), ufunc, (ELEMENTWISE, *traits), ufunc)
+unary = binary = elementwise
 
 
 # Unary elementwise: math

@@ -27,15 +27,7 @@ ScalarRule = Callable[[Sequence[str], Sequence[np.dtype], Node], str]
 SCALAR_RULES: dict[Op, ScalarRule] = {}
 
 
-def scalar_rule(*op_list: Op) -> Callable[[ScalarRule], ScalarRule]:
-    def register(rule: ScalarRule) -> ScalarRule:
-        for op in op_list:
-            if op in SCALAR_RULES:
-                raise ValueError(f"scalar rule for {op.name} registered twice")
-            SCALAR_RULES[op] = rule
-        return rule
-
-    return register
+scalar_rule = ops.registrar(SCALAR_RULES, "scalar rule")
 
 
 def _infix(symbol: str) -> ScalarRule:
@@ -215,15 +207,7 @@ Lowering = Callable[[Emitter, Node], None]
 LOWERINGS: dict[Op, Lowering] = {}
 
 
-def lowering(*op_list: Op) -> Callable[[Lowering], Lowering]:
-    def register(fn: Lowering) -> Lowering:
-        for op in op_list:
-            if op in LOWERINGS:
-                raise ValueError(f"lowering for {op.name} registered twice")
-            LOWERINGS[op] = fn
-        return fn
-
-    return register
+lowering = ops.registrar(LOWERINGS, "lowering")
 
 
 for _op in SCALAR_RULES:
