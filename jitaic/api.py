@@ -77,6 +77,11 @@ class Specialization:
     def compile_seconds(self) -> float:
         return self.compiled.compile_seconds if self.compiled else 0.0
 
+    def compile(self, leaves: Sequence[object]) -> None:
+        """Lower and compile for these argument leaves (arrays vs scalars)."""
+        is_array = [isinstance(x, np.ndarray) for x in leaves]
+        self.compiled = compile_graph(self.graph, is_array, leaves, self.parallel)
+
     def runner(self) -> Callable[[Sequence[object]], object]:
         """The cheapest call of the compiled entry for argument leaves."""
         entry, constants = self.compiled.entry, self.compiled.constants
@@ -94,8 +99,7 @@ class Specialization:
                 leaves[index][...] = value
         else:
             if self.compiled is None:  # traced under the reference backend
-                is_array = [isinstance(x, np.ndarray) for x in leaves]
-                self.compiled = compile_graph(self.graph, is_array, leaves, self.parallel)
+                self.compile(leaves)
             raw = self.compiled(*leaves)
         if self.traced.out_tree == LEAF:
             return self._converters[0](raw)
@@ -287,8 +291,7 @@ class JitFunction:
             spec._converters = _output_converters(traced)
             spec.fn = self._fn
             if config.get("backend") != "reference":
-                is_array = [isinstance(x, np.ndarray) for x in leaves]
-                spec.compiled = compile_graph(traced.graph, is_array, leaves, self._parallel)
+                spec.compile(leaves)
             self._cache[key] = spec
             self._order.append(spec)
             _log_compile(self.__qualname__, spec)

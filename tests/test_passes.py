@@ -397,16 +397,14 @@ RULE_CASES: dict[str, list[Case]] = {
         case("(weak a ** float64(2)) + y32", lambda a, y: (a ** np.float64(2.0)) + y,
              (np.float32,), fires=None, args=weak_and_f32),
     ],
-    "positive_is_identity": [
-        case("+x", lambda x: +x, FLOATS + INTS, after={"positive": 0}),
-        case("np.positive(x) + 1", lambda x: np.positive(x) + 1, FLOATS + INTS),
-    ],
     "double_negation": [
         case("-(-x)", lambda x: -(-x), FLOATS + INTS, after={"negative": 0}),  # noqa: B002
         case("-(-(-x))", lambda x: -(-(-x)), FLOATS + INTS, after={"negative": 1}),  # noqa: B002
         case("-(x - 1)", lambda x: -(x - 1), FLOATS, fires=False),
     ],
     "identity_shape_or_cast": [
+        case("+x", lambda x: +x, FLOATS + INTS, after={"positive": 0}),
+        case("np.positive(x) + 1", lambda x: np.positive(x) + 1, FLOATS + INTS),
         case("x.astype(x.dtype)", lambda x: x.astype(x.dtype), FLOATS + INTS,
              after={"astype": 0}),
         case("x.astype(float32)", lambda x: x.astype(np.float32) * 2, (np.float64,),

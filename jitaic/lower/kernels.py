@@ -91,16 +91,21 @@ def _reciprocal(a, dt, node):
     return f"(1.0 / {a[0]})" if _is_float(dt[0]) else f"np.int64(1.0 / {a[0]})"
 
 
+def _select(better: str, nan_wins: int) -> ScalarRule:
+    """``a if (a better b, or operand nan_wins is NaN) else b``."""
+    def rule(a, dt, node):
+        n = a[nan_wins]
+        return f"({a[0]} if ({a[0]} {better} {a[1]} or {n} != {n}) else {a[1]})"
+
+    return rule
+
+
 # NumPy's maximum/minimum propagate NaN and return the second operand on ties
 # (so maximum(-0.0, 0.0) is 0.0); fmax/fmin prefer the non-NaN operand.
-scalar_rule(ops.maximum)(
-    lambda a, dt, node: f"({a[0]} if ({a[0]} > {a[1]} or {a[0]} != {a[0]}) else {a[1]})")
-scalar_rule(ops.minimum)(
-    lambda a, dt, node: f"({a[0]} if ({a[0]} < {a[1]} or {a[0]} != {a[0]}) else {a[1]})")
-scalar_rule(ops.fmax)(
-    lambda a, dt, node: f"({a[0]} if ({a[0]} > {a[1]} or {a[1]} != {a[1]}) else {a[1]})")
-scalar_rule(ops.fmin)(
-    lambda a, dt, node: f"({a[0]} if ({a[0]} < {a[1]} or {a[1]} != {a[1]}) else {a[1]})")
+scalar_rule(ops.maximum)(_select(">", 0))
+scalar_rule(ops.minimum)(_select("<", 0))
+scalar_rule(ops.fmax)(_select(">", 1))
+scalar_rule(ops.fmin)(_select("<", 1))
 
 
 @scalar_rule(ops.sign)

@@ -121,13 +121,6 @@ def power_small_integer(node: Node, rb: Rebuilder) -> Value | None:
     return None
 
 
-@rule(ops.positive)
-def positive_is_identity(node: Node, rb: Rebuilder) -> Value | None:
-    """+x -> x  (np.positive copies; the value is identical, -0.0 and NaN included)"""
-    x = node.inputs[0]
-    return x if _same_type(node, x) and x.type.weak == node.output.type.weak else None
-
-
 @rule(ops.negative)
 def double_negation(node: Node, rb: Rebuilder) -> Value | None:
     """-(-x) -> x"""
@@ -137,11 +130,11 @@ def double_negation(node: Node, rb: Rebuilder) -> Value | None:
     return None
 
 
-@rule(ops.astype, ops.reshape, ops.broadcast_to)
+@rule(ops.positive, ops.astype, ops.reshape, ops.broadcast_to)
 def identity_shape_or_cast(node: Node, rb: Rebuilder) -> Value | None:
-    """astype to the same dtype, reshape/broadcast to the same shape -> x"""
+    """+x, astype to the same dtype, reshape/broadcast to the same shape -> x"""
     x = node.inputs[0]
-    return x if _same_type(node, x) and x.type.weak == node.output.type.weak else None
+    return x if _same_type(node, x) else None
 
 
 @rule(ops.reshape)
