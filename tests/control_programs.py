@@ -394,3 +394,96 @@ def flip_negative_rows(x):
             x[i] *= -1
             flipped += 1
     return flipped
+
+
+# ---------------------------------------------------------------- loop exits
+
+
+@program(lambda r: (np.array([1.0, 2.0, -3.0, 4.0]),), lambda r: (np.array([1.0, 2.0, 3.0, 4.0]),),
+         lambda r: (np.abs(normal(r, 6)) + 0.1,), lambda r: (np.array([-1.0, 2.0, 3.0]),),
+         data_dependent=True, ir=("for_loop", "cond"))
+def first_negative(x):
+    # return inside a for loop: the index of the first negative entry
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            return i
+    return -1
+
+
+@program(lambda r: (np.array([1.0, -2.0, 3.0, 4.0, 5.0]), 5.0),
+         lambda r: (np.array([1.0, -2.0, 0.5, 0.25, -5.0]), 5.0),
+         lambda r: (normal(r, 9), 1.5),
+         data_dependent=True, ir=("for_loop", "cond"))
+def positive_prefix_sum(x, cap):
+    # continue skips negatives, break stops once the sum passes the cap
+    s = 0.0
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            continue
+        s += x[i]
+        if s > cap:
+            break
+    return s
+
+
+@program(lambda r: (np.array([3.0, 4.0]),), lambda r: (normal(r, 5) * 10,),
+         lambda r: (np.array([0.01, 0.02]),),
+         data_dependent=True, ir=("while_loop", "cond"))
+def halve_until_small(x):
+    # while True with a break at the end of the body
+    y = x.copy()
+    k = 0
+    while True:
+        y = y * 0.5
+        k += 1
+        if np.abs(y).max() < 0.1:
+            break
+    return y, k
+
+
+@program(lambda r: (np.arange(9.0).reshape(3, 3) * 0.4, 2.0),
+         lambda r: (np.zeros((3, 3)), 2.0),
+         lambda r: (normal(r, 4, 4), 1.0),
+         data_dependent=True, ir=("for_loop", "cond"))
+def first_above_nested(a, limit):
+    # return from inside two nested loops
+    n, m = a.shape
+    for i in range(n):
+        for j in range(m):
+            if a[i, j] > limit:
+                return a[i, j] * 10 + i + j
+    return 0.0
+
+
+@program(lambda r: (np.arange(4.0), 100.0), lambda r: (np.arange(4.0), 2.0),
+         lambda r: (normal(r, 3, 2), 0.5),
+         data_dependent=True, ir=("for_loop", "cond"))
+def for_else(x, limit):
+    # the else clause runs when no break happened
+    for i in range(x.shape[0]):
+        if x[i].max() > limit:
+            x[i] = limit
+            break
+    else:
+        x = x * 2
+    return x
+
+
+@program(lambda r: (np.array([5.0, 1.0, 2.0]), 1e-3),
+         lambda r: (np.array([0.5, 0.25]), 1e-3),
+         lambda r: (np.abs(normal(r, 4)) + 1.0, 1e-6),
+         lambda r: (np.array([0.0, 1.0]), 1e-3),  # 0/0: diverges, breaks out
+         data_dependent=True, ir=("while_loop", "cond"))
+def newton_with_early_exit(a, tol):
+    # a convergence loop that returns from inside, plus a guard against divergence
+    y = a.copy()
+    it = 0
+    while it < 100:
+        it += 1
+        step = (y * y - a) / (2 * y)
+        y = y - step
+        if np.abs(step).max() < tol:
+            return y, it
+        if not np.all(np.isfinite(y)):
+            break
+    return y, -it

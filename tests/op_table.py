@@ -431,6 +431,27 @@ def _assign_at_traced_int(x):
 row("index_traced_int", _index_by_traced_int, (C("f64[4,5]"),))
 row("setitem_traced_int", _assign_at_traced_int, (C("f64[4,5]"),))
 
+# ---------------------------------------------------------------- advanced indexing
+
+def _gathers(x):
+    rows = np.array([2, 0, -1, 2])
+    best = np.argmax(x, axis=2)  # traced integer array (4, 5)
+    return (x[rows], x[:, [4, 0]], x[[1, 2], [0, -3]], x[1, :, [0, 5]], x[..., [5, 0, 1]],
+            x[np.array([True, False, True, True])], x[np.arange(4)[:, None], np.arange(5), best])
+
+
+def _scatters(x):
+    y = x.copy()
+    y[[0, 2]] = 3
+    y[:, [1, 3]] += x[:, [0, 0]]
+    np.add.at(y, ([0, 0, 3], [1, 1, 2]), 2)  # repeated (0, 1): adds twice
+    y[x[:, 0, 0] > 0] = -1  # a traced mask over the leading axis
+    return y
+
+
+row("gather", _gathers, (C("f64[4,5,6]"), C("i32[4,5,6]")))
+row("scatter", _scatters, (C("f64[4,5,6]"), C("i64[4,5,6]")))
+
 # ---------------------------------------------------------------- constructors
 
 row("zeros", lambda x: x + np.zeros((3, 4)), (C("f32[3,4]"),))

@@ -27,7 +27,6 @@ from op_table import ROWS, make_array
 import jitaic
 from jitaic.autodiff.control_flow import REGION_VJP_RULES
 from jitaic.autodiff.vjp_rules import NON_DIFFERENTIABLE, VJP_RULES
-from jitaic.ir import ops
 from jitaic.ir.ops import OPS
 
 EPS = 1e-6
@@ -203,23 +202,10 @@ def check_grad(f: Callable, args: tuple, argnums=0, has_aux: bool = False,
 
 # ---------------------------------------------------------------- 1. rule coverage
 
-# Structured control flow comes from the AST frontend, which does not exist
-# yet: the trace frontend never records these ops, and their VJPs (a reverse
-# cond, a while loop with a tape of its carries) are written with that frontend.
-PENDING_VJP = {
-    "while_loop": "a data-dependent trip count needs a growable tape of loop carries",
-}
-
-
 @pytest.mark.parametrize("name", sorted(OPS))
 def test_op_has_vjp_rule_or_is_non_differentiable(name: str) -> None:
     op = OPS[name]
     rules = set(VJP_RULES) | set(REGION_VJP_RULES)
-    if name in PENDING_VJP:
-        assert op not in rules and op not in NON_DIFFERENTIABLE, (
-            f"{name} now has a rule: remove it from PENDING_VJP")
-        assert ops.CONTROL_FLOW in op.traits
-        return
     assert (op in rules) != (op in NON_DIFFERENTIABLE), (
         f"{name} must have exactly one of a VJP rule or a NON_DIFFERENTIABLE entry")
 
@@ -229,7 +215,6 @@ def test_registries_hold_only_registered_ops() -> None:
     assert set(VJP_RULES) | set(REGION_VJP_RULES) <= registered
     assert set(NON_DIFFERENTIABLE) <= registered
     assert not set(VJP_RULES) & set(NON_DIFFERENTIABLE)
-    assert set(PENDING_VJP) <= set(OPS)
 
 
 # ---------------------------------------------------------------- 2. op VJPs
@@ -595,17 +580,41 @@ def _index_by_array(x, i):
     return np.sum(y ** 2) + np.sum(x[i] ** 3)
 
 
+def _cross_entropy(logits, labels):
+    z = logits - logits.max(axis=1, keepdims=True)
+    logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    return -logp[np.arange(logits.shape[0]), labels].mean()
+
+
+def _gather_repeated(x):
+    # repeated rows read one element twice: its gradient adds up
+    return np.sum(x[[2, 0, 2]] ** 2) + np.sum(x[:, [1, 1, -1]] * x[:, [0, 2, 2]])
+
+
+def _scatter_set_and_add(x, v):
+    y = x * 1.0
+    y[[0, 2]] = v  # overwritten rows of x get no gradient
+    np.add.at(y, [1, 1, 3], v * 2.0)  # repeated row 1 adds twice
+    return np.sum(np.sin(y))
+
+
 INDEX_CASES = [
     (_gather_argmax, lambda r: (r.normal(size=5),)),
     (_index_by_array, lambda r: (r.normal(size=(4, 3)), np.array(2))),
+    (_cross_entropy, lambda r: (r.normal(size=(6, 4)), np.array([0, 3, 1, 1, 2, 0]))),
+    (_gather_repeated, lambda r: (r.normal(size=(4, 3)),)),
+    (_scatter_set_and_add, lambda r: (r.normal(size=(4, 3)), r.normal(size=3))),
 ]
 
 
 @pytest.mark.parametrize("fn, make", INDEX_CASES,
-                         ids=["gather_at_argmax", "get_and_set_at_0d_int_array"])
-def test_grad_through_traced_integer_index(fn, make, rng: np.random.Generator) -> None:
+                         ids=["gather_at_argmax", "get_and_set_at_0d_int_array",
+                              "cross_entropy_labels", "gather_repeated",
+                              "scatter_set_and_add_at"])
+def test_grad_through_integer_indexing(fn, make, rng: np.random.Generator) -> None:
     args = make(rng)
-    check_grad(fn, args, argnums=0, rng=rng)
+    floats = tuple(i for i, a in enumerate(args) if np.asarray(a).dtype.kind == "f")
+    check_grad(fn, args, argnums=floats, rng=rng)
 
 
 # ---------------------------------------------------------------- 3. second order

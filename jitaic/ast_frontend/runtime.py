@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from jitaic.ast_frontend.loop_exits import VALUE_PREFIX
 from jitaic.errors import ConcretizationError, UnsupportedError, at, user_location
 from jitaic.tracer import control_flow
 from jitaic.tracer.core import Tracer
@@ -47,7 +48,9 @@ def if_stmt(test: object, then_fn: Callable, else_fn: Callable, values: Sequence
             names: Sequence[str]) -> tuple:
     if not _traced(test):
         return tuple((then_fn if test else else_fn)(*values))
-    return tuple(control_flow.cond(test, then_fn, else_fn, values, names, UNDEFINED))
+    # a loop's pending return value is read only where its flag says it was set
+    fill = [n for n in names if n.startswith(VALUE_PREFIX)]
+    return tuple(control_flow.cond(test, then_fn, else_fn, values, names, UNDEFINED, fill))
 
 
 def if_return(test: object, then_fn: Callable, else_fn: Callable) -> object:

@@ -21,6 +21,7 @@ import types
 
 import astor
 
+from jitaic.ast_frontend.loop_exits import rewrite_loop_exits
 from jitaic.errors import UnsupportedError
 
 RT = "__jitaic_rt"
@@ -47,24 +48,6 @@ def fence(fdef: ast.FunctionDef, filename: str) -> None:
         for kind, what in _REJECTED.items():
             if isinstance(node, kind):
                 raise _error(node, what, filename)
-        if isinstance(node, (ast.While, ast.For)):
-            converted = isinstance(node, ast.While) or _is_range(node)
-            for inner in _walk_same_loop(node):
-                if isinstance(inner, (ast.Break, ast.Continue)) and converted:
-                    raise _error(inner, f"{type(inner).__name__.lower()} in a loop", filename)
-                if isinstance(inner, ast.Return) and converted:
-                    raise _error(inner, "return inside a loop", filename)
-
-
-def _walk_same_loop(loop: ast.AST):
-    """Nodes of a loop body, not descending into nested loops or functions."""
-    stack = list(loop.body)
-    while stack:
-        node = stack.pop()
-        yield node
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, (ast.While, ast.For, ast.FunctionDef, ast.Lambda)):
-                stack.append(child)
 
 
 def _is_range(node: ast.For) -> bool:
@@ -125,8 +108,9 @@ class _DefUse:
     def carried(self, stmt: ast.stmt, extra_reads: ast.AST | None = None) -> list[str]:
         inside = {id(n) for n in ast.walk(stmt)}
         used_after = {n.id for n in self.loads if id(n) not in inside}
+        # <=: flags the loop-exit rewrite sets up carry the loop's own line
         defined_before = self.params | {n.id for n in self.stores if id(n) not in inside
-                                        and n.lineno < stmt.lineno}
+                                        and n.lineno <= stmt.lineno}
         read_in_test = {n.id for n in ast.walk(extra_reads) if isinstance(n, ast.Name)} \
             if extra_reads is not None else set()
         body_names = _stored(stmt)
@@ -279,6 +263,7 @@ def convert(fn: types.FunctionType) -> Converted:
     ast.increment_lineno(tree, first - 1)
     fdef.decorator_list = []
     fence(fdef, filename)
+    fdef = rewrite_loop_exits(fdef)
     fdef.body = normalize_returns(fdef.body)
     rewriter = ControlFlowRewriter(_DefUse(fdef))
     rewriter.analyse(fdef)

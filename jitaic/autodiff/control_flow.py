@@ -3,13 +3,18 @@
 A branch's intermediate values live inside its region, so the backward
 branch recomputes the forward branch (rematerialisation) and backpropagates
 through the copy. Cotangents flow to the cond's operands and to every outer
-value a branch reads. Loops (for_loop, while_loop) have no VJP yet.
+value a branch reads. Loops save the carried values at the start of every
+iteration (stacked buffers when the trip count is static, growable tapes when
+it is not) and a backward loop replays the body from them in reverse.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
+from jitaic.errors import UnsupportedError, at
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Region, Value, make_node
 from jitaic.tracer import control_flow
@@ -70,8 +75,7 @@ def _substitute(region: Region, env: dict[int, Value]) -> Region:
 
 
 def _zeros(v: Value) -> Tracer:
-    return npa.full_value(v.shape, 0.0, v.dtype) if v.type.ndim else npa.astype(
-        new_tracer(v) * 0.0, v.dtype)
+    return npa.full_value(v.shape, 0.0, v.dtype)
 
 
 def _cond_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
@@ -116,6 +120,46 @@ def _static_int(v: Value) -> int | None:
     return int(node.attrs["value"])
 
 
+def _backward_loop(init: list[Value], body: Region, n: object, restore: Callable,
+                   cotangents: list, backpropagate: Callable) -> list:
+    """The reverse sweep shared by for and while loops.
+
+    Iteration ``t`` runs from ``n - 1`` down to 0: ``restore(t)`` gives the body's
+    parameter bindings as saved at the start of forward iteration ``t`` and the
+    carried values among them; the body is replayed from them and the carried
+    cotangents are backpropagated through the copy. Cotangents of outer values
+    the body reads are summed over iterations.
+    """
+    float_carried = [j for j, v in enumerate(init) if v.dtype.kind == "f"]
+    captured = [v for v in _captured(body) if v.dtype.kind == "f"]
+    if any(not v.type.static for v in captured):  # a gradient loop reading its tapes
+        raise UnsupportedError(f"gradients of gradients through a while loop (or a for "
+                               f"loop with traced bounds) are not supported yet"
+                               f"{at(body.nodes[0].loc if body.nodes else None)}")
+    gs = [cotangents[j] if cotangents[j] is not None else _zeros(init[j])
+          for j in float_carried]
+
+    def reverse(t_rev, *state):
+        g_carried, acc = state[:len(float_carried)], state[len(float_carried):]
+        bindings, carried = restore((n - 1) - t_rev)
+        nodes, results = _replay(body, bindings)
+        seeds: dict[int, Tracer] = {}
+        for j, g in zip(float_carried, g_carried, strict=True):
+            r = results[j]
+            seeds[id(r)] = g if id(r) not in seeds else seeds[id(r)] + g
+        cts = backpropagate(nodes, seeds)
+        new_g = [cts[id(carried[j])] if id(carried[j]) in cts else _zeros(init[j])
+                 for j in float_carried]
+        new_acc = [a + cts[id(w)] if id(w) in cts else a for a, w in
+                   zip(acc, captured, strict=True)]
+        return (*new_g, *new_acc)
+
+    outs = control_flow.for_loop(0, n, 1, reverse, [*gs, *(_zeros(w) for w in captured)])
+    pairs = [(init[j], outs[m]) for m, j in enumerate(float_carried)]
+    pairs += list(zip(captured, outs[len(float_carried):], strict=True))
+    return pairs
+
+
 def _for_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
     """A forward loop that stacks each iteration's carried values, then a loop
     over the iterations in reverse that replays the body and backpropagates."""
@@ -123,10 +167,7 @@ def _for_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
     (body,) = node.regions
     bounds = [_static_int(v) for v in (start_v, stop_v, step_v)]
     if any(b is None for b in bounds):
-        from jitaic.errors import UnsupportedError, at
-
-        raise UnsupportedError(f"gradients of a for loop with traced bounds are not "
-                               f"supported yet{at(node.loc)}")
+        return _while_vjp(node, cotangents, backpropagate)
     start, stop, step = bounds
     n = len(range(start, stop, step))
     k = len(init)
@@ -144,34 +185,69 @@ def _for_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
 
     filled = control_flow.for_loop(start, stop, step, record, [*(new_tracer(v) for v in init),
                                                                 *stacks])[k:]
-    float_carried = [j for j, v in enumerate(init) if v.dtype.kind == "f"]
-    captured = [v for v in _captured(body) if v.dtype.kind == "f"]
-    gs = [cotangents[j] if cotangents[j] is not None else _zeros(node.outputs[j])
-          for j in float_carried]
 
-    def reverse(t_rev, *state):
-        g_carried, acc = state[:len(float_carried)], state[len(float_carried):]
-        t = (n - 1) - t_rev
-        i = t * step + start
-        carried = [npa.astype(s[t], v.dtype) for s, v in zip(filled, init, strict=True)]
-        nodes, results = _replay(body, {id(index_param): npa.as_tracer(i).value, **{
-            id(p): c.value for p, c in zip(carried_params, carried, strict=True)}})
-        seeds = {}
-        for j, g in zip(float_carried, g_carried, strict=True):
-            r = results[j]
-            seeds[id(r)] = g if id(r) not in seeds else seeds[id(r)] + g
-        cts = backpropagate(nodes, seeds)
-        new_g = [cts[id(carried[j].value)] if id(carried[j].value) in cts else
-                 _zeros(init[j]) for j in float_carried]
-        new_acc = [a + cts[id(w)] if id(w) in cts else a for a, w in
-                   zip(acc, captured, strict=True)]
-        return (*new_g, *new_acc)
+    def restore(t):
+        carried = [npa.astype(s[t], v.dtype).value for s, v in zip(filled, init, strict=True)]
+        i = npa.as_tracer(t * step + start).value
+        return {id(index_param): i, **{id(p): c for p, c in zip(carried_params, carried,
+                                                                  strict=True)}}, carried
 
-    outs = control_flow.for_loop(0, n, 1, reverse,
-                                 [*gs, *(_zeros(w) for w in captured)])
-    pairs = [(init[j], outs[m]) for m, j in enumerate(float_carried)]
-    pairs += list(zip(captured, outs[len(float_carried):], strict=True))
-    return pairs
+    return _backward_loop(init, body, n, restore, cotangents, backpropagate)
 
 
 REGION_VJP_RULES[ops.for_loop] = _for_vjp
+
+
+# ---------------------------------------------------------------- while_loop
+
+def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
+    """A recording copy of the loop pushes each iteration's carried values onto
+    growable tapes and counts iterations; the backward loop runs that many
+    times, reading the tapes in reverse.
+
+    A for loop with traced bounds is recorded the same way, its index carried.
+    """
+    builder = current().builder
+    if node.op is ops.for_loop:
+        start, stop, step, *init = node.inputs
+        (body,) = node.regions
+        test, index = None, new_tracer(start, scalar=True)
+    else:
+        test, body = node.regions
+        init, index = list(node.inputs), None
+    state = ([index] if index is not None else []) + [new_tracer(v) for v in init]
+    k = len(state)
+    tapes = [new_tracer(builder.emit(ops.tape_new, [], {"shape": t.shape, "dtype": t.dtype})
+                        .output) for t in state]
+
+    def keep_going(*carried):
+        if test is None:  # range(start, stop, step) with either sign of step
+            i = carried[0]
+            return npa.where(new_tracer(step) > 0, i < new_tracer(stop), i > new_tracer(stop))
+        _, results = _replay(test, {id(p): c.value for p, c in
+                                    zip(test.params, carried[:k], strict=True)})
+        return new_tracer(results[0])
+
+    def record(*carried):
+        values, tapes, count = carried[:k], carried[k:2 * k], carried[2 * k]
+        pushed = [new_tracer(builder.emit(ops.tape_push, [tape.value, v.value, count.value])
+                             .output) for tape, v in zip(tapes, values, strict=True)]
+        _, results = _replay(body, {id(p): v.value for p, v in
+                                    zip(body.params, values, strict=True)})
+        advanced = [values[0] + new_tracer(step)] if index is not None else []
+        return (*advanced, *(new_tracer(r) for r in results), *pushed, count + 1)
+
+    zero = npa.astype(npa.as_tracer(0), np.int64)
+    outs = control_flow.while_loop(keep_going, record, [*state, *tapes, zero])
+    filled, count = outs[k:2 * k], outs[2 * k]
+
+    def restore(t):
+        rows = [builder.emit(ops.dyn_getitem, [tape.value, t.value],
+                             {"index": (ops.DYNAMIC,)}).output for tape in filled]
+        carried = rows[1:] if index is not None else rows
+        return {id(p): r for p, r in zip(body.params, rows, strict=True)}, carried
+
+    return _backward_loop(list(init), body, count, restore, cotangents, backpropagate)
+
+
+REGION_VJP_RULES[ops.while_loop] = _while_vjp

@@ -93,7 +93,7 @@ def _gradients(cotangents: dict, tree: tuple, fresh: list[Tracer],
 
 
 def _zeros_like(t: Tracer) -> Tracer:
-    return npa.full_value(t.shape, 0.0, t.dtype) if t.ndim else npa.astype(t * 0.0, t.dtype)
+    return npa.full_value(t.shape, 0.0, t.dtype)
 
 
 def _normalize_argnums(argnums) -> tuple[tuple[int, ...], bool]:
@@ -122,7 +122,7 @@ def value_and_grad_traced(fn: Callable, argnums, has_aux: bool, args: tuple,
     if value.ndim != 0 or value.dtype.kind != "f":
         raise TypeError(f"grad requires a scalar float output, got shape {value.shape} "
                         f"and dtype {value.dtype} (use jitaic.vjp for other outputs)")
-    seed = npa.astype(value * 0.0 + 1.0, value.dtype)
+    seed = npa.full_value((), 1.0, value.dtype)  # a constant: the value itself may be dead
     cotangents = backpropagate(nodes, {id(value.value): seed})
     grads = tuple(_gradients(cotangents, tree, fresh, values) for tree, fresh, values in wrt)
     grads = grads if as_tuple else grads[0]

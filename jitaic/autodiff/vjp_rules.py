@@ -36,6 +36,9 @@ NON_DIFFERENTIABLE = frozenset({
     ops.logical_and, ops.logical_or, ops.logical_xor, ops.bitwise_and, ops.bitwise_or,
     ops.bitwise_xor, ops.left_shift, ops.right_shift, ops.reduce_any, ops.reduce_all,
     ops.argmax, ops.argmin, ops.constant, ops.full,
+    # Tapes hold saved primal values; a loop VJP that would have to
+    # differentiate its own tape (grad of grad) raises UnsupportedError instead.
+    ops.tape_new, ops.tape_push,
 })
 
 
@@ -233,3 +236,31 @@ def _dyn_setitem(node, g, x, v, *dyn_and_out):
     dx = emit(ops.dyn_setitem, [g, zeros, *dyn], {"index": index}, scalar=False)
     dv = emit(ops.dyn_getitem, [g, *dyn], {"index": index}, scalar=False)
     return (dx, unbroadcast(dv, v.shape), *(None for _ in dyn))
+
+
+
+def _index_attrs(node: Node, accumulate: bool) -> dict:
+    return {"axes": node.attrs["axes"], "front": node.attrs["front"], "accumulate": accumulate}
+
+
+@vjp_rule(ops.gather)
+def _gather(node: Node, g, x, *indices_and_out):
+    *indices, _ = indices_and_out
+    zeros = npa.full_value(x.shape, 0.0, x.dtype)
+    # repeated indices read one element several times: their cotangents add up
+    dx = emit(ops.scatter, [zeros, npa.astype(g, x.dtype), *indices],
+              _index_attrs(node, True), scalar=False)
+    return (dx, *(None for _ in indices))
+
+
+@vjp_rule(ops.scatter)
+def _scatter(node: Node, g, x, v, *indices_and_out):
+    *indices, _ = indices_and_out
+    gather_attrs = {"axes": node.attrs["axes"], "front": node.attrs["front"]}
+    dv = unbroadcast(emit(ops.gather, [g, *indices], gather_attrs, scalar=False), v.shape)
+    if node.attrs["accumulate"]:
+        return (g, dv, *(None for _ in indices))
+    # overwritten elements of x get no gradient
+    covered = npa.full_value((), 0.0, x.dtype)
+    dx = emit(ops.scatter, [g, covered, *indices], _index_attrs(node, False), scalar=False)
+    return (dx, dv, *(None for _ in indices))

@@ -31,6 +31,7 @@ COMMUTATIVE = "commutative"
 SHAPE_ONLY = "shape_only"  # moves or views data, computes nothing
 CONSTRUCTOR = "constructor"
 EFFECTFUL = "effectful"  # never CSE'd or removed
+ALLOCATES = "allocates"  # a new buffer that later ops write in place: never CSE'd
 HAS_REGION = "has_region"
 CONTROL_FLOW = "control_flow"
 
@@ -409,6 +410,72 @@ def _setitem_reference(x, v, index):
 setitem = define("setitem", _setitem_infer, _setitem_reference)
 
 
+# ---------------------------------------------------------------- advanced indexing
+# Integer-array indexing, NumPy's rules: the index arrays (one per entry of
+# "axes", ascending axes of x) broadcast to one shape B, which replaces those
+# axes in place when they are adjacent and goes first otherwise ("front").
+# Negative indices count from the end; out-of-range ones raise IndexError.
+
+
+def gather_shape(x_shape: tuple, index_shape: tuple, axes: tuple, front: bool) -> tuple:
+    rest = [d for i, d in enumerate(x_shape) if i not in axes]
+    if front:
+        return (*index_shape, *rest)
+    return (*x_shape[:axes[0]], *index_shape, *x_shape[axes[-1] + 1:])
+
+
+def _index_shape(index_types) -> tuple:
+    if any(t.dtype.kind not in "iu" for t in index_types):
+        raise IndexError("arrays used as indices must be of integer (or boolean) type")
+    try:
+        return np.broadcast_shapes(*(t.shape for t in index_types))
+    except ValueError:
+        shapes = " ".join(str(t.shape) for t in index_types)
+        raise IndexError(f"shape mismatch: indexing arrays could not be broadcast "
+                         f"together with shapes {shapes}") from None
+
+
+def numpy_key(ndim: int, indices, axes: tuple) -> tuple:
+    key = [slice(None)] * ndim
+    for axis, index in zip(axes, indices, strict=True):
+        key[axis] = np.asarray(index)
+    return tuple(key)
+
+
+def _gather_infer(in_types, attrs, regions):
+    x, *indices = in_types
+    shape = gather_shape(x.shape, _index_shape(indices), attrs["axes"], attrs["front"])
+    return [TensorType(shape, x.dtype)]
+
+
+gather = define("gather", _gather_infer,
+                lambda x, *indices, axes, front: np.asarray(x[numpy_key(x.ndim, indices,
+                                                                         axes)]).copy())
+
+
+def _scatter_infer(in_types, attrs, regions):
+    x, v, *indices = in_types
+    target = gather_shape(x.shape, _index_shape(indices), attrs["axes"], attrs["front"])
+    if v.dtype != x.dtype or np.broadcast_shapes(v.shape, target) != target:
+        raise ShapeError(f"cannot scatter {v} into the {target} elements of {x}")
+    return [x.with_shape(x.shape)]
+
+
+def _scatter_reference(x, v, *indices, axes, front, accumulate):
+    out = np.array(x, copy=True)
+    key = numpy_key(x.ndim, indices, axes)
+    if accumulate:  # np.add.at: repeated indices add up
+        np.add.at(out, key, v)
+    else:
+        out[key] = v
+    return out
+
+
+# x[idx] = v (accumulate=False; repeated indices: the last write wins) and
+# np.add.at(x, idx, v) (accumulate=True).
+scatter = define("scatter", _scatter_infer, _scatter_reference)
+
+
 def _concatenate_infer(in_types, attrs, regions):
     axis = attrs["axis"]
     first = in_types[0]
@@ -545,3 +612,39 @@ def _dyn_setitem_reference(x, v, *dyn, index):
 
 
 dyn_setitem = define("dyn_setitem", _dyn_setitem_infer, _dyn_setitem_reference)
+
+
+# ---------------------------------------------------------------- tapes
+# A tape is a stack whose length is known only at run time (leading dimension
+# None): the gradient of a while loop pushes each iteration's carried values
+# in the forward loop and reads them back, in reverse, in the backward loop.
+# Pushing writes into the tape's buffer (growing it when full), so every tape
+# is a fresh allocation and is threaded linearly through the loop.
+
+
+def _tape_new_infer(in_types, attrs, regions):
+    return [TensorType((None, *attrs["shape"]), _check_dtype(attrs["dtype"], "tape"))]
+
+
+tape_new = define("tape_new", _tape_new_infer,
+                  lambda shape, dtype: np.empty((0, *shape), dtype), (ALLOCATES,))
+
+
+def _tape_push_infer(in_types, attrs, regions):
+    tape, row, count = in_types
+    if tape.shape[1:] != row.shape or tape.dtype != row.dtype or count.ndim or \
+            count.dtype != np.int64:
+        raise ValueError(f"cannot push {row} at {count} onto tape {tape}")
+    return [tape]
+
+
+def _tape_push_reference(tape, row, count):
+    count = int(count)
+    if count >= len(tape):  # grow geometrically, as the compiled version does
+        tape = np.concatenate([tape, np.empty((len(tape) + 16, *tape.shape[1:]),
+                                              tape.dtype)])
+    tape[count] = row
+    return tape
+
+
+tape_push = define("tape_push", _tape_push_infer, _tape_push_reference)

@@ -2,6 +2,8 @@
 
 A scalar is a 0-d tensor. ``weak`` marks values that came from Python scalars
 (NEP 50): they take the dtype of the arrays they meet instead of promoting it.
+A dimension of ``None`` is known only at run time (today: the length of a
+tape, the growable stack a while loop's gradient records).
 """
 
 from __future__ import annotations
@@ -25,12 +27,13 @@ _SHORT = {
 
 @dataclass(frozen=True)
 class TensorType:
-    shape: tuple[int, ...]
+    shape: tuple[int | None, ...]
     dtype: np.dtype
     weak: bool = False
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "shape", tuple(int(d) for d in self.shape))
+        object.__setattr__(self, "shape", tuple(None if d is None else int(d)
+                                                for d in self.shape))
         object.__setattr__(self, "dtype", np.dtype(self.dtype))
 
     @property
@@ -38,14 +41,18 @@ class TensorType:
         return len(self.shape)
 
     @property
-    def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+    def static(self) -> bool:
+        return None not in self.shape
+
+    @property
+    def size(self) -> int | None:
+        return int(np.prod(self.shape, dtype=np.int64)) if self.static else None
 
     def with_shape(self, shape: tuple[int, ...]) -> TensorType:
         return TensorType(shape, self.dtype, self.weak and shape == ())
 
     def __str__(self) -> str:
-        dims = ",".join(str(d) for d in self.shape)
+        dims = ",".join("?" if d is None else str(d) for d in self.shape)
         weak = "~" if self.weak else ""
         return f"{weak}{short_dtype(self.dtype)}[{dims}]"
 

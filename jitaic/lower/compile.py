@@ -77,7 +77,7 @@ def _overwritable(graph: Graph, schedule: list[Scheduled]) -> set[tuple[int, int
              if n.op not in VIEW_OPS and n.op is not ops.constant and not n.regions
              and len(n.outputs) == 1}
     return {(id(n.inputs[0]), id(n)) for n in nodes
-            if n.op is ops.setitem and id(n.inputs[0]) in fresh
+            if n.op in (ops.setitem, ops.scatter) and id(n.inputs[0]) in fresh
             and last_use.get(id(n.inputs[0])) == position[id(n)]}
 
 
@@ -86,10 +86,12 @@ def position_order(schedule: list[Scheduled]) -> list[Node]:
             for n in (item.nodes if isinstance(item, FusionGroup) else [item])]
 
 
-def _emit_nodes(em: Emitter, nodes) -> None:
-    """The nodes of a region body, one by one (no fusion inside bodies yet)."""
-    for node in nodes:
-        _lower_node(em, node)
+def _emit_schedule(em: Emitter, schedule: list[Scheduled]) -> None:
+    for item in schedule:
+        if isinstance(item, FusionGroup):
+            emit_group(em, item)
+        else:
+            _lower_node(em, item)
 
 
 def _lower_node(em: Emitter, node: Node) -> None:
@@ -101,22 +103,28 @@ def _lower_node(em: Emitter, node: Node) -> None:
     rule(em, node)
 
 
-def fusion_report(schedule: list[Scheduled]) -> str:
+def fusion_report(schedule: list[Scheduled], bodies: dict[int, list[Scheduled]],
+                  indent: str = "") -> str:
+    """One line per kernel or unfused node; control-flow bodies indented below."""
     lines = []
     for item in schedule:
         if isinstance(item, FusionGroup):
-            lines.append(item.describe())
-        else:
-            where = f"  # {item.loc}" if item.loc else ""
-            lines.append(f"{item.op.name} (not fused: {_why_alone(item)}){where}")
-    return "\n".join(lines)
+            lines.append(indent + item.describe())
+            continue
+        where = f"  # {item.loc}" if item.loc else ""
+        lines.append(f"{indent}{item.op.name} (not fused: {_why_alone(item)}){where}")
+        for k, region in enumerate(item.regions):
+            if id(region) in bodies:
+                lines.append(f"{indent}  body {k}:")
+                lines.append(fusion_report(bodies[id(region)], bodies, indent + "    "))
+    return "\n".join(line for line in lines if line)
 
 
 def _why_alone(node: Node) -> str:
     if node.op is ops.constant:
         return "constant"
     if node.regions:
-        return "control flow; its bodies are lowered node by node"
+        return "control flow; its bodies are fused on their own"
     if node.op in VIEW_OPS:
         return "a view, no computation"
     if all(v.type.ndim == 0 for v in node.outputs):
@@ -134,7 +142,7 @@ def generate(graph: Graph, param_is_array: Sequence[bool],
     """(function name, source, array constants, fusion report, uses prange)."""
     em = Emitter()
     em.parallel_min_work = PARALLEL_MIN_WORK if parallel else None
-    schedule = plan(graph)
+    schedule = plan(graph.nodes, (*graph.results, *graph.updates.values()))
     em.overwritable = _overwritable(graph, schedule)
     arg_names = []
     for p, is_array in zip(graph.params, param_is_array, strict=True):
@@ -144,18 +152,20 @@ def generate(graph: Graph, param_is_array: Sequence[bool],
             em.line(f"{name} = {arg_names[-1]}[()]")
         else:
             arg_names.append(name)
-    em.emit_nodes = lambda nodes: _emit_nodes(em, nodes)
-    for item in schedule:
-        if isinstance(item, FusionGroup):
-            emit_group(em, item)
-        else:
-            _lower_node(em, item)
+    bodies: dict[int, list[Scheduled]] = {}
+
+    def emit_region(region) -> None:  # control-flow lowerings call this for bodies
+        bodies[id(region)] = plan(region.nodes, region.results)
+        _emit_schedule(em, bodies[id(region)])
+
+    em.emit_region = emit_region
+    _emit_schedule(em, schedule)
     results = [_result(em, graph, v) for v in graph.results]
     _write_updates(em, graph, arg_names)
     em.line(f"return ({''.join(r + ', ' for r in results)})")
     fn_name = em.fresh(re.sub(r"\W", "_", graph.name) or "f")
     header = f"def {fn_name}({', '.join([*arg_names, *em.constant_names])}):"
-    return (fn_name, "\n".join([header, *em.lines]), em.constants, fusion_report(schedule),
+    return (fn_name, "\n".join([header, *em.lines]), em.constants, fusion_report(schedule, bodies),
             em.uses_prange)
 
 

@@ -32,7 +32,7 @@ def _cond(em: Emitter, node: Node) -> None:
     for region, header in ((then_r, f"if {em(pred)}:"), (else_r, "else:")):
         with em.block(header):
             _bind(em, region, [em(v) for v in operands])
-            em.emit_nodes(region.nodes)
+            em.emit_region(region)
             _assign(em, targets, region)
             em.line("pass")
 
@@ -50,11 +50,11 @@ def _while(em: Emitter, node: Node) -> None:
     targets = _carried(em, node, node.inputs)
     with em.block("while True:"):
         _bind(em, test, targets)
-        em.emit_nodes(test.nodes)
+        em.emit_region(test)
         with em.block(f"if not {em(test.results[0])}:"):
             em.line("break")
         _bind(em, body, targets)
-        em.emit_nodes(body.nodes)
+        em.emit_region(body)
         _assign(em, targets, body)
 
 
@@ -66,5 +66,5 @@ def _for(em: Emitter, node: Node) -> None:
     index = em.fresh("it")
     with em.block(f"for {index} in range({em(start)}, {em(stop)}, {em(step)}):"):
         _bind(em, body, [index, *targets])
-        em.emit_nodes(body.nodes)
+        em.emit_region(body)
         _assign(em, targets, body)

@@ -14,9 +14,10 @@ value is computed before it is read.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from jitaic.ir.graph import Graph, Node, Value
+from jitaic.ir.graph import Node, Value
 from jitaic.lower.codegen import Emitter, np_type
 from jitaic.lower.kernels import (
     MONOIDS,
@@ -34,7 +35,7 @@ class FusionGroup:
     domain: tuple[int, ...]
     nodes: list[Node] = field(default_factory=list)
     stored: list[Value] = field(default_factory=list)  # values that leave the group
-    why_sealed: str = "end of function"
+    why_sealed: str = "end of block"
 
     @property
     def reduction(self) -> Node | None:
@@ -56,7 +57,9 @@ def _fusible(node: Node) -> bool:
     return node.op in SCALAR_RULES and node.output.type.ndim > 0 and not node.regions
 
 
-def plan(graph: Graph) -> list[Scheduled]:
+def plan(nodes: Sequence[Node], escaping: Sequence[Value]) -> list[Scheduled]:
+    """Schedule one block (the function's, or a control-flow body's) whose
+    ``escaping`` values (results, argument updates) are read after it."""
     schedule: list[Scheduled] = []
     open_groups: dict[tuple[int, ...], FusionGroup] = {}
     owner: dict[int, FusionGroup] = {}
@@ -67,7 +70,7 @@ def plan(graph: Graph) -> list[Scheduled]:
             group.why_sealed = why
             schedule.append(group)
 
-    for node in graph.nodes:
+    for node in nodes:
         if _fusible(node):
             domain = node.output.shape
             for v in node.inputs:
@@ -93,13 +96,13 @@ def plan(graph: Graph) -> list[Scheduled]:
             seal(g, f"read by {node.op.name}")
         schedule.append(node)
     for g in list(open_groups.values()):
-        seal(g, "end of function")
-    _mark_stored(graph, schedule, owner)
+        seal(g, "end of block")
+    _mark_stored(escaping, schedule, owner)
     return schedule
 
 
-def _mark_stored(graph: Graph, schedule: list[Scheduled], owner: dict) -> None:
-    escaping = {id(v) for v in (*graph.results, *graph.updates.values())}
+def _mark_stored(results: Sequence[Value], schedule: list[Scheduled], owner: dict) -> None:
+    escaping = {id(v) for v in results}
     for item in schedule:
         nodes = item.nodes if isinstance(item, FusionGroup) else [item]
         for node in nodes:

@@ -238,6 +238,25 @@ def _full(em: Emitter, node: Node) -> None:
         em.line(f"{em.define(out)} = np.full({out.shape}, {fill}, {np_type(out.dtype)})")
 
 
+# ---------------------------------------------------------------- tapes
+
+TAPE_START_ROWS = 16  # enough for short loops without growing
+
+
+@lowering(ops.tape_new)
+def _tape_new(em: Emitter, node: Node) -> None:
+    shape = (TAPE_START_ROWS, *node.attrs["shape"])
+    em.line(f"{em.define(node.output)} = np.empty({shape}, {np_type(node.output.dtype)})")
+
+
+@lowering(ops.tape_push)
+def _tape_push(em: Emitter, node: Node) -> None:
+    tape, row, count = node.inputs
+    # The push writes into the tape's buffer: the old tape value is dead after
+    # this node (tapes are threaded linearly through the recording loop).
+    em.line(f"{em.define(node.output)} = rt.tape_push({em(tape)}, {em(row)}, {em(count)})")
+
+
 # ---------------------------------------------------------------- reductions
 
 @dataclass(frozen=True)
@@ -504,6 +523,65 @@ def _setitem(em: Emitter, node: Node) -> None:
     if v.type.ndim and v.shape != target:
         value = f"np.broadcast_to({value}, {target})"
     em.line(f"{name}[{index_text(index)}] = {value}")
+
+
+
+# ---------------------------------------------------------------- advanced indexing
+
+def _gathered_element(em: Emitter, node: Node, array: str, x: Value,
+                      indices: Sequence[Value], out_index: Sequence[str]) -> str:
+    """``array[...]`` (``x``'s buffer) at one element of the gathered shape: index
+    arrays are read at their broadcast position, wrapped when negative and
+    bounds-checked."""
+    axes, front = node.attrs["axes"], node.attrs["front"]
+    b_ndim = len(np.broadcast_shapes(*(v.shape for v in indices)))
+    b_start = 0 if front else axes[0]
+    b_vars = out_index[b_start:b_start + b_ndim]
+    others = iter(v for k, v in enumerate(out_index) if not b_start <= k < b_start + b_ndim)
+    b_nest = LoopNest(tuple(np.broadcast_shapes(*(v.shape for v in indices))), tuple(b_vars))
+    subscript = []
+    for axis, n in enumerate(x.shape):
+        if axis not in axes:
+            subscript.append(next(others))
+            continue
+        j = em.fresh("j")
+        em.line(f"{j} = np.int64({load(em, indices[axes.index(axis)], b_nest)})")
+        with em.block(f"if {j} < 0:"):
+            em.line(f"{j} += {n}")
+        with em.block(f"if {j} < 0 or {j} >= {n}:"):
+            em.line(f"raise IndexError('index out of bounds for axis {axis} with size {n}')")
+        subscript.append(j)
+    return f"{array}[{', '.join(subscript)}]"
+
+
+@lowering(ops.gather)
+def _gather(em: Emitter, node: Node) -> None:
+    x, *indices = node.inputs
+    out = node.output
+    index = tuple(em.fresh(f"i{d}") for d in range(out.type.ndim))
+    if out.type.ndim == 0:
+        em.line(f"{em.define(out)} = {_gathered_element(em, node, em(x), x, indices, ())}")
+        return
+    name = em.define(out)
+    em.line(f"{name} = np.empty({out.shape}, {np_type(out.dtype)})")
+    with em.loops(list(zip(index, out.shape, strict=True))):
+        em.line(f"{name}[{', '.join(index)}] = "
+                f"{_gathered_element(em, node, em(x), x, indices, index)}")
+
+
+@lowering(ops.scatter)
+def _scatter(em: Emitter, node: Node) -> None:
+    x, v, *indices = node.inputs
+    name = em.define(node.output)
+    em.line(f"{name} = {em(x)}" if em.can_overwrite(x, node) else f"{name} = {em(x)}.copy()")
+    target = ops.gather_shape(x.shape, np.broadcast_shapes(*(i.shape for i in indices)),
+                              node.attrs["axes"], node.attrs["front"])
+    index = tuple(em.fresh(f"i{d}") for d in range(len(target)))
+    # Sequential on purpose: repeated indices must add up (or the last one win).
+    with em.loops(list(zip(index, target, strict=True))):
+        element = _gathered_element(em, node, name, x, indices, index)
+        op = "+=" if node.attrs["accumulate"] else "="
+        em.line(f"{element} {op} {load(em, v, LoopNest(target, index))}")
 
 
 @lowering(ops.concatenate)

@@ -18,3 +18,14 @@ def int_matmul(a, b):
             for j in range(n):
                 out[i, j] += aip * b[p, j]
     return out
+
+
+@numba.njit(cache=True)
+def tape_push(tape, row, count):
+    """Store ``row`` at ``tape[count]``, doubling the tape first when it is full."""
+    if count >= tape.shape[0]:
+        bigger = np.empty((2 * tape.shape[0],) + tape.shape[1:], tape.dtype)
+        bigger[: tape.shape[0]] = tape
+        tape = bigger
+    tape[count] = row
+    return tape

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from jitaic.ir.graph import Graph
-from jitaic.ir.ops import EFFECTFUL
+from jitaic.ir.ops import ALLOCATES, EFFECTFUL
 from jitaic.passes.rewrite import Rebuilder
 
 
@@ -43,7 +43,7 @@ def eliminate_common_subexpressions(graph: Graph) -> tuple[Graph, bool]:
     for node in graph.nodes:
         rb.keep(node)
         current = rb.nodes[-1]
-        if current.regions or EFFECTFUL in current.op.traits:
+        if current.regions or current.op.traits & {EFFECTFUL, ALLOCATES}:
             continue
         key = (current.op, tuple(id(v) for v in current.inputs),
                tuple(sorted((k, freeze(v)) for k, v in current.attrs.items())))

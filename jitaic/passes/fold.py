@@ -27,6 +27,7 @@ def fold_constants(graph: Graph) -> tuple[Graph, bool]:
         current = rb.nodes[-1]
         foldable = (current.inputs and not current.regions and len(current.outputs) == 1
                     and ops.EFFECTFUL not in current.op.traits
+                    and current.output.type.static
                     and current.output.type.size <= MAX_FOLDED_ELEMENTS)
         if not foldable:
             continue

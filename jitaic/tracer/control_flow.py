@@ -144,17 +144,23 @@ def _outputs(values: list[Value], static: list[object], like: Sequence[object] =
 # ---------------------------------------------------------------- cond
 
 def cond(pred: object, then_fn: Callable, else_fn: Callable, operands: Sequence[object],
-         names: Sequence[str] = (), undefined: object = None) -> list:
+         names: Sequence[str] = (), undefined: object = None,
+         fill_undefined: Sequence[str] = ()) -> list:
     """``then_fn(*operands)`` or ``else_fn(*operands)``, chosen at run time.
 
     Outputs that are static Python values must agree between the branches,
-    except ``undefined`` (a variable only one branch assigns), which wins.
+    except ``undefined`` (a variable only one branch assigns), which wins;
+    for the names in ``fill_undefined`` the assigned value wins instead, and
+    the other branch gives zeros of its type.
     """
     pred = to_value(pred)
     if pred.dtype != np.bool_:
         pred = current().builder.emit(ops.not_equal, [pred, current().constant(0)]).output
     then_b = _trace_body(then_fn, operands, bind_params=False)
     else_b = _trace_body(else_fn, operands, bind_params=False)
+    for i, name in enumerate(names):
+        if name in fill_undefined:
+            _fill_undefined(then_b, else_b, i, undefined)
     plan = _join_outputs(then_b, else_b, names, undefined)
     buffers = {**{k: b for k, (b, _) in then_b.written.items()},
                **{k: b for k, (b, _) in else_b.written.items()}}
@@ -177,6 +183,20 @@ def cond(pred: object, then_fn: Callable, else_fn: Callable, operands: Sequence[
         if a is not None and a == b:  # the same array on both paths (maybe updated in place)
             result[i] = operands[a]
     return result
+
+
+def _fill_undefined(a: _Body, b: _Body, i: int, undefined: object) -> None:
+    """Output ``i`` traced on one path and undefined on the other: zeros there."""
+    for this, other in ((a, b), (b, a)):
+        if this.out_static[i] is undefined and other.out_static[i] is None:
+            t = _traced_by_position(other)[i].type
+            zeros = make_node(ops.full, [], {"shape": t.shape, "dtype": t.dtype, "fill": 0})
+            position = sum(s is None for s in this.out_static[:i])
+            results = list(this.region.results)
+            results.insert(position, zeros.output)
+            this.region = Region(this.region.params, (*this.region.nodes, zeros),
+                                 tuple(results))
+            this.out_static[i] = None
 
 
 def _traced_by_position(body: _Body) -> dict[int, Value]:

@@ -89,6 +89,9 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
     dtype = kwargs.pop("dtype", None)
     if kwargs:
         raise _unsupported(f"np.{ufunc.__name__}(..., {', '.join(kwargs)}=...)")
+    if method == "at" and ufunc is np.add:
+        add_at(*inputs)
+        return None
     if method == "__call__":
         result = apply_ufunc(ufunc, *inputs)
     elif method == "reduce" and ufunc in _REDUCE_UFUNCS:
@@ -644,7 +647,121 @@ def _normalize_entry(k: object, size: int, dim: int):
                      f"{type(k).__name__}{at(user_location())}")
 
 
+# ---------------------------------------------------------------- advanced indexing
+
+def _is_mask(k: object) -> bool:
+    return (isinstance(k, (Tracer, np.ndarray)) and k.dtype == np.bool_ and k.ndim > 0) or (
+        isinstance(k, list) and np.asarray(k).dtype == np.bool_)
+
+
+def _has_advanced(key: object) -> bool:
+    """Whether an index holds integer or boolean arrays (NumPy's advanced indexing)."""
+    for k in key if isinstance(key, tuple) else (key,):
+        if isinstance(k, Tracer) and (k.ndim > 0 or k.dtype == np.bool_):
+            return True
+        if isinstance(k, list) or (isinstance(k, np.ndarray) and (
+                k.ndim > 0 or k.dtype == np.bool_)):
+            return True
+    return False
+
+
+def _advanced_index(x: Tracer, key: object) -> tuple[Tracer, list[Tracer], tuple, bool]:
+    """(x with the basic part applied, index arrays, the axes they index, front).
+
+    Integers among array indices are indices too (NumPy broadcasts them with
+    the arrays); a concrete boolean mask is its ``nonzero()`` index arrays.
+    """
+    entries: list = []
+    for k in key if isinstance(key, tuple) else (key,):
+        if k is None:
+            raise _unsupported("None (np.newaxis) together with array indices")
+        if _is_mask(k):
+            mask = _concrete(k)
+            if mask is None:
+                raise _unsupported("x[mask] with a traced boolean mask (its length depends "
+                                   "on the data; np.where(mask, x, 0) keeps the shape)")
+            entries.extend(np.nonzero(mask))
+        else:
+            entries.append(k)
+    n_real = sum(k is not Ellipsis for k in entries)
+    if n_real > x.ndim:
+        raise IndexError(f"too many indices for array: array is {x.ndim}-dimensional, but "
+                         f"{n_real} were indexed{at(user_location())}")
+    expanded: list = []
+    for k in entries:
+        expanded += [slice(None)] * (x.ndim - n_real) if k is Ellipsis else [k]
+    expanded += [slice(None)] * (x.ndim - len(expanded))
+    axes = tuple(i for i, k in enumerate(expanded) if not isinstance(k, slice))
+    indices = []
+    for axis in axes:
+        index = as_tracer(expanded[axis])
+        if index.dtype.kind not in "iu":
+            raise IndexError(f"arrays used as indices must be of integer (or boolean) type"
+                             f"{at(user_location())}")
+        concrete = _concrete(expanded[axis])
+        if concrete is not None:
+            n = x.shape[axis]
+            bad = concrete[(concrete < -n) | (concrete >= n)]
+            if bad.size:
+                raise IndexError(f"index {bad.flat[0]} is out of bounds for axis {axis} with "
+                                 f"size {n}{at(user_location())}")
+        indices.append(index)
+    basic = tuple(slice(None) if i in axes else k for i, k in enumerate(expanded))
+    base = getitem(x, basic) if any(k != slice(None) for k in basic) else x
+    front = axes != tuple(range(axes[0], axes[-1] + 1))
+    return base, indices, axes, front
+
+
+def _concrete(k: object) -> np.ndarray | None:
+    """The value of an index known while tracing (a constant), else None."""
+    if not isinstance(k, Tracer):
+        return np.asarray(k)
+    node = k.value.producer
+    return node.attrs["value"] if node is not None and node.op is ops.constant else None
+
+
+def _gather(x: Tracer, key: object) -> Tracer:
+    base, indices, axes, front = _advanced_index(x, key)
+    return emit(ops.gather, [base, *indices], {"axes": axes, "front": front}, scalar=False)
+
+
+def _scatter(x: Tracer, key: object, value: object, accumulate: bool) -> None:
+    base, indices, axes, front = _advanced_index(x, key)
+    v = as_tracer(value)
+    if v.dtype != x.dtype:
+        v = astype(v, x.dtype)
+    attrs = {"axes": axes, "front": front, "accumulate": accumulate}
+    base.write(emit(ops.scatter, [base, v, *indices], attrs, scalar=False).value)
+
+
+def _masked_assign(x: Tracer, mask: Tracer, value: object) -> None:
+    """``x[mask] = v`` with a traced mask over x's leading axes: a where."""
+    if mask.shape != x.shape[:mask.ndim]:
+        raise IndexError(f"boolean index of shape {mask.shape} does not match the indexed "
+                         f"array's shape {x.shape}{at(user_location())}")
+    v = as_tracer(value)
+    rest = x.shape[mask.ndim:]
+    if ops.broadcast_shapes(v.shape, rest) != rest:
+        raise _unsupported(f"x[mask] = v with v of shape {v.shape} (its length would "
+                           f"have to match the number of true entries); use np.where")
+    m = reshape(mask, mask.shape + (1,) * len(rest))
+    x.write(astype(where(m, v, x), x.dtype).value)
+
+
+def add_at(x: object, key: object, value: object) -> None:
+    """``np.add.at(x, key, value)``: unbuffered, so repeated indices add up."""
+    if not isinstance(x, Tracer):
+        raise _unsupported("np.add.at on an array that is not traced")
+    if not _has_advanced(key):
+        index = key if isinstance(key, tuple) else (key,)
+        x[index] = x[index] + as_tracer(value)  # basic indices never repeat
+        return
+    _scatter(x, key, value, accumulate=True)
+
+
 def getitem(self: Tracer, key: object) -> Tracer:
+    if _has_advanced(key):
+        return _gather(self, key)
     index, new_axes, dynamic = _normalize_index(key, self.shape)
     if dynamic:
         if new_axes:
@@ -672,6 +789,12 @@ def getitem(self: Tracer, key: object) -> Tracer:
 
 
 def setitem(self: Tracer, key: object, value: object) -> None:
+    if isinstance(key, Tracer) and _is_mask(key):
+        _masked_assign(self, key, value)
+        return
+    if _has_advanced(key):
+        _scatter(self, key, value, accumulate=False)
+        return
     index, new_axes, dynamic = _normalize_index(key, self.shape)
     if new_axes:
         raise _unsupported("assignment with None (np.newaxis) in the index")
