@@ -22,7 +22,7 @@ import numpy as np
 from jitaic import config
 from jitaic.ast_frontend.transform import convert as ast_convert
 from jitaic.errors import ConcretizationError, at
-from jitaic.ir.graph import Graph
+from jitaic.ir.graph import Graph, GraphTooLarge
 from jitaic.ir.interpreter import evaluate
 from jitaic.ir.printer import format_graph
 from jitaic.ir.verifier import verify
@@ -45,6 +45,11 @@ from jitaic.tracer.trace import (
 log = logging.getLogger("jitaic")
 CacheInfo = namedtuple("CacheInfo", "hits misses entries compile_seconds")
 MODES = ("auto", "trace", "ast")
+
+# In auto mode a trace that records more nodes than this is redone with the
+# AST frontend (Python loops over ranges or rows unroll while tracing: 10 000
+# rows would mean 30 000 nodes and minutes of numba compile).
+AUTO_UNROLL_NODES = 256
 
 
 @dataclass
@@ -131,6 +136,7 @@ class Lowered:
     def __init__(self, spec: Specialization) -> None:
         self._spec = spec
         self.graph = spec.graph
+        self.frontend = spec.frontend  # "trace" or "ast"
 
     def as_text(self) -> str:
         return self._spec.ir
@@ -301,15 +307,29 @@ class JitFunction:
         """Trace with the tracer; in auto mode, redo it with the AST frontend when
         Python control flow needs a traced value."""
         names = self._positional_names(len(args))
-        if self._mode != "ast":
-            try:
-                return trace(self._fn, args, kwargs, names, static, self._static_names), "trace"
-            except ConcretizationError:
-                if self._mode == "trace":
-                    raise
-        converter = Converter(transform=lambda f: ast_convert(f).fn)
-        return trace(self._fn, args, kwargs, names, static, self._static_names,
-                     converter), "ast"
+        with_ast = Converter(transform=lambda f: ast_convert(f).fn)
+        if self._mode == "ast":
+            return trace(self._fn, args, kwargs, names, static, self._static_names,
+                         with_ast), "ast"
+        budget = AUTO_UNROLL_NODES if self._mode == "auto" else None
+        try:
+            return trace(self._fn, args, kwargs, names, static, self._static_names,
+                         max_nodes=budget), "trace"
+        except ConcretizationError:
+            if self._mode == "trace":
+                raise
+            return trace(self._fn, args, kwargs, names, static, self._static_names,
+                         with_ast), "ast"
+        except GraphTooLarge:
+            pass
+        # A big trace is usually a Python loop being unrolled: the AST frontend
+        # keeps it one loop (a smaller graph, a faster compile).
+        try:
+            return trace(self._fn, args, kwargs, names, static, self._static_names,
+                         with_ast), "ast"
+        except Exception as exc:  # the plain trace is still correct: use it
+            log.debug("%s: AST frontend failed (%s); tracing in full", self.__qualname__, exc)
+        return trace(self._fn, args, kwargs, names, static, self._static_names), "trace"
 
     @staticmethod
     def _check_writeable(graph: Graph, leaves: Sequence[object]) -> None:

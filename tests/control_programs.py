@@ -19,7 +19,8 @@ default mode="auto" must fall back to the AST frontend) or is static (a loop
 over ``range`` of a Python int, an ``if`` on a shape: auto mode traces it).
 ``ir_ops`` are the structured ops the mode="ast" IR must contain; ``loops``
 how many ``for``/``while`` statements it has, each of which must appear in
-the IR exactly once (a loop that is not unrolled).
+the IR exactly once (a loop that is not unrolled), except ``python_loops``
+loops over Python containers, which run while tracing.
 """
 
 from __future__ import annotations
@@ -38,19 +39,21 @@ class Program:
     data_dependent: bool
     ir_ops: frozenset[str]
     helpers: tuple[Callable, ...] = ()
+    python_loops: int = 0  # loops over Python containers: run while tracing
 
 
 PROGRAMS: list[Program] = []
 CONTROL_OPS = ("cond", "while_loop", "for_loop")
 
 
-def program(*datasets, data_dependent: bool, ir: tuple[str, ...] = (), helpers=()):
+def program(*datasets, data_dependent: bool, ir: tuple[str, ...] = (), helpers=(),
+            python_loops: int = 0):
     """Register ``fn`` with its argument makers (see the module docstring)."""
     assert set(ir) <= set(CONTROL_OPS), ir
 
     def register(fn: Callable) -> Callable:
         PROGRAMS.append(Program(fn.__name__, fn, datasets, data_dependent, frozenset(ir),
-                                tuple(helpers)))
+                                tuple(helpers), python_loops))
         return fn
 
     return register
@@ -487,3 +490,43 @@ def newton_with_early_exit(a, tol):
         if not np.all(np.isfinite(y)):
             break
     return y, -it
+
+
+# ---------------------------------------------------------------- for over arrays
+
+
+@program(lambda r: (normal(r, 7, 3), normal(r, 3)), lambda r: (normal(r, 4, 5), normal(r, 5)),
+         data_dependent=False, ir=("for_loop",))
+def dot_rows(x, w):
+    # for row in array: a for_loop over the index, not unrolled (in mode="ast")
+    out = np.zeros(x.shape[0])
+    acc = 0.0
+    for k, row in enumerate(x):
+        out[k] = row @ w
+        acc += row.sum()
+    return out, acc
+
+
+@program(lambda r: (normal(r, 6, 2), normal(r, 6, 2), 0.5),
+         lambda r: (normal(r, 3, 4), normal(r, 3, 4), -10.0),
+         lambda r: (normal(r, 3, 4), normal(r, 3, 4), 10.0),
+         data_dependent=True, ir=("for_loop", "cond"))
+def zip_threshold(a, b, t):
+    # zip of two arrays and of a range, with a branch on the items
+    total = np.zeros(a.shape[1])
+    for i, (u, v) in zip(range(1, 100, 2), zip(a, b)):
+        if u.sum() > t:
+            total += u * i
+        else:
+            total -= v
+    return total
+
+
+@program(lambda r: (normal(r, 5), [1.0, 2.0, 0.5]), lambda r: (normal(r, 2, 3), [3.0]),
+         data_dependent=False, python_loops=1)
+def python_list_loop(x, scales):
+    # a Python list of floats is iterated while tracing (no loop in the IR)
+    out = x
+    for s in scales:
+        out = out * s + 1.0
+    return out

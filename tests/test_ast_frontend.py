@@ -27,6 +27,7 @@ from control_programs import CONTROL_OPS, PROGRAMS, Program
 from helpers import copy_tree, seed_of
 
 import jitaic
+from jitaic.api import AUTO_UNROLL_NODES
 from jitaic.errors import JitaicError
 
 FILE = os.path.basename(__file__)
@@ -79,9 +80,12 @@ def datasets(prog: Program) -> list[tuple]:
 
 
 def spec_key(args: tuple) -> tuple:
-    """What selects a specialisation: array shapes/dtypes and Python int values."""
+    """What selects a specialisation: array shapes/dtypes and Python int values
+    (lists and tuples of them by their items)."""
     return tuple((a.shape, a.dtype.str) if isinstance(a, np.ndarray)
-                 else ("float",) if isinstance(a, float) else ("static", a) for a in args)
+                 else ("float",) if isinstance(a, float)
+                 else (type(a).__name__, spec_key(a)) if isinstance(a, (list, tuple))
+                 else ("static", a) for a in args)
 
 
 def compiled(prog: Program, mode: str) -> jitaic.JitFunction:
@@ -127,13 +131,11 @@ def control_ops(ir: str) -> dict[str, int]:
 
 
 def n_loops(*fns) -> int:
-    """``while`` and ``for ... in range`` statements in the functions' source."""
+    """``while`` and ``for`` statements in the functions' source."""
     count = 0
     for fn in fns:
         tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-        count += sum(isinstance(n, ast.While) or (isinstance(n, ast.For) and isinstance(
-            n.iter, ast.Call) and getattr(n.iter.func, "id", None) == "range")
-            for n in ast.walk(tree))
+        count += sum(isinstance(n, (ast.While, ast.For)) for n in ast.walk(tree))
     return count
 
 
@@ -220,10 +222,24 @@ def test_program_matches_numpy(prog: Program, mode: str) -> None:
 @pytest.mark.parametrize("prog", PROGRAMS, ids=PROGRAM_IDS)
 def test_frontend_choice(prog: Program, mode: str) -> None:
     """Auto mode falls back to the AST frontend exactly when control flow needs
-    a traced value; mode="ast" always uses it."""
+    a traced value or a plain trace would unroll a loop past AUTO_UNROLL_NODES;
+    mode="ast" always uses it."""
     f = compiled(prog, mode)
-    expected = "ast" if mode == "ast" or prog.data_dependent else "trace"
-    assert [s.frontend for s in f.specializations()] == [expected] * len(f.specializations())
+    expected = []
+    for args in {spec_key(a): a for a in datasets(prog)}.values():  # first-seen order
+        if mode == "ast" or prog.data_dependent:
+            expected.append("ast")
+        else:
+            big = trace_size(prog.fn, args) > AUTO_UNROLL_NODES
+            expected.append("ast" if big else "trace")
+    assert [s.frontend for s in f.specializations()] == expected
+
+
+def trace_size(fn, args) -> int:
+    """Nodes a plain trace records (Python loops unrolled), no compile."""
+    f = jitaic.jit(fn, mode="trace")
+    traced, _ = f._trace(*f._bind(args, {}))
+    return sum(1 for _ in traced.graph.walk())
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -240,7 +256,7 @@ def test_ir_structure(prog: Program, mode: str) -> None:
             continue
         for op in CONTROL_OPS:
             assert (counts[op] > 0) == (op in prog.ir_ops), f"{op}: {counts}\n{spec.ir}"
-        assert counts["for_loop"] + counts["while_loop"] == loops, spec.ir
+        assert counts["for_loop"] + counts["while_loop"] == loops - prog.python_loops, spec.ir
 
 
 def test_hundred_iteration_loop_is_one_for_loop() -> None:
@@ -254,9 +270,12 @@ def test_hundred_iteration_loop_is_one_for_loop() -> None:
     assert "for " in lowered.source() and "range(" in lowered.source()
     # The carried accumulator started as the Python int 0 and became a float.
     assert re.search(r"f64\[\] = for_loop", ir), ir
-    # Auto mode traces the static loop instead (it needs no traced value).
+    # Auto mode traces short static loops (no traced value needed) but keeps a
+    # long one a loop: a trace past AUTO_UNROLL_NODES is redone with the AST frontend.
+    short = jitted(prog, "auto").lower(x[:5])
+    assert "for_loop" not in short.as_text() and short.frontend == "trace"
     auto = jitted(prog, "auto").lower(x)
-    assert "index=(99,)" in auto.as_text()
+    assert control_ops(auto.as_text())["for_loop"] == 1 and auto.frontend == "ast"
 
 
 def test_rewritten_source() -> None:
@@ -479,14 +498,21 @@ def integer_array_index(x, idx):
     return x[idx]  # <- error
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_integer_array_index_after_a_branch(mode: str) -> None:
+    x, idx = np.array([1.0, -2.0, 3.0, 4.0]), np.array([0, 2, -1, 2])
+    np.testing.assert_array_equal(jitaic.jit(integer_array_index, mode=mode)(x, idx),
+                                  integer_array_index(x, idx))
+
+
 @pytest.mark.parametrize("fn, args, construct", [
     (long_prefix_sums, (np.ones(100),), "slice whose bounds are traced"),
     (while_prefix, (np.ones(30),), "slice whose bounds are traced"),
-    (boolean_mask_in_branch, (np.ones(4),), "advanced indexing"),
-    (integer_array_index, (np.ones(4), np.array([0, 2])), "advanced indexing"),
-], ids=["traced_slice_in_long_loop", "traced_slice_in_while", "boolean_mask", "int_array"])
+    (boolean_mask_in_branch, (np.ones(4),), "traced boolean mask"),
+], ids=["traced_slice_in_long_loop", "traced_slice_in_while", "boolean_mask"])
 @pytest.mark.parametrize("mode", MODES)
 def test_rejected_indexing(fn, args, construct: str, mode: str) -> None:
+    """Index forms whose result length depends on run-time values."""
     if mode == "auto" and fn is long_prefix_sums:
         # A static loop: auto mode traces it with Python ints and succeeds.
         np.testing.assert_allclose(jitaic.jit(fn)(*args), fn(*args))

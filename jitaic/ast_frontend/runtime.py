@@ -7,6 +7,7 @@ structured control-flow ops of ``jitaic.tracer.control_flow``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -121,9 +122,12 @@ def while_stmt(test_fn: Callable, body_fn: Callable, values: Sequence,
 def for_range(bounds: Sequence, body_fn: Callable, values: Sequence,
               names: Sequence[str]) -> tuple:
     """``for i in range(*bounds)``: a for_loop with the index as an IR value."""
-    start, stop, step = (list(bounds) + [None, None])[:3] if len(bounds) > 1 else (
-        0, bounds[0], None)
-    step = 1 if step is None else step
+    r = range_(*bounds)
+    return _indexed_loop(r.start, r.stop, r.step, body_fn, values, names)
+
+
+def _indexed_loop(start, stop, step, body_fn: Callable, values: Sequence,
+                  names: Sequence[str]) -> tuple:
     static = not any(_traced(b) for b in (start, stop, step))
     if static and len(range(start, stop, step)) == 0:
         return tuple(values)
@@ -136,3 +140,95 @@ def for_range(bounds: Sequence, body_fn: Callable, values: Sequence,
     for i in range(start, stop, step):
         values = tuple(body_fn(i, *values))
     return values
+
+
+# ---------------------------------------------------------------- for over sequences
+# ``for row in x``, ``enumerate(x)``, ``zip(x, y)`` over traced arrays run as
+# a for_loop over the index; each iterable says how many items it has and
+# what item ``i`` is. Python containers (lists of arrays, dicts) are iterated
+# in Python while tracing, as before.
+
+
+class _Indexed:
+    length: object  # Python int, or a traced integer (range with traced bounds)
+
+    def item(self, i: object) -> object:
+        raise NotImplementedError
+
+
+class _ArrayItems(_Indexed):
+    def __init__(self, x: Tracer) -> None:
+        if x.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        self.x, self.length = x, x.shape[0]
+
+    def item(self, i):
+        return self.x[i]
+
+    def __iter__(self):  # zipped with a Python container: iterated while tracing
+        return iter(self.x)
+
+
+class range_(_Indexed):  # noqa: N801 (it stands for the builtin)
+    def __init__(self, *bounds) -> None:
+        start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (
+            *bounds, 1)[:3]
+        self.start, self.stop, self.step = start, stop, step
+        if _traced(start) or _traced(stop) or _traced(step):
+            self.length = np.maximum((stop - start + step - np.sign(step)) // step, 0)
+        else:
+            self.length = len(range(start, stop, step))
+
+    def item(self, i):
+        return self.start + i * self.step
+
+    def __iter__(self):  # a static range inside zip/enumerate of Python values
+        return iter(range(self.start, self.stop, self.step))
+
+
+class enumerate_(_Indexed):  # noqa: N801
+    def __init__(self, inner: object, start: int = 0) -> None:
+        self.inner, self.start = inner, start
+        self.length = getattr(inner, "length", None)
+
+    def item(self, i):
+        return self.start + i, self.inner.item(i)
+
+    def __iter__(self):
+        return enumerate(self.inner, self.start)
+
+
+class zip_(_Indexed):  # noqa: N801
+    def __init__(self, *inners: object, strict: bool = False) -> None:
+        self.inners = inners
+        lengths = [getattr(x, "length", None) for x in inners]
+        self.length = None if None in lengths or not lengths else functools.reduce(
+            lambda a, b: np.minimum(a, b) if _traced(a) or _traced(b) else min(a, b),
+            lengths)
+        if strict and self.length is not None and len(set(lengths)) > 1:
+            raise ValueError("zip() arguments have different lengths")
+
+    def item(self, i):
+        return tuple(x.item(i) for x in self.inners)
+
+    def __iter__(self):
+        return zip(*self.inners)
+
+
+def iterate(x: object) -> object:
+    """A traced array iterates by index; anything else as Python does."""
+    return _ArrayItems(x) if _traced(x) else x
+
+
+def for_iter(iterable: object, body_fn: Callable, values: Sequence,
+             names: Sequence[str]) -> tuple:
+    """``for target in iterable``: a for_loop over the index when the iterable is
+    (built from) traced arrays, a Python loop otherwise."""
+    length = getattr(iterable, "length", None)
+    if length is None:
+        values = tuple(values)
+        for item in iterable:
+            values = tuple(body_fn(item, *values))
+        return values
+    return _indexed_loop(0, length, 1, lambda i, *v: body_fn(iterable.item(i), *v),
+                         values, names)

@@ -115,7 +115,7 @@ class _DefUse:
             if extra_reads is not None else set()
         body_names = _stored(stmt)
         if isinstance(stmt, ast.For):
-            body_names.discard(stmt.target.id)
+            body_names -= _stored(stmt.target)
         return sorted(body_names & (used_after | defined_before | read_in_test))
 
 
@@ -165,7 +165,7 @@ class ControlFlowRewriter(ast.NodeTransformer):
                 self._carried[id(node)] = self.defuse.carried(node)
             elif isinstance(node, ast.While):
                 self._carried[id(node)] = self.defuse.carried(node, node.test)
-            elif isinstance(node, ast.For) and _is_range(node):
+            elif isinstance(node, ast.For) and not node.orelse:
                 self._carried[id(node)] = self.defuse.carried(node)
 
     def visit_If(self, node: ast.If):
@@ -198,16 +198,24 @@ class ControlFlowRewriter(ast.NodeTransformer):
         return [test_fn, body_fn, _assign_result(carried, call)]
 
     def visit_For(self, node: ast.For):
-        if not _is_range(node):
+        if node.orelse:  # only a loop with a break keeps one, and that became a flag
             self.generic_visit(node)
             return node
         carried = self._carried[id(node)]
         self.generic_visit(node)
         n = next(_counter)
-        body_fn = _function(f"__jitaic_body_{n}", [node.target.id, *carried], node.body,
-                            carried)
-        call = _call("for_range", ast.Tuple(node.iter.args, ast.Load()),
-                     ast.Name(body_fn.name, ast.Load()), _current_values(carried),
+        if _is_range(node):
+            params, body = [node.target.id, *carried], node.body
+            runner, iterable = "for_range", ast.Tuple(node.iter.args, ast.Load())
+        else:  # the item is unpacked into the target at the top of the body
+            item = f"__jitaic_item_{n}"
+            unpack = ast.copy_location(ast.Assign([node.target], ast.Name(item, ast.Load())),
+                                       node)
+            params, body = [item, *carried], [unpack, *node.body]
+            runner, iterable = "for_iter", _iterable(node.iter)
+        body_fn = _function(f"__jitaic_body_{n}", params, body, carried)
+        call = _call(runner, iterable, ast.Name(body_fn.name, ast.Load()),
+                     _current_values(carried),
                      ast.Tuple([ast.Constant(c) for c in carried], ast.Load()))
         return [body_fn, _assign_result(carried, call)]
 
@@ -223,6 +231,17 @@ class ControlFlowRewriter(ast.NodeTransformer):
     def visit_UnaryOp(self, node: ast.UnaryOp):
         self.generic_visit(node)
         return _call("not_", node.operand) if isinstance(node.op, ast.Not) else node
+
+
+def _iterable(expr: ast.expr) -> ast.expr:
+    """``enumerate(...)``, ``zip(...)`` and ``range(...)`` become the runtime's
+    iterables, which index arrays with the loop index instead of unrolling."""
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and \
+            expr.func.id in ("enumerate", "zip", "range") and not any(
+                isinstance(a, ast.Starred) for a in expr.args):
+        args = [_iterable(a) if expr.func.id != "range" else a for a in expr.args]
+        return ast.Call(_rt(f"{expr.func.id}_"), args, expr.keywords)
+    return _call("iterate", expr)
 
 
 def _lambda(expr: ast.expr) -> ast.Lambda:

@@ -102,17 +102,25 @@ def make_node(op, inputs: Sequence[Value], attrs: Mapping[str, object] | None = 
     return node
 
 
+class GraphTooLarge(Exception):
+    """A Builder went past its node budget (auto mode then tries the AST frontend)."""
+
+
 class Builder:
     """Appends nodes to the innermost open region (a stack, for nested bodies)."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_nodes: int | None = None) -> None:
         self._blocks: list[list[Node]] = [[]]
         self._serials: list[int] = [0]  # a unique number per open block
         self._next_serial = 1
+        self.max_nodes, self._emitted = max_nodes, 0
 
     def emit(self, op, inputs: Sequence[Value], attrs=None, regions=(), loc=None) -> Node:
         node = make_node(op, inputs, attrs, regions, loc)
         self._blocks[-1].append(node)
+        self._emitted += 1
+        if self.max_nodes is not None and self._emitted > self.max_nodes:
+            raise GraphTooLarge(f"more than {self.max_nodes} nodes")
         return node
 
     def open_block(self) -> None:

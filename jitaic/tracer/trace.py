@@ -121,13 +121,15 @@ class Traced:
 
 def trace(fn: Callable, args: Sequence, kwargs: dict, arg_names: Sequence[str],
           static: Sequence[bool], static_kwargs: frozenset = frozenset(),
-          converter: Converter | None = None) -> Traced:
+          converter: Converter | None = None, max_nodes: int | None = None) -> Traced:
     """Trace ``fn(*args, **kwargs)``.
 
     ``static[i]`` marks whole positional arguments, ``static_kwargs`` keyword
     arguments; parameters are numbered positional first, then keywords sorted.
+    Past ``max_nodes`` recorded nodes, tracing stops with GraphTooLarge.
     """
     with TraceContext() as ctx:
+        ctx.builder.max_nodes = max_nodes
         params: list[Value] = []
         tracers: list[Tracer] = []
         seen: dict[int, Tracer] = {}  # the same array passed twice is one buffer
