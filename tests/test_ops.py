@@ -116,4 +116,4 @@ def test_table_is_within_its_compile_budget() -> None:
     """Each (row, case) costs one numba compile; keep CI fast (see op_table.py)."""
     from op_table import n_compiles
 
-    assert n_compiles() <= 400
+    assert n_compiles() <= 420  # ~0.3 s each on the 2-core CI machine

@@ -866,6 +866,72 @@ def _static(fn: Callable) -> Callable:
     return lambda a, *args, **kwargs: fn(as_tracer(a), *args, **kwargs)
 
 
+# ---------------------------------------------------------------- compositions
+
+def flip(m, axis=None):
+    x = as_tracer(m)
+    axes = normalize_axes(axis, x.ndim)
+    return getitem(x, tuple(slice(None, None, -1) if d in axes else slice(None)
+                            for d in range(x.ndim)))
+
+
+def average(a, axis=None, weights=None, returned=False, keepdims=False):
+    x = as_tracer(a)
+    if weights is None:
+        avg = mean(x, axis, keepdims=keepdims)
+        total = full_value(avg.shape, _count(x.shape, normalize_axes(axis, x.ndim)),
+                           avg.dtype)
+    else:
+        w = as_tracer(weights)
+        if w.shape != x.shape:  # 1-D weights along one axis, as NumPy allows
+            if axis is None or w.ndim != 1:
+                raise TypeError("Axis must be specified when shapes of a and weights differ.")
+            (ax,) = normalize_axes(axis, x.ndim)
+            w = reshape(w, tuple(w.shape[0] if d == ax else 1 for d in range(x.ndim)))
+        total = sum_(broadcast_to(w, x.shape) * 1.0, axis, keepdims=keepdims)
+        avg = sum_(x * w, axis, keepdims=keepdims) / total
+    return (avg, broadcast_to(total, avg.shape)) if returned else avg
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
+        dtype=None):
+    if fweights is not None or aweights is not None:
+        raise _unsupported("np.cov(fweights=/aweights=)")
+    x = atleast_2d(m)
+    x = astype(x, dtype or np.result_type(x.dtype, np.float64))  # NumPy: float64 at least
+    if not rowvar and x.shape[0] != 1:
+        x = transpose(x)
+    if y is not None:
+        yy = astype(atleast_2d(y), x.dtype)
+        x = concatenate([x, transpose(yy) if not rowvar and yy.shape[0] != 1 else yy], 0)
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    n = x.shape[1]
+    centred = x - mean(x, axis=1, keepdims=True)
+    c = dot(centred, transpose(centred)) / max(n - ddof, 0)
+    return squeeze(c) if c.shape == (1, 1) else c
+
+
+def trace_(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    x = as_tracer(a)
+    if out is not None or x.ndim != 2 or (axis1, axis2) != (0, 1):
+        raise _unsupported("np.trace of a non-matrix or with axis1/axis2/out")
+    n = max(0, min(x.shape[0], x.shape[1] - offset) if offset >= 0 else
+            min(x.shape[0] + offset, x.shape[1]))
+    rows = np.arange(n) - min(offset, 0)
+    diag = getitem(x, (rows, rows + offset)) if n else full_value((0,), 0, x.dtype)
+    return sum_(diag, dtype=dtype)
+
+
+def take(a, indices, axis=None, out=None, mode="raise"):
+    if out is not None or mode != "raise":
+        raise _unsupported("np.take(out=/mode=)")
+    x = as_tracer(a)
+    if axis is None:
+        x, axis = ravel(x), 0
+    (axis,) = normalize_axes(axis, x.ndim)
+    return getitem(x, (slice(None),) * axis + (indices,))
+
+
 HANDLERS: dict[Callable, Callable] = {
     np.sum: sum_, np.prod: prod, np.max: amax, np.amax: amax, np.min: amin,
     np.amin: amin, np.any: any_, np.all: all_, np.mean: mean, np.var: var, np.std: std,
@@ -878,7 +944,8 @@ HANDLERS: dict[Callable, Callable] = {
     np.atleast_2d: atleast_2d, np.concatenate: concatenate, np.stack: stack,
     np.hstack: hstack, np.vstack: vstack, np.column_stack: column_stack, np.copy: copy_array,
     np.zeros_like: _like(0), np.ones_like: _like(1), np.empty_like: _like(0),
-    np.full_like: full_like,
+    np.full_like: full_like, np.flip: flip, np.average: average, np.cov: cov,
+    np.trace: trace_, np.take: take,
     np.shape: _static(lambda a: a.shape), np.ndim: _static(lambda a: a.ndim),
     np.size: _static(lambda a, axis=None: a.size if axis is None else a.shape[axis]),
     np.result_type: lambda *xs: np.result_type(*(as_tracer(x).dtype if isinstance(
