@@ -29,6 +29,9 @@ KNOBS: dict[str, Knob] = {
                         "call the Python function unchanged"),
     "checks": Knob("JITAIC_CHECKS", False, lambda s: s not in ("", "0"),
                    "verify the IR after tracing and after every pass"),
+    "exact_math": Knob("JITAIC_EXACT_MATH", False, lambda s: s not in ("", "0"),
+                       "exp/expm1/log/log1p/tanh call libm instead of jitaic's vectorisable "
+                       "versions (within 1 ulp of exact; read when a specialisation compiles)"),
 }
 
 _overrides: list[dict[str, object]] = []

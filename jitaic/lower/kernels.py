@@ -14,10 +14,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from jitaic import config
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Value
 from jitaic.ir.ops import Op, slice_shape, ufunc_loop_dtypes
 from jitaic.lower.codegen import Emitter, cast, index_text, literal, np_type
+from jitaic.lower.vecmath import VECTOR_MATH
 
 # ---------------------------------------------------------------- scalar rules
 # rule(args, in_dtypes, node) -> expression; args are already cast to the
@@ -51,13 +53,28 @@ for _op, _sym in [(ops.add, "+"), (ops.subtract, "-"), (ops.multiply, "*"),
                   (ops.right_shift, ">>")]:
     scalar_rule(_op)(_infix(_sym))
 
-for _op, _fn in [(ops.exp, "np.exp"), (ops.exp2, "np.exp2"), (ops.expm1, "np.expm1"),
-                 (ops.log, "np.log"), (ops.log2, "np.log2"), (ops.log10, "np.log10"),
-                 (ops.log1p, "np.log1p"), (ops.sqrt, "np.sqrt"), (ops.cbrt, "np.cbrt"),
+def _vector_math(name: str) -> ScalarRule:
+    """exp/log/... through jitaic.lower.vecmath (LLVM vectorises loops calling it;
+    scalar libm calls stop vectorisation), unless config exact_math asks for libm."""
+    def rule(a, dt, node):
+        fn = VECTOR_MATH[name].get(np.dtype(dt[0]))
+        if fn is None or config.get("exact_math"):
+            return f"np.{name}({a[0]})"
+        return f"vm.{fn.__name__}({a[0]})"
+
+    return rule
+
+
+for _op in (ops.exp, ops.expm1, ops.log, ops.log1p, ops.tanh):
+    scalar_rule(_op)(_vector_math(_op.name))
+
+for _op, _fn in [(ops.exp2, "np.exp2"),
+                 (ops.log2, "np.log2"), (ops.log10, "np.log10"),
+                 (ops.sqrt, "np.sqrt"), (ops.cbrt, "np.cbrt"),
                  (ops.sin, "np.sin"), (ops.cos, "np.cos"), (ops.tan, "np.tan"),
                  (ops.arcsin, "np.arcsin"), (ops.arccos, "np.arccos"),
                  (ops.arctan, "np.arctan"), (ops.sinh, "np.sinh"), (ops.cosh, "np.cosh"),
-                 (ops.tanh, "np.tanh"), (ops.arcsinh, "np.arcsinh"),
+                 (ops.arcsinh, "np.arcsinh"),
                  (ops.arccosh, "np.arccosh"), (ops.arctanh, "np.arctanh"),
                  (ops.floor, "np.floor"), (ops.ceil, "np.ceil"), (ops.trunc, "np.trunc"),
                  (ops.rint, "np.rint"), (ops.arctan2, "np.arctan2"),
