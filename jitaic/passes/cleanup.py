@@ -4,25 +4,53 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitaic.ir.graph import Graph
+from jitaic.ir.graph import Graph, Node, Region
 from jitaic.ir.ops import ALLOCATES, EFFECTFUL
 from jitaic.passes.rewrite import Rebuilder
 
 
 def eliminate_dead_code(graph: Graph) -> tuple[Graph, bool]:
-    """Drop nodes none of whose outputs reach a result or an argument update."""
-    live = {id(v) for v in (*graph.results, *graph.updates.values())}
-    kept = []
-    for node in reversed(graph.nodes):
-        if EFFECTFUL in node.op.traits or any(id(v) in live for v in node.outputs):
-            kept.append(node)
-            live.update(id(v) for v in node.inputs)
-            for region in node.regions:  # bodies may read outer values
-                live.update(id(v) for inner in region.walk() for v in inner.inputs)
-    if len(kept) == len(graph.nodes):
+    """Drop nodes none of whose outputs reach a result or an argument update,
+    inside control-flow bodies too (a gradient in a loop body computes
+    cotangents nobody reads)."""
+    nodes, changed = _live_nodes(graph.nodes, (*graph.results, *graph.updates.values()))
+    if not changed:
         return graph, False
-    return Graph(graph.params, tuple(reversed(kept)), graph.results, name=graph.name,
+    return Graph(graph.params, nodes, graph.results, name=graph.name,
                  updates=graph.updates), True
+
+
+def _live_nodes(nodes, results) -> tuple[tuple[Node, ...], bool]:
+    live = {id(v) for v in results}
+    kept, changed = [], False
+    for node in reversed(nodes):
+        if EFFECTFUL not in node.op.traits and not any(id(v) in live for v in node.outputs):
+            changed = True
+            continue
+        node, pruned = _prune_bodies(node)
+        changed |= pruned
+        kept.append(node)
+        live.update(id(v) for v in node.inputs)
+        for region in node.regions:  # bodies may read outer values
+            live.update(id(v) for inner in region.walk() for v in inner.inputs)
+            live.update(id(v) for v in region.results)
+    return tuple(reversed(kept)), changed
+
+
+def _prune_bodies(node: Node) -> tuple[Node, bool]:
+    """The node with dead code removed from its regions (results stay: they are
+    the branch values or the loop-carried values)."""
+    regions, changed = [], False
+    for region in node.regions:
+        nodes, pruned = _live_nodes(region.nodes, region.results)
+        regions.append(Region(region.params, nodes, region.results) if pruned else region)
+        changed |= pruned
+    if not changed:
+        return node, False
+    new = Node(node.op, node.inputs, node.attrs, node.outputs, tuple(regions), node.loc)
+    for v in new.outputs:
+        v.producer = new
+    return new, True
 
 
 def freeze(value: object) -> object:
