@@ -23,38 +23,39 @@ MKL_NUM_THREADS are set: numba's np.dot calls scipy's BLAS, numpy calls its own,
 and two spinning thread pools on a small machine slow each other down by 2x or
 more.  The compiled loops (numba, jitaic) are single-threaded too, so this
 compares code generation, not thread counts.
+
+The timing, checking and table machinery is shared with the other benchmark
+scripts in ``harness.py`` (next to this file).
 """
 
 from __future__ import annotations
 
-import argparse
 import math
-import os
-import platform
-import statistics
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-# must happen before numpy/scipy load their BLAS (see the module docstring)
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import harness  # first: pins BLAS to one thread before numpy loads it
+import numba
+import numpy as np
+from harness import (
+    Cell,
+    Options,
+    fmt_ms,
+    fmt_s,
+    jax,
+    jax_impl,
+    jitaic_impl,
+    jnp,
+    numba_impl,
+    numpy_impl,
+    print_table,
+    ratio,
+    time_interleaved,
+)
 
-import numba  # noqa: E402
-import numpy as np  # noqa: E402
-
-import jitaic  # noqa: E402
-
-try:  # optional comparison only
-    import jax
-    import jax.numpy as jnp
-
-    jax.config.update("jax_enable_x64", True)
-except Exception:  # any import problem just drops the column
-    jax = None
-    jnp = None
-
+import jitaic
 
 # --------------------------------------------------------------------------
 # workloads: (NumPy reference, hand-written numba loop, jax version)
@@ -274,101 +275,21 @@ def workloads(quick: bool) -> list[Workload]:
 
 
 # --------------------------------------------------------------------------
-# timing and checking
+# running (timing, checking and formatting live in harness.py)
 # --------------------------------------------------------------------------
 
 
-def batch_size(fn: Callable, args: tuple, min_batch_s: float) -> int:
-    """How many calls of a warm ``fn`` make one timed batch of at least ``min_batch_s``."""
-    t0 = time.perf_counter()
-    fn(*args)
-    one = max(time.perf_counter() - t0, 1e-7)
-    return max(1, math.ceil(min_batch_s / one))
-
-
-def time_interleaved(
-    fns: dict[str, tuple[Callable, tuple]], repeats: int, min_batch_s: float
-) -> dict[str, float]:
-    """Median seconds per call of each warm function.
-
-    The implementations take turns, one batch each per round, so a slow phase
-    of a shared machine hits all of them alike instead of one column.
-    """
-    number = {k: batch_size(fn, args, min_batch_s) for k, (fn, args) in fns.items()}
-    samples: dict[str, list[float]] = {k: [] for k in fns}
-    for _ in range(repeats):
-        for k, (fn, args) in fns.items():
-            n = number[k]
-            t0 = time.perf_counter()
-            for _ in range(n):
-                fn(*args)
-            samples[k].append((time.perf_counter() - t0) / n)
-    return {k: statistics.median(v) for k, v in samples.items()}
-
-
-def first_call(fn: Callable, args: tuple) -> tuple[float, object]:
-    t0 = time.perf_counter()
-    out = fn(*args)
-    return time.perf_counter() - t0, out
-
-
-def check(expected, got, w: Workload) -> None:
-    got = np.asarray(got)
-    expected = np.asarray(expected)
-    if got.shape != expected.shape:
-        raise AssertionError(f"shape {got.shape} != NumPy's {expected.shape}")
-    if got.dtype != expected.dtype:
-        raise AssertionError(f"dtype {got.dtype} != NumPy's {expected.dtype}")
-    np.testing.assert_allclose(got, expected, rtol=w.rtol, atol=w.atol)
-
-
-@dataclass
-class Cell:
-    run_ms: float | None = None
-    first_s: float | None = None
-    error: str | None = None
-
-
-def jax_impl(w: Workload) -> Callable:
-    jitted = jax.jit(w.jax_fn)
-
-    def call(*args):
-        return jitted(*args).block_until_ready()
-
-    return call
-
-
-def prepare(w: Workload, impl: str, args: tuple, expected) -> tuple[Cell, Callable, tuple]:
-    """Build a fresh ``impl`` of ``w``, time its first call and check it against NumPy."""
-    cell, fn = Cell(), None
-    try:
-        if impl == "numpy":
-            fn = w.numpy_fn
-        elif impl == "numba":
-            fn = numba.njit(w.loop_fn)  # fresh dispatcher: first call compiles
-        elif impl == "jitaic":
-            fn = jitaic.jit(w.numpy_fn)  # fresh JitFunction: first call compiles
-        else:
-            fn, args = jax_impl(w), tuple(jnp.asarray(a) for a in args)
-        cell.first_s, out = first_call(fn, args)
-        check(expected, out, w)
-    except Exception as exc:  # reported in the table and the summary
-        msg = str(exc).strip().splitlines()
-        cell.error = f"{type(exc).__name__}: {msg[0] if msg else ''}"
-    return cell, fn, args
-
-
-def run_workload(w: Workload, impls: list[str], rng, repeats: int, min_batch_s: float):
+def run_workload(w: Workload, impls: list[str], rng, opts: Options) -> dict[str, Cell]:
     args = w.make(rng)
     expected = w.numpy_fn(*args)
-    cells, ready = {}, {}
-    for impl in impls:
-        cells[impl], fn, impl_args = prepare(w, impl, args, expected)
-        if cells[impl].error is None:
-            ready[impl] = (fn, impl_args)
-    for impl, t in time_interleaved(ready, repeats, min_batch_s).items():
-        cells[impl].run_ms = 1e3 * t
-    return cells
+    builders = {
+        "numpy": numpy_impl(w.numpy_fn),
+        "numba": numba_impl(w.loop_fn),  # fresh dispatcher: first call compiles
+        "jitaic": jitaic_impl(w.numpy_fn),  # fresh JitFunction: first call compiles
+        "jax": jax_impl(w.jax_fn),
+    }
+    builders = {impl: builders[impl] for impl in impls}
+    return harness.run_impls(builders, args, expected, opts, rtol=w.rtol, atol=w.atol)
 
 
 def per_call_overhead(repeats: int) -> dict[str, float]:
@@ -405,109 +326,51 @@ def per_call_overhead(repeats: int) -> dict[str, float]:
 # --------------------------------------------------------------------------
 
 
-def fmt_ms(c: Cell | None) -> str:
-    if c is None:
-        return "-"
-    if c.error is not None:
-        return "FAIL"
-    return f"{c.run_ms:.3f}" if c.run_ms < 10 else f"{c.run_ms:.1f}"
-
-
-def fmt_s(c: Cell | None) -> str:
-    if c is None:
-        return "-"
-    if c.error is not None:
-        return "FAIL"
-    return f"{c.first_s:.2f}"
-
-
-def ratio(a: Cell | None, b: Cell | None) -> str:
-    if a is None or b is None or a.run_ms is None or b.run_ms is None:
-        return "-"
-    return f"{a.run_ms / b.run_ms:.2f}"
-
-
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="fewer repeats, smaller sizes")
-    ap.add_argument("--repeats", type=int, default=None, help="default 21; 7 with --quick")
-    ap.add_argument("--filter", default="", help="only workloads whose name contains this")
-    opts = ap.parse_args(argv)
-    repeats = opts.repeats or (7 if opts.quick else 21)
-    min_batch_s = 0.005 if opts.quick else 0.02
-
+    opts = harness.parse_args(__doc__.splitlines()[0], argv)
     impls = ["numpy", "numba", "jitaic"] + (["jax"] if jax is not None else [])
-    print(f"# jitaic core benchmarks{' (--quick)' if opts.quick else ''}")
-    print(
-        f"python {platform.python_version()}, numpy {np.__version__}, "
-        f"numba {numba.__version__}, jitaic {jitaic.__version__}"
-        + (f", jax {jax.__version__}" if jax is not None else ", jax not installed")
-        + f"; {platform.machine()}, {os.cpu_count()} cpus; "
-        f"BLAS threads {os.environ['OPENBLAS_NUM_THREADS']}; "
-        f"median of {repeats} repeats; float64\n"
-    )
-
-    # one-time costs (numba's first compile in a process, jitaic's imports) are paid here,
-    # not by whichever implementation happens to compile first
-    numba.njit(lambda a: a + 1)(np.ones(2))
-    jitaic.jit(lambda a: a * 2.0)(np.ones(2))
+    harness.print_header("jitaic core benchmarks", opts)
+    harness.warm_up()
 
     rng = np.random.default_rng(0)
     results: list[tuple[Workload, dict[str, Cell]]] = []
     t_start = time.perf_counter()
     for w in workloads(opts.quick):
-        if opts.filter and opts.filter not in w.name:
+        if not opts.selected(w.name):
             continue
-        cells = run_workload(w, impls, rng, repeats, min_batch_s)
+        cells = run_workload(w, impls, rng, opts)
         results.append((w, cells))
-        print(
-            f"  done {w.name} [{w.size}]  "
-            + "  ".join(f"{k}={fmt_ms(c)}" for k, c in cells.items()),
-            file=sys.stderr,
-            flush=True,
-        )
+        harness.progress(w.name, w.size, cells)
 
     print("## Cached-call time (ms per call; lower is better)\n")
-    print(
-        "| workload | size | numpy ms | numba ms | jitaic ms | jax ms "
-        "| jitaic/numba | numpy/jitaic |"
+    print_table(
+        ["workload", "size", "numpy ms", "numba ms", "jitaic ms", "jax ms"]
+        + ["jitaic/numba", "numpy/jitaic"],
+        [
+            [w.name, w.size, fmt_ms(c["numpy"]), fmt_ms(c["numba"]), fmt_ms(c["jitaic"])]
+            + [fmt_ms(c.get("jax")), ratio(c["jitaic"], c["numba"])]
+            + [ratio(c["numpy"], c["jitaic"])]
+            for w, c in results
+        ],
     )
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
-    for w, c in results:
-        print(
-            f"| {w.name} | {w.size} | {fmt_ms(c['numpy'])} | {fmt_ms(c['numba'])} "
-            f"| {fmt_ms(c['jitaic'])} | {fmt_ms(c.get('jax'))} "
-            f"| {ratio(c['jitaic'], c['numba'])} | {ratio(c['numpy'], c['jitaic'])} |"
-        )
 
     print("\n## First call of a fresh jit function (s: compile + one run)\n")
-    print("| workload | size | numba s | jitaic s | jax s |")
-    print("|---|---|---:|---:|---:|")
-    for w, c in results:
-        print(
-            f"| {w.name} | {w.size} | {fmt_s(c['numba'])} | {fmt_s(c['jitaic'])} "
-            f"| {fmt_s(c.get('jax'))} |"
-        )
+    print_table(
+        ["workload", "size", "numba s", "jitaic s", "jax s"],
+        [
+            [w.name, w.size, fmt_s(c["numba"]), fmt_s(c["jitaic"]), fmt_s(c.get("jax"))]
+            for w, c in results
+        ],
+    )
 
     print("\n## Per-call overhead: cached `x + 1` on an 8-element array (µs per call)\n")
-    over = per_call_overhead(repeats)
-    print("| " + " | ".join(over) + " |")
-    print("|" + "---:|" * len(over))
-    print("| " + " | ".join(f"{v:.2f}" for v in over.values()) + " |")
+    over = per_call_overhead(opts.repeats)
+    print_table(list(over), [[f"{v:.2f}" for v in over.values()]], text_columns=0)
 
-    failures = [
-        (w, impl, c.error)
-        for w, cells in results
-        for impl, c in cells.items()
-        if c.error is not None
-    ]
-    failures += [(OVERHEAD, impl, "failed") for impl, v in over.items() if math.isnan(v)]
-    if failures:
-        print("\n## Failures (not timed)\n")
-        for w, impl, err in failures:
-            print(f"- {impl} on {w.name} [{w.size}]: {err}")
-    print(f"\n(total benchmark time {time.perf_counter() - t_start:.0f} s)")
-    return 1 if failures else 0
+    failures = harness.failures_of((f"{w.name} [{w.size}]", cells) for w, cells in results)
+    label = f"{OVERHEAD.name} [{OVERHEAD.size}]"
+    failures += [(impl, label, "failed") for impl, v in over.items() if math.isnan(v)]
+    return harness.finish(failures, t_start)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,355 @@
+"""Shared machinery of the benchmark scripts (bench_core, bench_control, bench_autodiff).
+
+Import it before numpy: it pins BLAS to one thread (unless OPENBLAS_NUM_THREADS /
+OMP_NUM_THREADS / MKL_NUM_THREADS are set) before numpy and scipy load their
+BLAS.  numba's np.dot calls scipy's BLAS, numpy calls its own, and two spinning
+thread pools on a small machine slow each other down by 2x or more; the
+compiled loops (numba, jitaic) are single-threaded too, so the benchmarks
+compare code generation, not thread counts.
+
+The conventions every script follows:
+
+- every implementation runs side by side in one process, float64 throughout;
+- before any timing, each implementation's first call is timed (for a fresh jit
+  function: trace + optimise + codegen + compile + one run) and its result is
+  checked against the reference; a wrong or failing implementation is reported
+  as FAIL, not timed, and makes the script exit with status 1;
+- each timing is the median over repeats of the mean time of a batch of warm
+  calls, batches sized to last at least a few milliseconds, the implementations
+  taking turns batch by batch (interleaved) so that a slow phase of a shared
+  machine hits all of them alike;
+- the jax column appears only when ``import jax`` succeeds (jax is never a
+  dependency of jitaic; ``pip install -e ".[bench]"`` installs it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+# must happen before numpy/scipy load their BLAS (see the module docstring)
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numba  # noqa: E402
+import numpy as np  # noqa: E402
+
+import jitaic  # noqa: E402
+
+try:  # optional comparison only
+    import jax
+    import jax.numpy as jnp
+
+    jax.config.update("jax_enable_x64", True)
+except Exception:  # any import problem just drops the column
+    jax = None
+    jnp = None
+
+# A builder makes one fresh implementation from the workload's arguments:
+# ``build(args) -> (fn, args_for_fn)``; ``fn(*args_for_fn)`` is what gets timed.
+Builder = Callable[[tuple], tuple[Callable, tuple]]
+
+
+# --------------------------------------------------------------------------
+# command line and header
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Options:
+    quick: bool
+    repeats: int
+    min_batch_s: float
+    filter: str
+
+    def selected(self, name: str) -> bool:
+        """Whether a workload called ``name`` passes ``--filter``."""
+        return not self.filter or self.filter in name
+
+
+def parse_args(description: str, argv: list[str] | None = None) -> Options:
+    """``--quick``, ``--repeats`` and ``--filter``, the flags every script takes."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--quick", action="store_true", help="fewer repeats, smaller sizes")
+    ap.add_argument("--repeats", type=int, default=None, help="default 21; 7 with --quick")
+    ap.add_argument("--filter", default="", help="only workloads whose name contains this")
+    opts = ap.parse_args(argv)
+    return Options(
+        quick=opts.quick,
+        repeats=opts.repeats or (7 if opts.quick else 21),
+        min_batch_s=0.005 if opts.quick else 0.02,
+        filter=opts.filter,
+    )
+
+
+def print_header(title: str, opts: Options) -> None:
+    """The title line and one line of versions, machine and settings."""
+    print(f"# {title}{' (--quick)' if opts.quick else ''}")
+    print(
+        f"python {platform.python_version()}, numpy {np.__version__}, "
+        f"numba {numba.__version__}, jitaic {jitaic.__version__}"
+        + (f", jax {jax.__version__}" if jax is not None else ", jax not installed")
+        + f"; {platform.machine()}, {os.cpu_count()} cpus; "
+        f"BLAS threads {os.environ['OPENBLAS_NUM_THREADS']}; "
+        f"median of {opts.repeats} repeats; float64\n"
+    )
+
+
+def warm_up(matmul: bool = False) -> None:
+    """Pay the one-time costs (numba's first compile in a process, jitaic's imports)
+    here, not in whichever implementation happens to compile first.
+
+    ``matmul=True`` also compiles numba's ``np.dot`` / transpose / broadcast
+    overloads once (several seconds, shared by every later numba and jitaic
+    function in the process) through a small jitaic gradient and a numba loop.
+    """
+    numba.njit(lambda a: a + 1)(np.ones(2))
+    jitaic.jit(lambda a: a * 2.0)(np.ones(2))
+    if matmul:
+        x, w = np.ones((4, 3)), np.ones((3, 2))
+        numba.njit(lambda x, w: np.dot(x.T, np.tanh(np.dot(x, w))))(x, w)
+        jitaic.jit(jitaic.grad(lambda w, x: np.tanh(x @ w + w[0]).sum()))(w, x)
+
+
+# --------------------------------------------------------------------------
+# timing
+# --------------------------------------------------------------------------
+
+
+def batch_size(fn: Callable, args: tuple, min_batch_s: float) -> int:
+    """How many calls of a warm ``fn`` make one timed batch of at least ``min_batch_s``."""
+    t0 = time.perf_counter()
+    fn(*args)
+    one = max(time.perf_counter() - t0, 1e-7)
+    return max(1, math.ceil(min_batch_s / one))
+
+
+def time_interleaved(
+    fns: dict[str, tuple[Callable, tuple]], repeats: int, min_batch_s: float
+) -> dict[str, float]:
+    """Median seconds per call of each warm function.
+
+    The implementations take turns, one batch each per round, so a slow phase
+    of a shared machine hits all of them alike instead of one column.
+    """
+    number = {k: batch_size(fn, args, min_batch_s) for k, (fn, args) in fns.items()}
+    samples: dict[str, list[float]] = {k: [] for k in fns}
+    for _ in range(repeats):
+        for k, (fn, args) in fns.items():
+            n = number[k]
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn(*args)
+            samples[k].append((time.perf_counter() - t0) / n)
+    return {k: statistics.median(v) for k, v in samples.items()}
+
+
+def first_call(fn: Callable, args: tuple) -> tuple[float, object]:
+    t0 = time.perf_counter()
+    out = fn(*args)
+    return time.perf_counter() - t0, out
+
+
+# --------------------------------------------------------------------------
+# checking
+# --------------------------------------------------------------------------
+
+
+def check(expected, got, rtol: float, atol: float, where: str = "") -> None:
+    """``got`` equals ``expected`` to tolerance, with the same shapes and dtypes.
+
+    Both may be pytrees (dicts, tuples, lists) of arrays and scalars; a
+    tuple and a list of the same length compare alike.
+    """
+    if isinstance(expected, Mapping):
+        if not isinstance(got, Mapping) or set(got) != set(expected):
+            keys = sorted(got) if isinstance(got, Mapping) else type(got).__name__
+            raise AssertionError(
+                f"{where or 'result'}: got {keys}, expected keys {sorted(expected)}"
+            )
+        for k in expected:
+            check(expected[k], got[k], rtol, atol, f"{where}[{k!r}]")
+        return
+    if isinstance(expected, (tuple, list)):
+        if not isinstance(got, (tuple, list)) or len(got) != len(expected):
+            raise AssertionError(
+                f"{where or 'result'}: got {type(got).__name__}, expected "
+                f"a sequence of {len(expected)}"
+            )
+        for i, (e, g) in enumerate(zip(expected, got)):
+            check(e, g, rtol, atol, f"{where}[{i}]")
+        return
+    got = np.asarray(got)
+    expected = np.asarray(expected)
+    prefix = f"{where}: " if where else ""
+    if got.shape != expected.shape:
+        raise AssertionError(f"{prefix}shape {got.shape} != NumPy's {expected.shape}")
+    if got.dtype != expected.dtype:
+        raise AssertionError(f"{prefix}dtype {got.dtype} != NumPy's {expected.dtype}")
+    np.testing.assert_allclose(got, expected, rtol=rtol, atol=atol, err_msg=where)
+
+
+def error_text(exc: BaseException) -> str:
+    """``Type: first line of the message``, as the tables' failure lists show it."""
+    msg = [line for line in str(exc).strip().splitlines() if line.strip()]
+    return f"{type(exc).__name__}: {msg[0].strip() if msg else ''}"
+
+
+# --------------------------------------------------------------------------
+# implementations
+# --------------------------------------------------------------------------
+
+
+def numpy_impl(fn: Callable) -> Builder:
+    return lambda args: (fn, args)
+
+
+def numba_impl(fn: Callable) -> Builder:
+    return lambda args: (numba.njit(fn), args)  # fresh dispatcher: first call compiles
+
+
+def jitaic_impl(fn: Callable, **options) -> Builder:
+    return lambda args: (jitaic.jit(fn, **options), args)  # fresh JitFunction
+
+
+def to_jax(args: tuple) -> tuple:
+    """The arguments with every NumPy array leaf as a jax array (Python scalars stay)."""
+    return jax.tree_util.tree_map(
+        lambda a: jnp.asarray(a) if isinstance(a, np.ndarray) else a, tuple(args)
+    )
+
+
+def jax_blocking(fn: Callable, **jit_options) -> Callable:
+    """``jax.jit(fn)`` that waits for its results (jax dispatches asynchronously)."""
+    jitted = jax.jit(fn, **jit_options)
+
+    def call(*args):
+        return jax.block_until_ready(jitted(*args))
+
+    return call
+
+
+def jax_impl(fn: Callable, **jit_options) -> Builder:
+    return lambda args: (jax_blocking(fn, **jit_options), to_jax(args))
+
+
+@dataclass
+class Cell:
+    run_ms: float | None = None
+    first_s: float | None = None
+    error: str | None = None
+    fn: Callable | None = field(default=None, repr=False)  # the timed implementation
+
+
+def prepare(build: Builder, args: tuple, expected, rtol: float, atol: float):
+    """Build a fresh implementation, time its first call and check its result.
+
+    Returns ``(cell, fn, fn_args)``; on any failure ``cell.error`` says why.
+    """
+    cell, fn = Cell(), None
+    try:
+        fn, args = build(args)
+        cell.fn = fn
+        cell.first_s, out = first_call(fn, args)
+        check(expected, out, rtol, atol)
+    except Exception as exc:  # reported in the table and the summary
+        cell.error = error_text(exc)
+    return cell, fn, args
+
+
+def run_impls(
+    builders: Mapping[str, Builder],
+    args: tuple,
+    expected,
+    opts: Options,
+    rtol: float = 1e-10,
+    atol: float = 1e-12,
+    checks: Mapping[str, tuple[object, float, float]] | None = None,
+) -> dict[str, Cell]:
+    """Prepare every implementation, then time the correct ones interleaved.
+
+    Each result is checked against ``expected`` (to ``rtol``/``atol``), or for the
+    implementations named in ``checks`` against their own ``(expected, rtol, atol)``
+    (a gradient timed beside the forward function it differentiates, say).
+    """
+    checks = checks or {}
+    cells, ready = {}, {}
+    for impl, build in builders.items():
+        want, rt, at = checks.get(impl, (expected, rtol, atol))
+        cells[impl], fn, impl_args = prepare(build, args, want, rt, at)
+        if cells[impl].error is None:
+            ready[impl] = (fn, impl_args)
+    for impl, t in time_interleaved(ready, opts.repeats, opts.min_batch_s).items():
+        cells[impl].run_ms = 1e3 * t
+    return cells
+
+
+# --------------------------------------------------------------------------
+# report
+# --------------------------------------------------------------------------
+
+
+def fmt_ms(c: Cell | None) -> str:
+    if c is None:
+        return "-"
+    if c.error is not None:
+        return "FAIL"
+    return f"{c.run_ms:.3f}" if c.run_ms < 10 else f"{c.run_ms:.1f}"
+
+
+def fmt_s(c: Cell | None) -> str:
+    if c is None:
+        return "-"
+    if c.error is not None:
+        return "FAIL"
+    return f"{c.first_s:.2f}"
+
+
+def ratio(a: Cell | None, b: Cell | None) -> str:
+    if a is None or b is None or a.run_ms is None or b.run_ms is None:
+        return "-"
+    return f"{a.run_ms / b.run_ms:.2f}"
+
+
+def progress(name: str, size: str, cells: Mapping[str, Cell]) -> None:
+    """One line on stderr per finished workload, so a long run shows it is alive."""
+    print(
+        f"  done {name} [{size}]  " + "  ".join(f"{k}={fmt_ms(c)}" for k, c in cells.items()),
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def print_table(headers: list[str], rows: Iterable[list[str]], text_columns: int = 2) -> None:
+    """A markdown table; the first ``text_columns`` columns left-aligned, the rest right."""
+    print("| " + " | ".join(headers) + " |")
+    print("|" + "".join("---|" if i < text_columns else "---:|" for i in range(len(headers))))
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+
+
+def failures_of(results: Iterable[tuple[str, Mapping[str, Cell]]]) -> list[tuple[str, str, str]]:
+    """``(impl, label, error)`` of every failed cell of ``(label, cells)`` results."""
+    return [
+        (impl, label, c.error)
+        for label, cells in results
+        for impl, c in cells.items()
+        if c.error is not None
+    ]
+
+
+def finish(failures: list[tuple[str, str, str]], t_start: float) -> int:
+    """Print the failure list and the total time; the script's exit status."""
+    if failures:
+        print("\n## Failures (not timed)\n")
+        for impl, label, err in failures:
+            print(f"- {impl} on {label}: {err}")
+    print(f"\n(total benchmark time {time.perf_counter() - t_start:.0f} s)")
+    return 1 if failures else 0
