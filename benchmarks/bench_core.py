@@ -161,6 +161,37 @@ def softmax_jax(x):
     return e / e.sum(axis=1, keepdims=True)
 
 
+def layernorm_np(x):
+    mu = x.mean(axis=1, keepdims=True)
+    d = x - mu
+    var = (d * d).mean(axis=1, keepdims=True)
+    return d / np.sqrt(var + 1e-5)
+
+
+def layernorm_loop(x):
+    n, m = x.shape
+    out = np.empty_like(x)
+    for i in range(n):
+        mu = 0.0
+        for j in range(m):
+            mu += x[i, j]
+        mu /= m
+        v = 0.0
+        for j in range(m):
+            d = x[i, j] - mu
+            v += d * d
+        inv = 1.0 / np.sqrt(v / m + 1e-5)
+        for j in range(m):
+            out[i, j] = (x[i, j] - mu) * inv
+    return out
+
+
+def layernorm_jax(x):
+    mu = x.mean(axis=1, keepdims=True)
+    d = x - mu
+    return d / jnp.sqrt((d * d).mean(axis=1, keepdims=True) + 1e-5)
+
+
 def mlp_np(x, w1, b1, w2, b2):
     h = np.tanh(x @ w1 + b1)
     z = h @ w2 + b2
@@ -247,17 +278,11 @@ def workloads(quick: bool) -> list[Workload]:
             "sum(x*x)", big_label, _vectors(big, 1), sumsq_np, sumsq_loop, sumsq_jax, rtol=1e-9
         )
     )
-    ws.append(
-        Workload(
-            "variance",
-            big_label,
-            _vectors(big, 1),
-            variance_np,
-            variance_loop,
-            variance_jax,
-            rtol=1e-9,
-        )
-    )
+    ws += [
+        Workload("variance", label, _vectors(n, 1), variance_np, variance_loop, variance_jax,
+                 rtol=1e-9)
+        for n, label in [(big, big_label), (10**7, "1e7")] if not (quick and n == 10**7)
+    ]
     ws.append(
         Workload(
             "row softmax",
@@ -267,6 +292,12 @@ def workloads(quick: bool) -> list[Workload]:
             softmax_loop,
             softmax_jax,
         )
+    )
+    ln_rows = 512 if quick else 4096
+    ws.append(
+        Workload("layer norm", f"{ln_rows}x1024",
+                 lambda rng: (rng.standard_normal((ln_rows, 1024)),),
+                 layernorm_np, layernorm_loop, layernorm_jax, rtol=1e-9)
     )
     ws.append(
         Workload("MLP fwd 784-256-10", "256x784", _mlp_inputs, mlp_np, mlp_loop, mlp_jax, rtol=1e-8)

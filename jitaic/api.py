@@ -49,7 +49,7 @@ MODES = ("auto", "trace", "ast")
 # In auto mode a trace that records more nodes than this is redone with the
 # AST frontend (Python loops over ranges or rows unroll while tracing: 10 000
 # rows would mean 30 000 nodes and minutes of numba compile).
-AUTO_UNROLL_NODES = 256
+AUTO_UNROLL_NODES = 64
 
 
 @dataclass

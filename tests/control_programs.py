@@ -530,3 +530,13 @@ def python_list_loop(x, scales):
     for s in scales:
         out = out * s + 1.0
     return out
+
+
+@program(lambda r: (np.array([0.5, 3.0, 1.0, 9.0]), 4.0), lambda r: (normal(r, 6), 0.1),
+         data_dependent=True, ir=("for_loop",))
+def clamped_running_max(x, cap):
+    # builtin max/min of traced scalars (Python would need their values)
+    best = 0.0
+    for i in range(x.shape[0]):
+        best = min(max(best, x[i], 0.25), cap)
+    return best

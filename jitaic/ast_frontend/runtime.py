@@ -102,6 +102,20 @@ def or_(*operands: Callable) -> object:
     return value
 
 
+def max_(*values: object) -> object:
+    """Builtin max of several values; traced ones give np.maximum (NaN propagates,
+    where Python's max would depend on the argument order)."""
+    if not any(_traced(v) for v in values):
+        return max(*values)
+    return functools.reduce(np.maximum, values)
+
+
+def min_(*values: object) -> object:
+    if not any(_traced(v) for v in values):
+        return min(*values)
+    return functools.reduce(np.minimum, values)
+
+
 def not_(value: object) -> object:
     return np.logical_not(value) if _traced(value) else not value
 

@@ -232,6 +232,16 @@ class ControlFlowRewriter(ast.NodeTransformer):
         self.generic_visit(node)
         return _call("not_", node.operand) if isinstance(node.op, ast.Not) else node
 
+    def visit_Call(self, node: ast.Call):
+        """Builtin ``max``/``min`` of several values compare them in Python; on
+        traced scalars that needs run-time values, so they go to the runtime."""
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id in ("max", "min") and \
+                len(node.args) > 1 and not node.keywords and not any(
+                    isinstance(a, ast.Starred) for a in node.args):
+            return ast.copy_location(_call(f"{node.func.id}_", *node.args), node)
+        return node
+
 
 def _iterable(expr: ast.expr) -> ast.expr:
     """``enumerate(...)``, ``zip(...)`` and ``range(...)`` become the runtime's

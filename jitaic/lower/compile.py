@@ -188,9 +188,15 @@ def _write_updates(em: Emitter, graph: Graph, arg_names: list[str]) -> None:
             em.line(f"{source} = {em(v)}.copy()")
         staged.append((index, source))
     for index, source in staged:
-        target = arg_names[index]
-        em.line(f"{target}[()] = {source}" if graph.params[index].type.ndim == 0 else
-                f"{target}[...] = {source}")
+        target, shape = arg_names[index], graph.params[index].type.shape
+        if not shape:
+            em.line(f"{target}[()] = {source}")
+            continue
+        # explicit loops: numba compiles `target[...] = source` ~10 s slower
+        loop_vars = [em.fresh(f"i{d}") for d in range(len(shape))]
+        with em.loops(list(zip(loop_vars, shape, strict=True))):
+            subscript = ", ".join(loop_vars)
+            em.line(f"{target}[{subscript}] = {source}[{subscript}]")
 
 
 def _module_source(graph: Graph, fn_source: str) -> str:

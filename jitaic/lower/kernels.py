@@ -188,9 +188,10 @@ class LoopNest:
     stores: list[tuple[str, str]] = field(default_factory=list)  # (array, scalar expr)
 
 
-def load(em: Emitter, value: Value, nest: LoopNest) -> str:
-    """The element of ``value`` at the nest's index, broadcasting size-1 dims."""
-    name = em(value)
+def load(em: Emitter, value: Value, nest: LoopNest, name: str | None = None) -> str:
+    """The element of ``value`` (held in ``name``, default its own) at the nest's
+    index, broadcasting size-1 dims."""
+    name = name or em(value)
     if value.type.ndim == 0:
         return name
     offset = len(nest.domain) - value.type.ndim
@@ -522,6 +523,32 @@ def _getitem(em: Emitter, node: Node) -> None:
     em.line(f"{em.define(out, layout=layout)} = {em(x)}[{index_text(index)}]")
 
 
+_VIEWS = frozenset({ops.getitem, ops.dyn_getitem, ops.transpose, ops.reshape,
+                    ops.broadcast_to})
+
+
+def _store_loop(em: Emitter, name: str, x: Value, index: tuple, v: Value) -> None:
+    """``name[index] = v`` as explicit loops over the target (numba compiles its
+    generic slice assignment about ten times slower); ints in ``index`` may be
+    names of run-time values."""
+    target = slice_shape(x.shape, tuple(0 if isinstance(e, str) else e for e in index))
+    if v.type.ndim and (v is x or v.producer is None or v.producer.op in _VIEWS):
+        # the value may be a view of the target's own memory (x[::-1] = x):
+        # NumPy copies overlapping sources first, and so must we
+        source = em.fresh("source")
+        em.line(f"{source} = {em(v)}.copy()")
+    else:
+        source = None
+    loop_vars = tuple(em.fresh(f"i{d}") for d in range(len(target)))
+    it = iter(loop_vars)
+    subscript = [f"{e[0]} + {e[2]} * {next(it)}" if isinstance(e, tuple) else str(e)
+                 for e in index]
+    subscript += list(it)  # trailing dimensions the index leaves whole
+    with em.loops(list(zip(loop_vars, target, strict=True))):
+        em.line(f"{name}[{', '.join(subscript) or '()'}] = "
+                f"{load(em, v, LoopNest(target, loop_vars), source)}")
+
+
 @lowering(ops.setitem)
 def _setitem(em: Emitter, node: Node) -> None:
     x, v = node.inputs
@@ -535,11 +562,7 @@ def _setitem(em: Emitter, node: Node) -> None:
         em.line(f"{name} = {em(x)}")
     else:
         em.line(f"{name} = {em(x)}.copy()")
-    target = slice_shape(x.shape, index)
-    value = em(v)
-    if v.type.ndim and v.shape != target:
-        value = f"np.broadcast_to({value}, {target})"
-    em.line(f"{name}[{index_text(index)}] = {value}")
+    _store_loop(em, name, x, index, v)
 
 
 
@@ -634,8 +657,5 @@ def _dyn_setitem(em: Emitter, node: Node) -> None:
     index = node.attrs["index"]
     name = em.define(node.output)
     em.line(f"{name} = {em(x)}" if em.can_overwrite(x, node) else f"{name} = {em(x)}.copy()")
-    target = slice_shape(x.shape, tuple(0 if e == ops.DYNAMIC else e for e in index))
-    value = em(v)
-    if v.type.ndim and v.shape != target:
-        value = f"np.broadcast_to({value}, {target})"
-    em.line(f"{name}[{_dynamic_index(em, index, dyn)}] = {value}")
+    names = iter(em(d) for d in dyn)
+    _store_loop(em, name, x, tuple(next(names) if e == ops.DYNAMIC else e for e in index), v)
