@@ -36,7 +36,6 @@ import harness  # first: pins BLAS to one thread before numpy loads it
 import numpy as np
 from harness import (
     Cell,
-    fmt_ms,
     fmt_s,
     jax,
     jax_impl,
@@ -45,7 +44,6 @@ from harness import (
     numba_impl,
     numpy_impl,
     print_table,
-    ratio,
 )
 
 lax = jax.lax if jax is not None else None
@@ -293,27 +291,9 @@ def main(argv: list[str] | None = None) -> int:
     harness.print_header("jitaic control-flow benchmarks", opts)
     harness.warm_up()
 
-    rng = np.random.default_rng(0)
-    results: list[tuple[Workload, dict[str, Cell]]] = []
     t_start = time.perf_counter()
-    for w in workloads(opts.quick):
-        if not opts.selected(w.name):
-            continue
-        cells = run_workload(w, impls, rng, opts)
-        results.append((w, cells))
-        harness.progress(w.name, w.size, cells)
-
-    print("## Cached-call time (ms per call; lower is better)\n")
-    print_table(
-        ["workload", "size", "numpy ms", "numba ms", "jitaic ms", "jax ms"]
-        + ["jitaic/numba", "numpy/jitaic"],
-        [
-            [w.name, w.size, fmt_ms(c["numpy"]), fmt_ms(c["numba"]), fmt_ms(c["jitaic"])]
-            + [fmt_ms(c.get("jax")), ratio(c["jitaic"], c["numba"])]
-            + [ratio(c["numpy"], c["jitaic"])]
-            for w, c in results
-        ],
-    )
+    results = harness.run_workloads(workloads(opts.quick), impls, opts, run_workload)
+    harness.print_cached_table(results)
 
     print("\n## First call of a fresh jit function (s: compile + one run)\n")
     print_table(

@@ -353,3 +353,32 @@ def finish(failures: list[tuple[str, str, str]], t_start: float) -> int:
             print(f"- {impl} on {label}: {err}")
     print(f"\n(total benchmark time {time.perf_counter() - t_start:.0f} s)")
     return 1 if failures else 0
+
+
+def run_workloads(workloads: Iterable, impls: list[str], opts, run: Callable) -> list:
+    """``run(w, impls, rng, opts)`` for each selected workload (one shared rng, so a
+    script's inputs do not depend on --filter order); [(workload, cells)]."""
+    rng = np.random.default_rng(0)
+    results = []
+    for w in workloads:
+        if not opts.selected(w.name):
+            continue
+        cells = run(w, impls, rng, opts)
+        results.append((w, cells))
+        progress(w.name, w.size, cells)
+    return results
+
+
+def print_cached_table(results: list) -> None:
+    """The cached-call table of NumPy / numba / jitaic / jax workloads, with ratios."""
+    print("## Cached-call time (ms per call; lower is better)\n")
+    print_table(
+        ["workload", "size", "numpy ms", "numba ms", "jitaic ms", "jax ms"]
+        + ["jitaic/numba", "numpy/jitaic"],
+        [
+            [w.name, w.size, fmt_ms(c["numpy"]), fmt_ms(c["numba"]), fmt_ms(c["jitaic"])]
+            + [fmt_ms(c.get("jax")), ratio(c["jitaic"], c["numba"])]
+            + [ratio(c["numpy"], c["jitaic"])]
+            for w, c in results
+        ],
+    )

@@ -24,10 +24,7 @@ from jitaic.lower import control_flow as _control_flow  # noqa: F401  (registers
 from jitaic.lower import runtime
 from jitaic.lower.codegen import Emitter
 from jitaic.lower.fusion import FusionGroup, Scheduled, emit_group, plan
-from jitaic.lower.kernels import LOWERINGS
-
-# Ops whose result may share memory with their (first) input.
-VIEW_OPS = frozenset({ops.getitem, ops.transpose, ops.reshape, ops.broadcast_to})
+from jitaic.lower.kernels import LOWERINGS, VIEW_OPS
 
 _counter = itertools.count()
 

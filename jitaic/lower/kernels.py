@@ -523,8 +523,9 @@ def _getitem(em: Emitter, node: Node) -> None:
     em.line(f"{em.define(out, layout=layout)} = {em(x)}[{index_text(index)}]")
 
 
-_VIEWS = frozenset({ops.getitem, ops.dyn_getitem, ops.transpose, ops.reshape,
-                    ops.broadcast_to})
+# Ops whose result may share its input's memory (a view, not a copy).
+VIEW_OPS = frozenset({ops.getitem, ops.dyn_getitem, ops.transpose, ops.reshape,
+                      ops.broadcast_to})
 
 
 def _store_loop(em: Emitter, name: str, x: Value, index: tuple, v: Value) -> None:
@@ -532,7 +533,7 @@ def _store_loop(em: Emitter, name: str, x: Value, index: tuple, v: Value) -> Non
     generic slice assignment about ten times slower); ints in ``index`` may be
     names of run-time values."""
     target = slice_shape(x.shape, tuple(0 if isinstance(e, str) else e for e in index))
-    if v.type.ndim and (v is x or v.producer is None or v.producer.op in _VIEWS):
+    if v.type.ndim and (v is x or v.producer is None or v.producer.op in VIEW_OPS):
         # the value may be a view of the target's own memory (x[::-1] = x):
         # NumPy copies overlapping sources first, and so must we
         source = em.fresh("source")
