@@ -177,3 +177,22 @@ def test_second_order_through_a_while_loop_is_reported() -> None:
     with pytest.raises(jitaic.UnsupportedError, match="gradients of gradients through a "
                                                       "while loop"):
         jitaic.grad(jitaic.grad(f))(1.5)
+
+
+def test_loop_gradient_runs_the_forward_once_and_reads_saved_results(rng) -> None:
+    """The recording loop replaces the forward loop, and the backward body reads
+    the saved next state (tanh's output) instead of recomputing tanh."""
+    x, w = rng.normal(size=6) * 0.1, rng.normal(size=6) * 0.1
+    f = jitaic.jit(jitaic.value_and_grad(recurrent, argnums=(0, 1)), mode="ast")
+    value, _ = f(x, w)
+    assert value == pytest.approx(recurrent(x, w), rel=1e-12)
+    ir = f.specializations()[0].ir
+    assert ir.count("for_loop") == 2  # recording forward + reverse, no second forward
+    assert ir.count("tanh") == 1
+
+    y0 = np.linspace(0.1, 0.5, 5)
+    g = jitaic.jit(jitaic.value_and_grad(damped_orbit, argnums=(0, 1)), mode="ast")
+    value, _ = g(y0, 1.05)
+    assert value == pytest.approx(damped_orbit(y0, 1.05), rel=1e-12)
+    ir = g.specializations()[0].ir
+    assert ir.count("while_loop") == 1 and ir.count("for_loop") == 1

@@ -5,7 +5,11 @@ branch recomputes the forward branch (rematerialisation) and backpropagates
 through the copy. Cotangents flow to the cond's operands and to every outer
 value a branch reads. Loops save the carried values at the start of every
 iteration (stacked buffers when the trip count is static, growable tapes when
-it is not) and a backward loop replays the body from them in reverse.
+it is not) and a backward loop replays the body from them in reverse. The
+recording loop takes the forward loop's place, so the forward runs once, and
+the replayed body's results are bound to the next iteration's saved values,
+so the replay keeps only what the backward needs (tanh's output is read back,
+not recomputed).
 """
 
 from __future__ import annotations
@@ -42,20 +46,28 @@ def _captured(region: Region) -> list[Value]:
     return out
 
 
-def _replay(region: Region, bindings: dict[int, Value]) -> tuple[list[Node], list[Value]]:
+def _replay(region: Region, bindings: dict[int, Value], known: dict[int, Value] | None = None,
+            aliases: dict[int, Value] | None = None) -> tuple[list[Node], list[Value]]:
     """Re-emit a region's nodes in the current block with its params bound.
 
     Nested bodies (a cond inside a loop) read values of this region, so they
-    are rebuilt with the same substitution.
+    are rebuilt with the same substitution. ``known`` gives saved copies of
+    some of the region's values: later nodes read the copy, and ``aliases``
+    records, per re-emitted output, the copy that stands for it (see
+    ``backpropagate``), so the recomputation can become dead code.
     """
     env = dict(bindings)
+    known = known or {}
     builder = current().builder
     nodes = []
     for node in region.nodes:
         regions = tuple(_substitute(r, env) for r in node.regions)
         new = builder.emit(node.op, [env.get(id(v), v) for v in node.inputs], node.attrs,
                            regions, node.loc)
-        env.update({id(o): n for o, n in zip(node.outputs, new.outputs, strict=True)})
+        for o, n in zip(node.outputs, new.outputs, strict=True):
+            env[id(o)] = known.get(id(o), n)
+            if id(o) in known and aliases is not None:
+                aliases[id(n)] = known[id(o)]
         nodes.append(new)
     return nodes, [env.get(id(v), v) for v in region.results]
 
@@ -141,13 +153,16 @@ def _backward_loop(init: list[Value], body: Region, n: object, restore: Callable
 
     def reverse(t_rev, *state):
         g_carried, acc = state[:len(float_carried)], state[len(float_carried):]
-        bindings, carried = restore((n - 1) - t_rev)
-        nodes, results = _replay(body, bindings)
+        t = (n - 1) - t_rev
+        bindings, carried = restore(t)
+        aliases: dict[int, Value] = {}
+        nodes, results = _replay(body, bindings, _saved_results(body, restore(t + 1)[1]),
+                                 aliases)
         seeds: dict[int, Tracer] = {}
         for j, g in zip(float_carried, g_carried, strict=True):
             r = results[j]
             seeds[id(r)] = g if id(r) not in seeds else seeds[id(r)] + g
-        cts = backpropagate(nodes, seeds)
+        cts = backpropagate(nodes, seeds, aliases)
         new_g = [cts[id(carried[j])] if id(carried[j]) in cts else _zeros(init[j])
                  for j in float_carried]
         new_acc = [a + cts[id(w)] if id(w) in cts else a for a, w in
@@ -158,6 +173,50 @@ def _backward_loop(init: list[Value], body: Region, n: object, restore: Callable
     pairs = [(init[j], outs[m]) for m, j in enumerate(float_carried)]
     pairs += list(zip(captured, outs[len(float_carried):], strict=True))
     return pairs
+
+
+def _saved_results(body: Region, after: list[Value]) -> dict[int, Value]:
+    """The body's results are the next iteration's saved carried values: the
+    replay reads those (tanh's output, say) instead of recomputing them."""
+    produced = {id(o) for node in body.nodes for o in node.outputs}
+    known: dict[int, Value] = {}
+    for r, a in zip(body.results, after, strict=True):
+        if id(r) in produced and id(r) not in known and r.shape == a.shape \
+                and r.dtype == a.dtype:
+            known[id(r)] = a
+    return known
+
+
+def _in_place_of(node: Node, offset: int, record: Callable[[], list]) -> list:
+    """Emit the recording copy of loop ``node`` (``record()``) where ``node``
+    stands in the current block, its carried outputs (from ``offset`` on)
+    taking over ``node``'s: the forward loop then runs once, not twice.
+
+    Where ``node`` is not in the current block (or the types differ), the
+    copy is appended and the loop runs twice.
+    """
+    builder = current().builder
+    builder.open_block()
+    try:
+        outs = record()
+    finally:
+        emitted = list(builder.close_block())
+    block = builder._blocks[-1]
+    loop = emitted[-1]
+    assert loop.op in (ops.while_loop, ops.for_loop), loop.op
+    carried = loop.outputs[offset:offset + len(node.outputs)]
+    pos = next((i for i, n in enumerate(block) if n is node), None)
+    if pos is None or any(a.type != b.type for a, b in zip(carried, node.outputs,
+                                                            strict=True)):
+        block.extend(emitted)
+        return outs
+    outputs = list(loop.outputs)
+    outputs[offset:offset + len(node.outputs)] = node.outputs
+    merged = Node(loop.op, loop.inputs, loop.attrs, tuple(outputs), loop.regions, loop.loc)
+    for i, v in enumerate(outputs):
+        v.producer, v.index = merged, i
+    block[pos:pos + 1] = [*emitted[:-1], merged]
+    return outs
 
 
 def _for_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
@@ -171,7 +230,6 @@ def _for_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
     start, stop, step = bounds
     n = len(range(start, stop, step))
     k = len(init)
-    stacks = [npa.full_value((n, *v.shape), 0, v.dtype) for v in init]
     index_param, carried_params = body.params[0], body.params[1:]
 
     def record(i, *state):
@@ -183,8 +241,15 @@ def _for_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
             id(p): c.value for p, c in zip(carried_params, carried, strict=True)}})
         return (*(new_tracer(r) for r in results), *saved)
 
-    filled = control_flow.for_loop(start, stop, step, record, [*(new_tracer(v) for v in init),
-                                                                *stacks])[k:]
+    def recording_loop():
+        # n + 1 rows: the final carried values go in the last one
+        stacks = [npa.full_value((n + 1, *v.shape), 0, v.dtype) for v in init]
+        return control_flow.for_loop(start, stop, step, record,
+                                     [*(new_tracer(v) for v in init), *stacks])
+
+    filled = _in_place_of(node, 0, recording_loop)[k:]
+    for stack, final in zip(filled, node.outputs, strict=True):
+        stack[n] = new_tracer(final)
 
     def restore(t):
         carried = [npa.astype(s[t], v.dtype).value for s, v in zip(filled, init, strict=True)]
@@ -217,8 +282,6 @@ def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
         init, index = list(node.inputs), None
     state = ([index] if index is not None else []) + [new_tracer(v) for v in init]
     k = len(state)
-    tapes = [new_tracer(builder.emit(ops.tape_new, [], {"shape": t.shape, "dtype": t.dtype})
-                        .output) for t in state]
 
     def keep_going(*carried):
         if test is None:  # range(start, stop, step) with either sign of step
@@ -237,9 +300,19 @@ def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
         advanced = [values[0] + new_tracer(step)] if index is not None else []
         return (*advanced, *(new_tracer(r) for r in results), *pushed, count + 1)
 
-    zero = npa.astype(npa.as_tracer(0), np.int64)
-    outs = control_flow.while_loop(keep_going, record, [*state, *tapes, zero])
+    def recording_loop():
+        tapes = [new_tracer(builder.emit(ops.tape_new, [], {"shape": t.shape,
+                                                            "dtype": t.dtype}).output)
+                 for t in state]
+        zero = npa.astype(npa.as_tracer(0), np.int64)
+        return control_flow.while_loop(keep_going, record, [*state, *tapes, zero])
+
+    offset = k - len(init)  # a for loop's index comes first
+    outs = _in_place_of(node, offset, recording_loop)
     filled, count = outs[k:2 * k], outs[2 * k]
+    finals = [*outs[:offset], *(new_tracer(v) for v in node.outputs)]
+    filled = [new_tracer(builder.emit(ops.tape_push, [tape.value, v.value, count.value]).output)
+              for tape, v in zip(filled, finals, strict=True)]  # row `count`: the end state
 
     def restore(t):
         rows = [builder.emit(ops.dyn_getitem, [tape.value, t.value],

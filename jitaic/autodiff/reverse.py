@@ -35,11 +35,19 @@ def _recorded(fn: Callable, *args, **kwargs) -> tuple[object, list[Node]]:
     return out, list(block[start:])
 
 
-def backpropagate(nodes: Sequence[Node], seeds: dict[int, Tracer]) -> dict[int, Tracer]:
-    """Cotangents of every value the seeds depend on, keyed by ``id(Value)``."""
+def backpropagate(nodes: Sequence[Node], seeds: dict[int, Tracer],
+                  saved: dict[int, Value] | None = None) -> dict[int, Tracer]:
+    """Cotangents of every value the seeds depend on, keyed by ``id(Value)``.
+
+    ``saved`` maps node outputs to equal values computed elsewhere (a loop's
+    saved state) that later nodes read instead: rules read the saved value,
+    and cotangents that reached it count for the output, so the node itself
+    may become dead code.
+    """
     cotangents = dict(seeds)
+    saved = saved or {}
     for node in reversed(nodes):
-        outs = [cotangents.get(id(v)) for v in node.outputs]
+        outs = [_cotangent_of(v, cotangents, saved) for v in node.outputs]
         if all(g is None for g in outs) or node.op in NON_DIFFERENTIABLE:
             continue
         if node.op in REGION_VJP_RULES:
@@ -52,11 +60,20 @@ def backpropagate(nodes: Sequence[Node], seeds: dict[int, Tracer]) -> dict[int, 
                                    f"{at(node.loc)}")
         inputs = [new_tracer(v, scalar=False) for v in node.inputs]
         (g,) = outs
-        grads = rule(node, g, *inputs, new_tracer(node.output, scalar=False))
+        grads = rule(node, g, *inputs,
+                     new_tracer(saved.get(id(node.output), node.output), scalar=False))
         for v, grad in zip(node.inputs, grads, strict=True):
             if grad is not None and v.dtype.kind == "f":
                 _accumulate(cotangents, v, grad)
     return cotangents
+
+
+def _cotangent_of(v: Value, cotangents: dict[int, Tracer],
+                  saved: dict[int, Value]) -> Tracer | None:
+    g = cotangents.get(id(v))
+    copy = saved.get(id(v))
+    g_copy = cotangents.get(id(copy)) if copy is not None else None
+    return g_copy if g is None else g if g_copy is None else g + g_copy
 
 
 def _accumulate(cotangents: dict[int, Tracer], v: Value, grad: object) -> None:
