@@ -23,7 +23,9 @@ import jitaic
 
 KERNEL_LINE = re.compile(
     r"# kernel over \[(?P<domain>[^\]]*)\]: (?P<ops>[^(]*) "
-    r"\(stores (?P<stores>\d+); boundary: (?P<boundary>[^)]*)\)")
+    r"\(stores (?P<stores>\d+)(?:, (?P<reused>\d+) into a dead input's buffer)?; "
+    r"boundary: (?P<boundary>[^)]*)\)")
+ROW_LINE = re.compile(r"# row loop over \[(?P<rows>[^\]]*)\]: (?P<kernels>\d+) kernels per row")
 # Nodes lowered alone get a "# <op>  <file>:<line>" comment.
 ALONE_LINE = re.compile(r"# (?P<op>\w+)  \S+:\d+$")
 
@@ -34,6 +36,7 @@ class Kernel:
     ops: tuple[str, ...]
     stores: int
     boundary: str
+    reused: int = 0  # stores written into a dead input's buffer
 
 
 def kernels(source: str) -> list[Kernel]:
@@ -41,8 +44,15 @@ def kernels(source: str) -> list[Kernel]:
     for m in KERNEL_LINE.finditer(source):
         domain = tuple(int(d) for d in m["domain"].split(",") if d.strip())
         ops = tuple(o.strip() for o in m["ops"].split(","))
-        out.append(Kernel(domain, ops, int(m["stores"]), m["boundary"]))
+        out.append(Kernel(domain, ops, int(m["stores"]), m["boundary"],
+                          int(m["reused"] or 0)))
     return out
+
+
+def row_loops(source: str) -> list[tuple[tuple[int, ...], int]]:
+    """(rows, kernels per row) of each row loop in the generated source."""
+    return [(tuple(int(d) for d in m["rows"].split(",") if d.strip()), int(m["kernels"]))
+            for m in ROW_LINE.finditer(source)]
 
 
 def lowered_alone(source: str) -> list[str]:
@@ -106,7 +116,7 @@ def test_sum_fuses_its_elementwise_producer(rng) -> None:
     (kernel,) = kernels(source)
     assert kernel.ops == ("multiply", "reduce_sum")
     assert kernel.stores == 0  # x*x never exists as an array
-    assert "np.empty" not in source
+    assert "np.empty((5, 8)" not in source  # (only the sum's 8-element lane buffer)
     assert lowered_alone(source) == []
 
 
@@ -127,6 +137,71 @@ def test_row_softmax_sweeps_the_data_at_most_three_times(rng) -> None:
     # exp(x - max) is stored once (read again by the divide); nothing else is
     # an (6, 9) temporary besides the result.
     assert source.count("np.empty((6, 9)") <= 2
+
+
+def layer_norm(x, g, b):
+    mu = x.mean(axis=-1, keepdims=True)
+    xc = x - mu
+    var = (xc * xc).mean(axis=-1, keepdims=True)
+    return xc / np.sqrt(var + 1e-5) * g + b
+
+
+def test_softmax_and_layer_norm_make_one_pass_over_the_rows(rng) -> None:
+    x = special(rng, (5, 3, 40), nan=0.05)
+    source = compile_and_check(row_softmax_last, x)
+    assert row_loops(source) == [((5, 3), 3)]  # max, exp-and-sum, divide: per row
+    assert source.count("np.empty((5, 3, 40)") == 1  # the divide reuses exp's buffer
+    assert [k.reused for k in kernels(source)] == [0, 0, 1]
+
+    g, b = rng.standard_normal((2, 40))
+    source = compile_and_check(layer_norm, rng.standard_normal((7, 40)) * 5 + 3, g, b)
+    ((rows, count),) = row_loops(source)
+    assert rows == (7,) and count >= 4  # mean, centre, variance, normalise
+
+
+def row_softmax_last(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def sum_then_read_across_rows(x):
+    s = x.sum(axis=1)  # (n,), read along the LAST axis of the (n, n) domain below
+    return x * s
+
+
+def test_row_loop_keeps_a_boundary_where_a_reduction_is_read_across_rows(rng) -> None:
+    x = rng.standard_normal((6, 6))
+    source = compile_and_check(sum_then_read_across_rows, x)
+    assert row_loops(source) == []
+
+
+@pytest.mark.parametrize("length", [1, 7, 8, 9, 17, 4095, 4096, 4097, 10_000])
+def test_vectorised_row_reductions_match_numpy(length, rng) -> None:
+    """Float sums go through a reassociating buffer sum (chunks of 4096) and
+    max/min through 8 lanes: the values match NumPy's (pairwise) sums to
+    rounding, and NaN, infinities and signed zeros come out as NumPy's."""
+    x = special(rng, (3, length), nan=0.02)
+    x[0] = np.abs(rng.standard_normal(length))  # a row without specials
+    x[1, -1] = np.nan  # NaN in the tail
+    f = jitaic.jit(lambda x: (x.sum(axis=1), np.exp(x).sum(axis=1), x.max(axis=1),
+                              x.min(axis=1), x.astype(np.float32).sum(axis=1),
+                              np.prod(x[:, :8], axis=1)))
+    with np.errstate(all="ignore"):
+        want = (x.sum(axis=1), np.exp(x).sum(axis=1), x.max(axis=1), x.min(axis=1),
+                x.astype(np.float32).sum(axis=1), np.prod(x[:, :8], axis=1))
+        got = f(x)
+    assert_same(got, want, tol=float(max(1, length // 64)))
+
+
+def test_kernel_output_reuses_a_dead_temporary_but_never_an_argument(rng) -> None:
+    def f(x):
+        e = np.exp(x - x.max())  # a temporary: dead after the divide
+        return e / e.sum(), x * 2  # x * 2 must not overwrite the argument
+
+    x = rng.standard_normal((4, 5))
+    source = compile_and_check(f, x)
+    assert sum(k.reused for k in kernels(source)) == 1
+    assert source.count("np.empty((4, 5)") == 2  # exp's buffer and x * 2
 
 
 def used_twice(x):

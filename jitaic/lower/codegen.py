@@ -73,6 +73,9 @@ class Emitter:
         self.parallel_min_work: int | None = None  # None: serial loops only
         self.uses_prange = False
         self.overwritable: set[tuple[int, int]] = set()  # (id(value), id(node))
+        self.reusable: dict[int, Value] = {}  # kernel output -> dead input whose buffer it takes
+        self._bound: set[str] = set()  # loop variables an enclosing row loop already runs
+        self._hoist: list | None = None  # [line position, indent, scratch too] (row loops)
 
     def constant_arg(self, value: np.ndarray) -> str:
         self.constants.append(value)
@@ -132,6 +135,51 @@ class Emitter:
         finally:
             self._indent -= 1
 
+    def runs_parallel(self, extents: list[tuple[str, int]], work: int) -> bool:
+        """Whether ``loops(extents, work)`` makes its outermost loop a prange."""
+        extents = [e for e in extents if e[0] not in self._bound]
+        return bool(self.parallel_min_work is not None and work >= self.parallel_min_work
+                    and extents and extents[0][1] > 1)
+
+    @contextmanager
+    def bound(self, variables: tuple[str, ...]):
+        """Inside, ``loops`` skips these variables: an enclosing loop runs them."""
+        saved = set(self._bound)
+        self._bound.update(variables)
+        try:
+            yield
+        finally:
+            self._bound = saved
+
+    @contextmanager
+    def hoisting(self, scratch: bool):
+        """Inside, ``allocate`` (and ``scratch`` when asked) lines go right here,
+        before the loops that follow: a row loop allocates its kernels' outputs
+        once, not per row."""
+        saved = self._hoist
+        self._hoist = [len(self.lines), self._indent, scratch]
+        try:
+            yield
+        finally:
+            self._hoist = saved
+
+    def allocate(self, text: str) -> None:
+        """A line allocating an output array (hoisted out of row loops)."""
+        if self._hoist is None:
+            self.line(text)
+            return
+        position, indent, _ = self._hoist
+        self.lines.insert(position, "    " * indent + text)
+        self._hoist[0] += 1
+
+    def scratch(self, text: str) -> None:
+        """A line allocating a scratch buffer: hoisted only out of serial row loops
+        (each thread of a parallel one needs its own)."""
+        if self._hoist is not None and self._hoist[2]:
+            self.allocate(text)
+        else:
+            self.line(text)
+
     @contextmanager
     def loops(self, extents: list[tuple[str, int]], work: int = 0):
         """Nested ``for var in range(extent)`` loops, outermost first.
@@ -141,8 +189,8 @@ class Emitter:
         pass ``work`` only for nests whose outer iterations are independent.
         """
         depth = self._indent
-        parallel = (self.parallel_min_work is not None and work >= self.parallel_min_work
-                    and extents and extents[0][1] > 1)
+        parallel = self.runs_parallel(extents, work)
+        extents = [e for e in extents if e[0] not in self._bound]
         for var, extent in extents:
             loop = "numba.prange" if parallel else "range"
             self.line(f"for {var} in {loop}({extent}):")

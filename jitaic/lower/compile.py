@@ -23,7 +23,15 @@ from jitaic.ir.graph import Graph, Node, Value
 from jitaic.lower import control_flow as _control_flow  # noqa: F401  (registers lowerings)
 from jitaic.lower import runtime
 from jitaic.lower.codegen import Emitter
-from jitaic.lower.fusion import FusionGroup, Scheduled, emit_group, plan
+from jitaic.lower.fusion import (
+    FusionGroup,
+    RowGroup,
+    Scheduled,
+    emit_group,
+    emit_rows,
+    kernels,
+    plan,
+)
 from jitaic.lower.kernels import LOWERINGS, VIEW_OPS
 
 _counter = itertools.count()
@@ -48,44 +56,83 @@ def _memory_root(value: Value) -> Value:
     return value
 
 
-def _overwritable(graph: Graph, schedule: list[Scheduled]) -> set[tuple[int, int]]:
-    """(value, node) pairs where the node is the last reader of a value's buffer.
+@dataclass
+class _Lifetimes:
+    position: dict[int, int]  # node -> schedule position
+    last_use: dict[int, int]  # value -> the last position reading its buffer
+    fresh: set[int]  # values whose buffer nothing else aliases (a node's own output)
+    nodes: list[Node]  # in schedule order
+
+
+def _lifetimes(graph: Graph, schedule: list[Scheduled]) -> _Lifetimes:
+    """When each buffer is last read.
 
     Positions are schedule positions (a fused group reads all its inputs at its
-    own position). A view keeps its base's buffer alive: the base's last use is
-    the latest use of any view derived from it. Results and updates live to
-    the end.
+    own position; a control-flow node reads everything its bodies read). A view
+    keeps its base's buffer alive: the base's last use is the latest use of any
+    view derived from it. Results and updates live to the end.
     """
     position: dict[int, int] = {}
-    for p, item in enumerate(schedule):
+    for p, item in enumerate(kernels(schedule)):  # a row loop's kernels in order
         for node in item.nodes if isinstance(item, FusionGroup) else [item]:
             position[id(node)] = p
     nodes = sorted(position_order(schedule), key=lambda n: position[id(n)])
     last_use: dict[int, int] = {}
     for v in (*graph.results, *graph.updates.values()):
-        last_use[id(_memory_root(v))] = len(schedule)
+        last_use[id(_memory_root(v))] = len(position) + 1  # after every node
     for node in reversed(nodes):
-        for v in node.inputs:
+        reads = [*node.inputs, *(v for r in node.regions for inner in r.walk()
+                                 for v in inner.inputs), *(v for r in node.regions
+                                                           for v in r.results)]
+        for v in reads:
             use = position[id(node)]
             if node.op in VIEW_OPS:
                 use = max(use, last_use.get(id(node.outputs[0]), use))
             last_use[id(v)] = max(last_use.get(id(v), -1), use)
-    fresh = {id(n.outputs[0]) for n in nodes  # buffers nothing else can alias
+    fresh = {id(n.outputs[0]) for n in nodes
              if n.op not in VIEW_OPS and n.op is not ops.constant and not n.regions
              and len(n.outputs) == 1}
-    return {(id(n.inputs[0]), id(n)) for n in nodes
-            if n.op in (ops.setitem, ops.scatter) and id(n.inputs[0]) in fresh
-            and last_use.get(id(n.inputs[0])) == position[id(n)]}
+    return _Lifetimes(position, last_use, fresh, nodes)
+
+
+def _overwritable(life: _Lifetimes) -> set[tuple[int, int]]:
+    """(value, node) pairs where the node is the last reader of a value's buffer."""
+    return {(id(n.inputs[0]), id(n)) for n in life.nodes
+            if n.op in (ops.setitem, ops.scatter) and id(n.inputs[0]) in life.fresh
+            and life.last_use.get(id(n.inputs[0])) == life.position[id(n)]}
+
+
+def _reusable(life: _Lifetimes, schedule: list[Scheduled]) -> dict[int, Value]:
+    """Stored outputs of fused kernels that can be written into the buffer of an
+    input the kernel reads for the last time (same shape and dtype: element i
+    is read before element i is written), instead of a new allocation."""
+    reuse: dict[int, Value] = {}
+    for p, item in enumerate(kernels(schedule)):
+        if not isinstance(item, FusionGroup):
+            continue
+        inside = {id(n.output) for n in item.nodes}
+        candidates = [v for n in item.nodes for v in n.inputs
+                      if id(v) not in inside and id(v) in life.fresh
+                      and life.last_use.get(id(v)) == p and v.shape == item.domain]
+        for out in item.stored:
+            match = next((v for v in candidates if v.dtype == out.dtype), None)
+            if match is not None:
+                reuse[id(out)] = match
+                item.reuses += 1
+                candidates = [v for v in candidates if v is not match]
+    return reuse
 
 
 def position_order(schedule: list[Scheduled]) -> list[Node]:
-    return [n for item in schedule
+    return [n for item in kernels(schedule)
             for n in (item.nodes if isinstance(item, FusionGroup) else [item])]
 
 
 def _emit_schedule(em: Emitter, schedule: list[Scheduled]) -> None:
     for item in schedule:
-        if isinstance(item, FusionGroup):
+        if isinstance(item, RowGroup):
+            emit_rows(em, item)
+        elif isinstance(item, FusionGroup):
             emit_group(em, item)
         else:
             _lower_node(em, item)
@@ -105,6 +152,10 @@ def fusion_report(schedule: list[Scheduled], bodies: dict[int, list[Scheduled]],
     """One line per kernel or unfused node; control-flow bodies indented below."""
     lines = []
     for item in schedule:
+        if isinstance(item, RowGroup):
+            lines.append(indent + item.describe())
+            lines += [f"{indent}  {group.describe()}" for group in item.members]
+            continue
         if isinstance(item, FusionGroup):
             lines.append(indent + item.describe())
             continue
@@ -140,7 +191,9 @@ def generate(graph: Graph, param_is_array: Sequence[bool],
     em = Emitter()
     em.parallel_min_work = PARALLEL_MIN_WORK if parallel else None
     schedule = plan(graph.nodes, (*graph.results, *graph.updates.values()))
-    em.overwritable = _overwritable(graph, schedule)
+    life = _lifetimes(graph, schedule)
+    em.overwritable = _overwritable(life)
+    em.reusable = _reusable(life, schedule)
     arg_names = []
     for p, is_array in zip(graph.params, param_is_array, strict=True):
         name = em.define(p, p.name or "arg")

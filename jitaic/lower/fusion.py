@@ -17,7 +17,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from jitaic.ir import ops
 from jitaic.ir.graph import Node, Value
+from jitaic.ir.ops import ALLOCATES, EFFECTFUL
 from jitaic.lower.codegen import Emitter, np_type
 from jitaic.lower.kernels import (
     MONOIDS,
@@ -43,13 +47,41 @@ class FusionGroup:
         last = self.nodes[-1]
         return last if last.op in MONOIDS else None
 
+    reuses: int = 0  # stored outputs written into a dead input's buffer
+
     def describe(self) -> str:
         names = ", ".join(n.op.name for n in self.nodes)
+        reuse = f", {self.reuses} into a dead input's buffer" if self.reuses else ""
         return (f"kernel over {list(self.domain)}: {names} "
-                f"(stores {len(self.stored)}; boundary: {self.why_sealed})")
+                f"(stores {len(self.stored)}{reuse}; boundary: {self.why_sealed})")
 
 
-Scheduled = Node | FusionGroup
+@dataclass(eq=False)
+class RowGroup:
+    """Consecutive kernels over the same rows (every dim but the last) that read
+    each other's results only within a row: they run in ONE loop over the rows,
+    so a row's max, its exp-and-sum and its division all happen while the row
+    is in cache (softmax and layer norm make one pass over memory, not three).
+
+    Reductions in it reduce the last axis only; scalar nodes between its
+    kernels that do not read them are scheduled before it.
+    """
+
+    rows: tuple[int, ...]
+    members: list[FusionGroup]
+
+    def describe(self) -> str:
+        return (f"row loop over {list(self.rows)}: {len(self.members)} kernels per row "
+                f"(each reads earlier kernels' results of the same row only)")
+
+
+Scheduled = Node | FusionGroup | RowGroup
+
+
+def kernels(schedule: Sequence[Scheduled]) -> list[Node | FusionGroup]:
+    """The schedule with row loops opened up into their kernels, in order."""
+    return [k for item in schedule
+            for k in (item.members if isinstance(item, RowGroup) else [item])]
 
 
 def _fusible(node: Node) -> bool:
@@ -98,7 +130,78 @@ def plan(nodes: Sequence[Node], escaping: Sequence[Value]) -> list[Scheduled]:
     for g in list(open_groups.values()):
         seal(g, "end of block")
     _mark_stored(escaping, schedule, owner)
-    return schedule
+    return _fuse_rows(schedule)
+
+
+def _as_kernel(item: Node | FusionGroup) -> FusionGroup | None:
+    """A fusion group, or a lone reduction as a one-node kernel."""
+    if isinstance(item, FusionGroup):
+        return item
+    if item.op in MONOIDS and item.inputs[0].type.ndim >= 2:
+        return FusionGroup(item.inputs[0].shape, [item], why_sealed="reduction")
+    return None
+
+
+def _row_prefix(group: FusionGroup | None) -> tuple[int, ...] | None:
+    """The rows a kernel can run row by row: every dim but the last, when it
+    reduces nothing or the last axis only."""
+    if group is None or len(group.domain) < 2:
+        return None
+    reduction = group.reduction
+    if reduction is not None and tuple(reduction.attrs["axes"]) != (len(group.domain) - 1,):
+        return None
+    return group.domain[:-1]
+
+
+def _reads_within_rows(group: FusionGroup, produced: set[int], rows: tuple[int, ...]) -> bool:
+    """Values of the row loop that ``group`` reads are read at the same row."""
+    return all(v.type.ndim == len(rows) + 1 and v.shape[:-1] == rows
+               for node in group.nodes for v in node.inputs if id(v) in produced)
+
+
+def _can_go_first(node: Node, produced: set[int]) -> bool:
+    """A scalar node (or constant) that reads nothing of the row loop."""
+    return (not node.regions and not node.op.traits & {EFFECTFUL, ALLOCATES}
+            and (node.op is ops.constant or all(v.type.ndim == 0 for v in node.outputs))
+            and not any(id(v) in produced for v in node.inputs))
+
+
+def _fuse_rows(schedule: list[Scheduled]) -> list[Scheduled]:
+    """Merge runs of row-compatible kernels into RowGroups."""
+    out: list[Scheduled] = []
+    run: list[tuple[Scheduled, FusionGroup]] = []
+    moved: list[Node] = []  # scalar nodes from between the run's kernels
+    produced: set[int] = set()
+    rows: tuple[int, ...] | None = None
+
+    def flush() -> None:
+        if len(run) >= 2:
+            out.extend(moved)
+            out.append(RowGroup(rows, [group for _, group in run]))
+        else:
+            out.extend([item for item, _ in run] + moved)
+        run.clear()
+        moved.clear()
+        produced.clear()
+
+    for item in schedule:
+        group = _as_kernel(item) if not isinstance(item, RowGroup) else None
+        prefix = _row_prefix(group)
+        if run and prefix == rows and _reads_within_rows(group, produced, rows):
+            run.append((item, group))
+        elif run and isinstance(item, Node) and _can_go_first(item, produced):
+            moved.append(item)
+            continue
+        else:
+            flush()
+            if prefix is None:
+                out.append(item)
+                continue
+            rows = prefix
+            run.append((item, group))
+        produced.update(id(o) for node in group.nodes for o in node.outputs)
+    flush()
+    return out
 
 
 def _mark_stored(results: Sequence[Value], schedule: list[Scheduled], owner: dict) -> None:
@@ -117,11 +220,26 @@ def _mark_stored(results: Sequence[Value], schedule: list[Scheduled], owner: dic
                            if id(n.output) in escaping and n is not item.reduction]
 
 
-def emit_group(em: Emitter, group: FusionGroup) -> None:
+def emit_rows(em: Emitter, row: RowGroup) -> None:
+    """One loop over the rows; each kernel's loops over the last axis inside it."""
+    em.comment(row.describe())
+    index = tuple(em.fresh(f"r{d}") for d in range(len(row.rows)))
+    extents = list(zip(index, row.rows, strict=True))
+    work = sum(int(np.prod(g.domain, dtype=np.int64)) for g in row.members)
+    with em.hoisting(scratch=not em.runs_parallel(extents, work)):
+        with em.loops(extents, work), em.bound(index):
+            for group in row.members:
+                emit_group(em, group, index)
+
+
+def emit_group(em: Emitter, group: FusionGroup, rows: tuple[str, ...] = ()) -> None:
+    """The group's loop nest; inside a row loop, ``rows`` are the row indices."""
     em.comment(group.describe())
     for v in group.stored:
-        em.line(f"{em.define(v)} = np.empty({v.shape}, {np_type(v.dtype)})")
-    index = tuple(em.fresh(f"i{d}") for d in range(len(group.domain)))
+        reused = em.reusable.get(id(v))
+        em.allocate(f"{em.define(v)} = " + (em(reused) if reused is not None else
+                                            f"np.empty({v.shape}, {np_type(v.dtype)})"))
+    index = (*rows, *(em.fresh(f"i{d}") for d in range(len(rows), len(group.domain))))
     nest = LoopNest(group.domain, index)
     temps: dict[int, str] = {}
     reduction = group.reduction

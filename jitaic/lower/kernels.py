@@ -281,6 +281,8 @@ def _tape_push(em: Emitter, node: Node) -> None:
 class Monoid:
     init: Callable[[np.dtype], str]
     combine: Callable[[str, str], str]  # (accumulator, element) -> new accumulator
+    buffered: str | None = None  # runtime helper reducing a float buffer, reassociated
+    lanes: bool = False  # float rows reduce in LANES independent accumulators
 
 
 def _extreme(sign: int) -> Callable[[np.dtype], str]:
@@ -296,12 +298,16 @@ def _extreme(sign: int) -> Callable[[np.dtype], str]:
 
 
 MONOIDS: dict[Op, Monoid] = {
-    ops.reduce_sum: Monoid(lambda d: literal(0, d), lambda acc, v: f"{acc} + {v}"),
-    ops.reduce_prod: Monoid(lambda d: literal(1, d), lambda acc, v: f"{acc} * {v}"),
+    ops.reduce_sum: Monoid(lambda d: literal(0, d), lambda acc, v: f"{acc} + {v}",
+                           "rt.sum_reassoc"),
+    ops.reduce_prod: Monoid(lambda d: literal(1, d), lambda acc, v: f"{acc} * {v}",
+                            "rt.prod_reassoc"),
     ops.reduce_max: Monoid(_extreme(+1),
-                           lambda acc, v: f"{v} if ({v} > {acc} or {v} != {v}) else {acc}"),
+                           lambda acc, v: f"{v} if ({v} > {acc} or {v} != {v}) else {acc}",
+                           lanes=True),
     ops.reduce_min: Monoid(_extreme(-1),
-                           lambda acc, v: f"{v} if ({v} < {acc} or {v} != {v}) else {acc}"),
+                           lambda acc, v: f"{v} if ({v} < {acc} or {v} != {v}) else {acc}",
+                           lanes=True),
     ops.reduce_any: Monoid(lambda d: "False", lambda acc, v: f"{acc} or {v}"),
     ops.reduce_all: Monoid(lambda d: "True", lambda acc, v: f"{acc} and {v}"),
 }
@@ -341,22 +347,43 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
     name = em.define(out)
     acc = em.fresh("acc")
 
-    def body(slot: str) -> None:
+    def body(slot: str, store: bool = False) -> None:
+        """The element's statements and stores, then ``slot`` takes the element:
+        combined into it (an accumulator), or stored (a buffer entry)."""
         for statement in nest.statements:
             em.line(statement)
         for array, expr in nest.stores:
             em.line(f"{array}[{', '.join(index)}] = {expr}")
-        em.line(f"{slot} = {monoid.combine(slot, element)}")
+        em.line(f"{slot} = {element if store else monoid.combine(slot, element)}")
 
     if trailing:  # kept axes outside, a scalar accumulator inside
         out_index = [index[d] if d in kept else "0" for d in range(x.type.ndim)]
         out_index = out_index if keepdims else [index[d] for d in kept]
         if out.type.ndim:
-            em.line(f"{name} = np.empty({out.shape}, {np_type(out.dtype)})")
-        with em.loops([(index[d], x.shape[d]) for d in kept], x.type.size):
+            em.allocate(f"{name} = np.empty({out.shape}, {np_type(out.dtype)})")
+        outer = [(index[d], x.shape[d]) for d in kept]
+        length = x.shape[-1] if x.type.ndim else 1
+        buffered = monoid.buffered if acc_dtype.kind == "f" and length > 1 else None
+        laned = monoid.lanes and acc_dtype.kind == "f" and length >= 2 * LANES
+        chunk = LANES if laned else min(length, REDUCTION_CHUNK)
+        buf = em.fresh("lanes")
+        allocate = f"{buf} = np.empty({chunk}, {np_type(acc_dtype)})"
+        buffered = buffered or laned
+        shared = buffered and not em.runs_parallel(outer, x.type.size)
+        if shared:  # one buffer per call; a parallel loop needs one per iteration
+            em.scratch(allocate)
+        with em.loops(outer, x.type.size):
             em.line(f"{acc} = {monoid.init(acc_dtype)}")
-            with em.loops([(index[d], x.shape[d]) for d in axes]):
-                body(acc)
+            if buffered and not shared:
+                em.line(allocate)
+            with em.loops([(index[d], x.shape[d]) for d in axes[:-1]]):
+                if laned:
+                    _laned_row(em, index[-1], length, buf, acc, monoid, acc_dtype, body)
+                elif buffered:
+                    _buffered_row(em, index[-1], length, chunk, buf, acc, monoid, body)
+                else:
+                    with em.loops([(index[d], x.shape[d]) for d in axes[-1:]]):
+                        body(acc)
             result = cast(acc, acc_dtype, out.dtype)
             em.line(f"{name}[{', '.join(out_index)}] = {result}" if out.type.ndim else
                     f"{name} = {result}")
@@ -368,6 +395,55 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
     with em.loops([(index[d], x.shape[d]) for d in range(x.type.ndim)]):
         body(f"{acc}[{', '.join(index[d] for d in kept)}]")
     em.line(f"{name} = {acc}.astype({np_type(out.dtype)}).reshape({out.shape})")
+
+
+# A float sum/prod over the last axis computes its elements into a buffer of
+# this many (one chunk of the row at a time) and reduces the buffer with a
+# reassociating helper: the element loop then has no loop-carried dependency
+# and vectorises (exp, tanh, ... included), and so does the sum.
+REDUCTION_CHUNK = 4096
+
+
+def _buffered_row(em: Emitter, last: str, length: int, chunk: int, buf: str, acc: str,
+                  monoid: Monoid, body: Callable[[str], None]) -> None:
+    """Reduce the last axis (``last`` in range(length)) chunk by chunk through ``buf``."""
+    if chunk == length:
+        with em.loops([(last, length)]):
+            body(f"{buf}[{last}]", store=True)
+        em.line(f"{acc} = {monoid.combine(acc, f'{monoid.buffered}({buf}, {length})')}")
+        return
+    number, start, count, j = em.fresh("chunk"), em.fresh("c"), em.fresh("n"), em.fresh("j")
+    # `start` as a multiple of the chunk index (not a stepped range) lets LLVM
+    # see that indices are non-negative and vectorise the element loop.
+    with em.loops([(number, -(-length // chunk))]):
+        em.line(f"{start} = {number} * {chunk}")
+        em.line(f"{count} = min({chunk}, {length} - {start})")
+        with em.block(f"for {j} in range({count}):"):
+            em.line(f"{last} = {start} + {j}")
+            body(f"{buf}[{j}]", store=True)
+        em.line(f"{acc} = {monoid.combine(acc, f'{monoid.buffered}({buf}, {count})')}")
+
+
+# Float max/min rows keep this many independent accumulators (element l of each
+# group of LANES goes to lane l): the lanes' compare-and-selects vectorise,
+# where one accumulator waits on the previous select. Max and min give the
+# same result in any order (NaN still wins).
+LANES = 8
+
+
+def _laned_row(em: Emitter, last: str, length: int, lanes: str, acc: str, monoid: Monoid,
+               dtype: np.dtype, body: Callable[..., None]) -> None:
+    group, lane = em.fresh("g"), em.fresh("l")
+    with em.loops([(lane, LANES)]):
+        em.line(f"{lanes}[{lane}] = {monoid.init(dtype)}")
+    with em.loops([(group, length // LANES), (lane, LANES)]):
+        em.line(f"{last} = {group} * {LANES} + {lane}")
+        body(f"{lanes}[{lane}]")
+    if length % LANES:
+        with em.block(f"for {last} in range({length // LANES * LANES}, {length}):"):
+            body(acc)
+    with em.loops([(lane, LANES)]):
+        em.line(f"{acc} = {monoid.combine(acc, f'{lanes}[{lane}]')}")
 
 
 @lowering(ops.argmax, ops.argmin)

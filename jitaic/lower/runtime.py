@@ -29,3 +29,26 @@ def tape_push(tape, row, count):
         tape = bigger
     tape[count] = row
     return tape
+
+
+# Float sums and products of a fused kernel's row go through a buffer and these
+# helpers: `reassoc` (and no other fast-math flag) lets LLVM keep several
+# partial sums in vector registers, the way NumPy's pairwise sum reorders its
+# additions; NaN, infinities and signed zeros keep their IEEE behaviour. The
+# kernel itself stays strict, so its elementwise results match NumPy exactly.
+@numba.njit(fastmath={"reassoc"}, cache=True)
+def sum_reassoc(buf, n):
+    """``buf[0] + ... + buf[n - 1]`` (n >= 1), in any association order."""
+    s = buf[0]
+    for j in range(1, n):
+        s += buf[j]
+    return s
+
+
+@numba.njit(fastmath={"reassoc"}, cache=True)
+def prod_reassoc(buf, n):
+    """``buf[0] * ... * buf[n - 1]`` (n >= 1), in any association order."""
+    p = buf[0]
+    for j in range(1, n):
+        p *= buf[j]
+    return p
