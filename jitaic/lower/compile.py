@@ -11,6 +11,7 @@ import linecache
 import re
 import time
 import warnings
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -19,7 +20,7 @@ import numpy as np
 
 from jitaic.errors import CompileError
 from jitaic.ir import ops
-from jitaic.ir.graph import Graph, Node, Value
+from jitaic.ir.graph import Graph, Node, Region, Value
 from jitaic.lower import control_flow as _control_flow  # noqa: F401  (registers lowerings)
 from jitaic.lower import runtime
 from jitaic.lower.codegen import Emitter
@@ -64,7 +65,7 @@ class _Lifetimes:
     nodes: list[Node]  # in schedule order
 
 
-def _lifetimes(graph: Graph, schedule: list[Scheduled]) -> _Lifetimes:
+def _lifetimes(live_out: Sequence[Value], schedule: list[Scheduled]) -> _Lifetimes:
     """When each buffer is last read.
 
     Positions are schedule positions (a fused group reads all its inputs at its
@@ -78,7 +79,7 @@ def _lifetimes(graph: Graph, schedule: list[Scheduled]) -> _Lifetimes:
             position[id(node)] = p
     nodes = sorted(position_order(schedule), key=lambda n: position[id(n)])
     last_use: dict[int, int] = {}
-    for v in (*graph.results, *graph.updates.values()):
+    for v in live_out:
         last_use[id(_memory_root(v))] = len(position) + 1  # after every node
     for node in reversed(nodes):
         reads = [*node.inputs, *(v for r in node.regions for inner in r.walk()
@@ -95,11 +96,34 @@ def _lifetimes(graph: Graph, schedule: list[Scheduled]) -> _Lifetimes:
     return _Lifetimes(position, last_use, fresh, nodes)
 
 
-def _overwritable(life: _Lifetimes) -> set[tuple[int, int]]:
-    """(value, node) pairs where the node is the last reader of a value's buffer."""
+STORES = (ops.setitem, ops.dyn_setitem, ops.scatter)
+
+
+def _overwritable(life: _Lifetimes, owned: set[int] = frozenset()) -> set[tuple[int, int]]:
+    """(value, node) pairs where the node is the last reader of a value's buffer
+    (a fresh one, or an ``owned`` loop-carried one) and may store into it."""
     return {(id(n.inputs[0]), id(n)) for n in life.nodes
-            if n.op in (ops.setitem, ops.scatter) and id(n.inputs[0]) in life.fresh
+            if n.op in STORES and id(n.inputs[0]) in life.fresh | owned
             and life.last_use.get(id(n.inputs[0])) == life.position[id(n)]}
+
+
+def _owned_params(body: Region, carried: Sequence[Value]) -> set[int]:
+    """Loop-carried params whose buffer the loop may update in place, once the
+    loop copies their initial value: each iteration hands the next one a
+    buffer of its own (the param stored into, or a fresh array), used once."""
+    produced = {id(o): n for n in body.nodes for o in n.outputs}
+    counts = Counter(id(v) for v in body.results)
+    owned = set()
+    for p, result in zip(carried, body.results, strict=True):
+        node = produced.get(id(result))
+        if (p.type.ndim == 0 or counts[id(result)] != 1 or node is None or node.regions
+                or node.op in VIEW_OPS or node.op is ops.constant):
+            continue
+        if node.op in STORES and node.inputs[0] is not p \
+                and node.inputs[0].producer is None:
+            continue  # it stores into another param's buffer
+        owned.add(id(p))
+    return owned
 
 
 def _reusable(life: _Lifetimes, schedule: list[Scheduled]) -> dict[int, Value]:
@@ -191,7 +215,7 @@ def generate(graph: Graph, param_is_array: Sequence[bool],
     em = Emitter()
     em.parallel_min_work = PARALLEL_MIN_WORK if parallel else None
     schedule = plan(graph.nodes, (*graph.results, *graph.updates.values()))
-    life = _lifetimes(graph, schedule)
+    life = _lifetimes((*graph.results, *graph.updates.values()), schedule)
     em.overwritable = _overwritable(life)
     em.reusable = _reusable(life, schedule)
     arg_names = []
@@ -204,18 +228,30 @@ def generate(graph: Graph, param_is_array: Sequence[bool],
             arg_names.append(name)
     bodies: dict[int, list[Scheduled]] = {}
 
-    def emit_region(region) -> None:  # control-flow lowerings call this for bodies
-        bodies[id(region)] = plan(region.nodes, region.results)
+    def plan_region(region, carried=()) -> set[int]:
+        """Schedule a body (control-flow lowerings call this first); returns the
+        ids of the ``carried`` params it stores into in place."""
+        schedule = bodies[id(region)] = plan(region.nodes, region.results)
+        body_life = _lifetimes(region.results, schedule)
+        pairs = _overwritable(body_life, _owned_params(region, carried) if carried else set())
+        em.overwritable |= pairs
+        em.reusable.update(_reusable(body_life, schedule))
+        return {value for value, _ in pairs} & {id(p) for p in carried}
+
+    def emit_region(region) -> None:
+        if id(region) not in bodies:
+            plan_region(region)
         _emit_schedule(em, bodies[id(region)])
 
-    em.emit_region = emit_region
+    em.plan_region, em.emit_region = plan_region, emit_region
     _emit_schedule(em, schedule)
     results = [_result(em, graph, v) for v in graph.results]
     _write_updates(em, graph, arg_names)
     em.line(f"return ({''.join(r + ', ' for r in results)})")
     fn_name = em.fresh(re.sub(r"\W", "_", graph.name) or "f")
     header = f"def {fn_name}({', '.join([*arg_names, *em.constant_names])}):"
-    return (fn_name, "\n".join([header, *em.lines]), em.constants, fusion_report(schedule, bodies),
+    lines = [header, *em.prologue, *em.lines]
+    return (fn_name, "\n".join(lines), em.constants, fusion_report(schedule, bodies),
             em.uses_prange)
 
 

@@ -37,17 +37,20 @@ def _cond(em: Emitter, node: Node) -> None:
             em.line("pass")
 
 
-def _carried(em: Emitter, node: Node, init) -> list[str]:
+def _carried(em: Emitter, node: Node, init, params, in_place: set[int]) -> list[str]:
+    """The loop-carried variables; those the body stores into in place start
+    from a copy of their initial value (the loop owns its buffers)."""
     targets = [em.define(v, layout="A") for v in node.outputs]
-    for target, v in zip(targets, init, strict=True):
-        em.line(f"{target} = {em(v)}")
+    for target, v, p in zip(targets, init, params, strict=True):
+        em.line(f"{target} = {em(v)}" + (".copy()" if id(p) in in_place else ""))
     return targets
 
 
 @lowering(ops.while_loop)
 def _while(em: Emitter, node: Node) -> None:
     test, body = node.regions
-    targets = _carried(em, node, node.inputs)
+    in_place = em.plan_region(body, body.params)
+    targets = _carried(em, node, node.inputs, body.params, in_place)
     with em.block("while True:"):
         _bind(em, test, targets)
         em.emit_region(test)
@@ -62,7 +65,8 @@ def _while(em: Emitter, node: Node) -> None:
 def _for(em: Emitter, node: Node) -> None:
     start, stop, step, *init = node.inputs
     (body,) = node.regions
-    targets = _carried(em, node, init)
+    in_place = em.plan_region(body, body.params[1:])
+    targets = _carried(em, node, init, body.params[1:], in_place)
     index = em.fresh("it")
     with em.block(f"for {index} in range({em(start)}, {em(stop)}, {em(step)}):"):
         _bind(em, body, [index, *targets])

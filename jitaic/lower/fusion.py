@@ -22,7 +22,7 @@ import numpy as np
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Value
 from jitaic.ir.ops import ALLOCATES, EFFECTFUL
-from jitaic.lower.codegen import Emitter, np_type
+from jitaic.lower.codegen import Emitter, empty
 from jitaic.lower.kernels import (
     MONOIDS,
     SCALAR_RULES,
@@ -226,7 +226,7 @@ def emit_rows(em: Emitter, row: RowGroup) -> None:
     index = tuple(em.fresh(f"r{d}") for d in range(len(row.rows)))
     extents = list(zip(index, row.rows, strict=True))
     work = sum(int(np.prod(g.domain, dtype=np.int64)) for g in row.members)
-    with em.hoisting(scratch=not em.runs_parallel(extents, work)):
+    with em.hoisting():
         with em.loops(extents, work), em.bound(index):
             for group in row.members:
                 emit_group(em, group, index)
@@ -238,7 +238,7 @@ def emit_group(em: Emitter, group: FusionGroup, rows: tuple[str, ...] = ()) -> N
     for v in group.stored:
         reused = em.reusable.get(id(v))
         em.allocate(f"{em.define(v)} = " + (em(reused) if reused is not None else
-                                            f"np.empty({v.shape}, {np_type(v.dtype)})"))
+                                            empty(v.shape, v.dtype)))
     index = (*rows, *(em.fresh(f"i{d}") for d in range(len(rows), len(group.domain))))
     nest = LoopNest(group.domain, index)
     temps: dict[int, str] = {}

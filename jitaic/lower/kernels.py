@@ -18,7 +18,7 @@ from jitaic import config
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Value
 from jitaic.ir.ops import Op, slice_shape, ufunc_loop_dtypes
-from jitaic.lower.codegen import Emitter, cast, index_text, literal, np_type
+from jitaic.lower.codegen import Emitter, cast, empty, index_text, literal, np_type
 from jitaic.lower.vecmath import VECTOR_MATH
 
 # ---------------------------------------------------------------- scalar rules
@@ -190,14 +190,43 @@ class LoopNest:
 
 def load(em: Emitter, value: Value, nest: LoopNest, name: str | None = None) -> str:
     """The element of ``value`` (held in ``name``, default its own) at the nest's
-    index, broadcasting size-1 dims."""
-    name = name or em(value)
+    index, broadcasting size-1 dims. Elements of a slice view are read from the
+    sliced array itself (``u[1 + i, j]``, not ``view[i, j]``): LLVM vectorises
+    loads from a contiguous base, not through a strided view."""
     if value.type.ndim == 0:
-        return name
+        return name or em(value)
     offset = len(nest.domain) - value.type.ndim
     subs = [nest.index[offset + j] if d == nest.domain[offset + j] and d != 1 else "0"
             for j, d in enumerate(value.shape)]
-    return f"{name}[{', '.join(subs)}]"
+    if name is None:
+        value, subs = _through_views(value, subs)
+    return f"{name or em(value)}[{', '.join(subs)}]"
+
+
+def _through_views(value: Value, subs: list[str]) -> tuple[Value, list[str]]:
+    """The array a chain of static basic-index views reads from, and the
+    subscripts there of the view's element at ``subs``."""
+    node = value.producer
+    while node is not None and node.op is ops.getitem and node.attrs["index"]:
+        it = iter(subs)
+        base = []
+        for entry in node.attrs["index"]:
+            if isinstance(entry, tuple):
+                start, _, step = entry
+                base.append(_offset(start, step, next(it)))
+            else:
+                base.append(str(entry))
+        subs = base + list(it)  # trailing dims: implicit full slices
+        value = node.inputs[0]
+        node = value.producer
+    return value, subs
+
+
+def _offset(start: int, step: int, i: str) -> str:
+    if i == "0":
+        return str(start)
+    scaled = i if step == 1 else f"{step} * {i}"
+    return scaled if start == 0 else f"{start} + {scaled}"
 
 
 def render(em: Emitter, nest: LoopNest) -> None:
@@ -220,7 +249,7 @@ def lower_elementwise(em: Emitter, node: Node) -> None:
     nest = LoopNest(out.shape, tuple(em.fresh(f"i{d}") for d in range(out.type.ndim)))
     expr = scalar_expression(node, [load(em, v, nest) for v in node.inputs])
     nest.stores.append((name, expr))
-    em.line(f"{name} = np.empty({out.shape}, {np_type(out.dtype)})")
+    em.line(f"{name} = {empty(out.shape, out.dtype)}")
     render(em, nest)
 
 
@@ -360,7 +389,7 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
         out_index = [index[d] if d in kept else "0" for d in range(x.type.ndim)]
         out_index = out_index if keepdims else [index[d] for d in kept]
         if out.type.ndim:
-            em.allocate(f"{name} = np.empty({out.shape}, {np_type(out.dtype)})")
+            em.allocate(f"{name} = {empty(out.shape, out.dtype)}")
         outer = [(index[d], x.shape[d]) for d in kept]
         length = x.shape[-1] if x.type.ndim else 1
         buffered = monoid.buffered if acc_dtype.kind == "f" and length > 1 else None
@@ -369,13 +398,10 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
         buf = em.fresh("lanes")
         allocate = f"{buf} = np.empty({chunk}, {np_type(acc_dtype)})"
         buffered = buffered or laned
-        shared = buffered and not em.runs_parallel(outer, x.type.size)
-        if shared:  # one buffer per call; a parallel loop needs one per iteration
-            em.scratch(allocate)
         with em.loops(outer, x.type.size):
             em.line(f"{acc} = {monoid.init(acc_dtype)}")
-            if buffered and not shared:
-                em.line(allocate)
+            if buffered:
+                em.scratch(allocate)
             with em.loops([(index[d], x.shape[d]) for d in axes[:-1]]):
                 if laned:
                     _laned_row(em, index[-1], length, buf, acc, monoid, acc_dtype, body)
@@ -462,7 +488,7 @@ def _arg_reduction(em: Emitter, node: Node) -> None:
     reduced = list(range(x.type.ndim)) if axis is None else [axis]
     kept = [d for d in range(x.type.ndim) if d not in reduced]
     if out.type.ndim:
-        em.line(f"{name} = np.empty({out.shape}, np.int64)")
+        em.line(f"{name} = {empty(out.shape, np.int64)}")
     with em.loops([(index[d], x.shape[d]) for d in kept], x.type.size):
         first = [("0" if d in reduced else index[d]) for d in range(x.type.ndim)]
         em.line(f"{best} = {em(x)}[{', '.join(first)}]")
@@ -522,7 +548,7 @@ def _matmul(em: Emitter, node: Node) -> None:
         subs = [index[offset + j] if d != 1 else "0" for j, d in enumerate(dims)]
         return f"np.ascontiguousarray({array}[{', '.join(subs)}])"
 
-    em.line(f"{name} = np.empty({out.shape}, {np_type(dtype)})")
+    em.line(f"{name} = {empty(out.shape, dtype)}")
     with em.loops(list(zip(index, batch, strict=True))):
         product = _dot(matrix(an, a), min(a.type.ndim, 2), matrix(bn, b),
                        min(b.type.ndim, 2), k, core, dtype)
@@ -683,7 +709,7 @@ def _gather(em: Emitter, node: Node) -> None:
         em.line(f"{em.define(out)} = {_gathered_element(em, node, em(x), x, indices, ())}")
         return
     name = em.define(out)
-    em.line(f"{name} = np.empty({out.shape}, {np_type(out.dtype)})")
+    em.line(f"{name} = {empty(out.shape, out.dtype)}")
     with em.loops(list(zip(index, out.shape, strict=True))):
         em.line(f"{name}[{', '.join(index)}] = "
                 f"{_gathered_element(em, node, em(x), x, indices, index)}")
@@ -708,7 +734,7 @@ def _scatter(em: Emitter, node: Node) -> None:
 def _concatenate(em: Emitter, node: Node) -> None:
     out, axis = node.output, node.attrs["axis"]
     name = em.define(out)
-    em.line(f"{name} = np.empty({out.shape}, {np_type(out.dtype)})")
+    em.line(f"{name} = {empty(out.shape, out.dtype)}")
     start = 0
     for v in node.inputs:
         stop = start + v.shape[axis]

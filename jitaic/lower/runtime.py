@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ctypes
+import sys
+
 import numba
 import numpy as np
 
@@ -52,3 +55,39 @@ def prod_reassoc(buf, n):
     for j in range(1, n):
         p *= buf[j]
     return p
+
+
+def _madvise():
+    """libc's madvise through ctypes (numba calls ctypes functions natively), or
+    None where transparent huge pages do not exist (not Linux)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        fn = ctypes.CDLL(None, use_errno=True).madvise
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    fn.restype = ctypes.c_int
+    return fn
+
+
+_MADVISE = _madvise()
+_MADV_HUGEPAGE = 14
+_HUGE = 1 << 21
+
+if _MADVISE is None:
+    @numba.njit(cache=True)
+    def huge_pages(a):
+        return a
+else:
+    # Not cached on disk: numba cannot cache a call through a ctypes pointer.
+    @numba.njit
+    def huge_pages(a):
+        """Ask for 2 MiB pages over a fresh array's whole 2 MiB blocks (before
+        anything touches them), as NumPy does for big arrays; a failed advice
+        only costs speed."""
+        start = (a.ctypes.data + _HUGE - 1) & ~(_HUGE - 1)
+        end = (a.ctypes.data + a.nbytes) & ~(_HUGE - 1)
+        if end > start:
+            _MADVISE(start, end - start, _MADV_HUGEPAGE)
+        return a
