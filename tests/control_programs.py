@@ -540,3 +540,25 @@ def clamped_running_max(x, cap):
     for i in range(x.shape[0]):
         best = min(max(best, x[i], 0.25), cap)
     return best
+
+
+# ------------------------------------------------ windows: traced start, fixed length
+
+
+@program(lambda r: (normal(r, 12),), lambda r: (normal(r, 5),), data_dependent=False,
+         ir=("for_loop",))
+def moving_window(x):
+    # x[j:j + 3]: the start is the loop index, the length is static (no unrolling)
+    out = np.zeros(x.shape[0] - 2)
+    for j in range(x.shape[0] - 2):
+        out[j] = x[j:j + 3].sum() / 3.0 + x[j + 1 - 1:j + 2].max()
+    return out
+
+
+@program(lambda r: (normal(r, 7, 9),), lambda r: (normal(r, 3, 3),), data_dependent=False,
+         ir=("for_loop",))
+def banded_update(a):
+    # slice assignment to a window that moves with i, on the argument itself
+    for i in range(1, a.shape[0] - 1):
+        a[i, i - 1:i + 2] += a[i - 1, i - 1:i + 2] * 0.5
+    return a

@@ -506,8 +506,8 @@ def test_integer_array_index_after_a_branch(mode: str) -> None:
 
 
 @pytest.mark.parametrize("fn, args, construct", [
-    (long_prefix_sums, (np.ones(100),), "slice whose bounds are traced"),
-    (while_prefix, (np.ones(30),), "slice whose bounds are traced"),
+    (long_prefix_sums, (np.ones(100),), "slice whose length depends on traced values"),
+    (while_prefix, (np.ones(30),), "slice whose length depends on traced values"),
     (boolean_mask_in_branch, (np.ones(4),), "traced boolean mask"),
 ], ids=["traced_slice_in_long_loop", "traced_slice_in_while", "boolean_mask"])
 @pytest.mark.parametrize("mode", MODES)
@@ -783,3 +783,18 @@ def test_region_constants_do_not_outlive_their_region() -> None:
         second = ctx.constant(value)
         assert any(node.output is second for node in builder._blocks[-1]), (
             "the constant comes from a closed region" if second is first else "?")
+
+
+def test_window_that_runs_past_the_end_raises_instead_of_shrinking() -> None:
+    """x[k:k + 3] keeps length 3: where NumPy would return a shorter slice,
+    jitaic raises IndexError naming the length and the axis."""
+    def window_sum(x, k):
+        return x[k:k + 3].sum()
+
+    x = np.arange(6.0)
+    f = jitaic.jit(window_sum)
+    assert f(x, np.int64(3)) == window_sum(x, 3)
+    with pytest.raises(IndexError, match="slice of length 3 runs outside axis 0 of size 6"):
+        f(x, np.int64(4))
+    with pytest.raises(IndexError, match="slice of length 3"):
+        f(x, np.int64(-1))

@@ -418,6 +418,16 @@ RULE_CASES: dict[str, list[Case]] = {
         case("broadcast_to(x[6], (4, 6))", lambda x: np.broadcast_to(x, (4, 6)) * 2,
              (np.float64,), fires=False, shape=(6,)),
     ],
+    "broadcast_of_unit_reshape": [
+        case("broadcast_to(x[6].reshape(1, 6), (4, 6))",
+             lambda x: np.broadcast_to(x.reshape(1, 6), (4, 6)) * 2, FLOATS + INTS,
+             after={"reshape": 0}, shape=(6,)),
+        case("broadcast_to(x.sum().reshape(1), (5,))",
+             lambda x: np.broadcast_to(x.sum().reshape(1), (5,)) * 2, FLOATS),
+        case("broadcast_to(x[6].reshape(6, 1), (6, 4)) (not leading 1s)",
+             lambda x: np.broadcast_to(x.reshape(6, 1), (6, 4)) * 2, FLOATS, fires=False,
+             shape=(6,)),
+    ],
     "reshape_of_reshape": [
         case("x.reshape(24).reshape(6, 4)", lambda x: x.reshape(24).reshape(6, 4),
              FLOATS + INTS, after={"reshape": 1}),
@@ -787,3 +797,19 @@ def test_reassociation_never_adds_a_matmul(fn, rng) -> None:
     after = optimize(before)
     assert op_counts(after)["matmul"] == 2, f"\n{after}"
     assert_same_results(before, after, *args, exact=False)
+
+
+def test_folding_and_simplification_reach_loop_bodies() -> None:
+    def f(x, n):
+        acc = x * 0.0
+        for _ in range(n):
+            acc = acc + (x / 4 + (2.0 * 3.0)) * 1
+        return acc
+
+    x = np.arange(5.0)
+    g = jitaic.jit(f, mode="ast")
+    np.testing.assert_array_equal(g(x, 3), f(x, 3))
+    ir = g.specializations()[0].ir
+    body = ir[ir.index("for_loop"):]
+    assert "true_divide" not in body and "multiply" in body  # x / 4 -> x * 0.25
+    assert "constant[value=6." in body  # 2.0 * 3.0 folded inside the body

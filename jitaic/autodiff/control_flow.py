@@ -14,6 +14,7 @@ not recomputed).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 
 import numpy as np
@@ -24,6 +25,8 @@ from jitaic.ir.graph import Node, Region, Value, make_node
 from jitaic.tracer import control_flow
 from jitaic.tracer import numpy_api as npa
 from jitaic.tracer.core import Tracer, current, new_tracer
+
+_TAPE_SLOTS = itertools.count()  # one per tape (see ops.tape_new)
 
 # rule(node, output cotangents, backpropagate) -> [(value, cotangent)]
 REGION_VJP_RULES: dict[ops.Op, Callable] = {}
@@ -293,17 +296,20 @@ def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
 
     def record(*carried):
         values, tapes, count = carried[:k], carried[k:2 * k], carried[2 * k]
-        pushed = [new_tracer(builder.emit(ops.tape_push, [tape.value, v.value, count.value])
-                             .output) for tape, v in zip(tapes, values, strict=True)]
+        pushed = [new_tracer(builder.emit(ops.tape_push, [tape.value, v.value, count.value],
+                                          {"slot": slot}).output)
+                  for tape, v, slot in zip(tapes, values, slots, strict=True)]
         _, results = _replay(body, {id(p): v.value for p, v in
                                     zip(body.params, values, strict=True)})
         advanced = [values[0] + new_tracer(step)] if index is not None else []
         return (*advanced, *(new_tracer(r) for r in results), *pushed, count + 1)
 
+    slots = [next(_TAPE_SLOTS) for _ in state]
+
     def recording_loop():
-        tapes = [new_tracer(builder.emit(ops.tape_new, [], {"shape": t.shape,
-                                                            "dtype": t.dtype}).output)
-                 for t in state]
+        tapes = [new_tracer(builder.emit(ops.tape_new, [], {"shape": t.shape, "dtype": t.dtype,
+                                                            "slot": slot}).output)
+                 for t, slot in zip(state, slots, strict=True)]
         zero = npa.astype(npa.as_tracer(0), np.int64)
         return control_flow.while_loop(keep_going, record, [*state, *tapes, zero])
 
@@ -311,8 +317,9 @@ def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
     outs = _in_place_of(node, offset, recording_loop)
     filled, count = outs[k:2 * k], outs[2 * k]
     finals = [*outs[:offset], *(new_tracer(v) for v in node.outputs)]
-    filled = [new_tracer(builder.emit(ops.tape_push, [tape.value, v.value, count.value]).output)
-              for tape, v in zip(filled, finals, strict=True)]  # row `count`: the end state
+    filled = [new_tracer(builder.emit(ops.tape_push, [tape.value, v.value, count.value],
+                                      {"slot": slot}).output)
+              for tape, v, slot in zip(filled, finals, slots, strict=True)]  # the end state
 
     def restore(t):
         rows = [builder.emit(ops.dyn_getitem, [tape.value, t.value],

@@ -231,8 +231,7 @@ def _dyn_getitem(node, g, x, *dyn_and_out):
 def _dyn_setitem(node, g, x, v, *dyn_and_out):
     *dyn, _ = dyn_and_out
     index = node.attrs["index"]
-    static_view = tuple(0 if e == ops.DYNAMIC else e for e in index)
-    zeros = npa.full_value(ops.slice_shape(x.shape, static_view), 0.0, x.dtype)
+    zeros = npa.full_value(ops.slice_shape(x.shape, ops.static_view(index)), 0.0, x.dtype)
     dx = emit(ops.dyn_setitem, [g, zeros, *dyn], {"index": index}, scalar=False)
     dv = emit(ops.dyn_getitem, [g, *dyn], {"index": index}, scalar=False)
     return (dx, unbroadcast(dv, v.shape), *(None for _ in dyn))

@@ -569,46 +569,77 @@ for_loop = define("for_loop", _loop_infer, _for_reference, (HAS_REGION, CONTROL_
 # ---------------------------------------------------------------- dynamic indexing
 # Basic indexing where some integer indices are run-time values (a loop index):
 # the "index" attribute is a template whose DYNAMIC entries are filled, in
-# order, by the extra integer inputs. Shapes stay static: an integer index
-# drops its dimension whatever its value.
+# order, by the extra integer inputs. An entry (DYNAMIC, length, step) is a
+# slice of static length whose start is a run-time value (x[i, j:j + 3]).
+# Shapes stay static: an integer index drops its dimension whatever its
+# value, and a dynamic slice keeps its length (the start must leave room for
+# it: jitaic raises IndexError where NumPy would silently shorten the slice).
 
 DYNAMIC = "dynamic"
 
 
-def _fill(index: tuple, values) -> tuple:
+def is_dynamic_slice(entry: object) -> bool:
+    return isinstance(entry, tuple) and entry[0] == DYNAMIC
+
+
+def slice_span(length: int, step: int) -> int:
+    """How far past its start a slice of ``length`` elements reaches."""
+    return (length - 1) * step + 1 if length else 0
+
+
+def _fill(index: tuple, values, shape: tuple[int, ...]) -> tuple:
     it = iter(values)
-    return tuple(int(next(it)) if e == DYNAMIC else e for e in index)
+    out = []
+    for dim, e in enumerate(index):
+        if e == DYNAMIC:
+            out.append(int(next(it)))
+        elif is_dynamic_slice(e):
+            _, length, step = e
+            start = int(next(it))
+            if length and (start < 0 or start + slice_span(length, step) > shape[dim]):
+                raise IndexError(f"a slice of length {length} starting at {start} runs "
+                                 f"outside axis {dim} of size {shape[dim]}")
+            out.append((start, start + length * step, step))
+        else:
+            out.append(e)
+    return tuple(out)
 
 
-def _static_view(index: tuple) -> tuple:
-    return tuple(0 if e == DYNAMIC else e for e in index)
+def static_view(index: tuple) -> tuple:
+    """The template with run-time entries at 0: same result shape."""
+    return tuple(0 if e == DYNAMIC else (0, slice_span(e[1], e[2]), e[2])
+                 if is_dynamic_slice(e) else e for e in index)
 
 
 def _dyn_getitem_infer(in_types, attrs, regions):
     x, *dyn = in_types
-    _check_dynamic(dyn, attrs["index"])
-    return [x.with_shape(slice_shape(x.shape, _static_view(attrs["index"])))]
+    _check_dynamic(dyn, attrs["index"], x.shape)
+    return [x.with_shape(slice_shape(x.shape, static_view(attrs["index"])))]
 
 
-def _check_dynamic(dyn, index) -> None:
-    if len(dyn) != sum(e == DYNAMIC for e in index) or any(
-            t.ndim or t.dtype.kind not in "iu" for t in dyn):
+def _check_dynamic(dyn, index, shape) -> None:
+    count = sum(e == DYNAMIC or is_dynamic_slice(e) for e in index)
+    if len(dyn) != count or any(t.ndim or t.dtype.kind not in "iu" for t in dyn):
         raise ValueError("dynamic indices must be integer scalars, one per dynamic entry")
+    for dim, e in enumerate(index):
+        if is_dynamic_slice(e) and (e[2] <= 0 or slice_span(e[1], e[2]) > shape[dim]):
+            raise ValueError(f"dynamic slice {e} does not fit axis {dim} of size "
+                             f"{shape[dim]}")
 
 
 dyn_getitem = define(
     "dyn_getitem", _dyn_getitem_infer,
-    lambda x, *dyn, index: np.asarray(x[to_numpy_index(_fill(index, dyn))]).copy())
+    lambda x, *dyn, index: np.asarray(x[to_numpy_index(_fill(index, dyn, x.shape))]).copy())
 
 
 def _dyn_setitem_infer(in_types, attrs, regions):
     x, v, *dyn = in_types
-    _check_dynamic(dyn, attrs["index"])
-    return _setitem_infer([x, v], {"index": _static_view(attrs["index"])}, regions)
+    _check_dynamic(dyn, attrs["index"], x.shape)
+    return _setitem_infer([x, v], {"index": static_view(attrs["index"])}, regions)
 
 
 def _dyn_setitem_reference(x, v, *dyn, index):
-    return _setitem_reference(x, v, _fill(index, dyn))
+    return _setitem_reference(x, v, _fill(index, dyn, np.shape(x)))
 
 
 dyn_setitem = define("dyn_setitem", _dyn_setitem_infer, _dyn_setitem_reference)
@@ -626,8 +657,11 @@ def _tape_new_infer(in_types, attrs, regions):
     return [TensorType((None, *attrs["shape"]), _check_dtype(attrs["dtype"], "tape"))]
 
 
+# "slot" names the tape: compiled code keeps each slot's buffer between calls
+# (a tape runs within one call, so the next call starts on the grown buffer
+# instead of faulting in fresh pages).
 tape_new = define("tape_new", _tape_new_infer,
-                  lambda shape, dtype: np.empty((0, *shape), dtype), (ALLOCATES,))
+                  lambda shape, dtype, slot: np.empty((0, *shape), dtype), (ALLOCATES,))
 
 
 def _tape_push_infer(in_types, attrs, regions):
@@ -638,7 +672,7 @@ def _tape_push_infer(in_types, attrs, regions):
     return [tape]
 
 
-def _tape_push_reference(tape, row, count):
+def _tape_push_reference(tape, row, count, slot):
     count = int(count)
     if count >= len(tape):  # grow geometrically, as the compiled version does
         tape = np.concatenate([tape, np.empty((len(tape) + 16, *tape.shape[1:]),

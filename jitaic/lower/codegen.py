@@ -81,7 +81,8 @@ class Emitter:
         self._names: dict[int, str] = {}
         self._taken: set[str] = set()
         self.layouts: dict[int, str] = {}  # array values: "C", "F" or "A"
-        self.constants: list[np.ndarray] = []  # array constants, passed as arguments
+        self.constants: list[object] = []  # array constants (and tape pools), as arguments
+        self.tape_pools: dict[int, str] = {}  # tape slot -> its pool argument
         self.constant_names: list[str] = []
         self.parallel_min_work: int | None = None  # None: serial loops only
         self.uses_prange = False

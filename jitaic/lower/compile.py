@@ -126,7 +126,8 @@ def _owned_params(body: Region, carried: Sequence[Value]) -> set[int]:
     return owned
 
 
-def _reusable(life: _Lifetimes, schedule: list[Scheduled]) -> dict[int, Value]:
+def _reusable(life: _Lifetimes, schedule: list[Scheduled],
+              owned: set[int] = frozenset()) -> dict[int, Value]:
     """Stored outputs of fused kernels that can be written into the buffer of an
     input the kernel reads for the last time (same shape and dtype: element i
     is read before element i is written), instead of a new allocation."""
@@ -136,7 +137,7 @@ def _reusable(life: _Lifetimes, schedule: list[Scheduled]) -> dict[int, Value]:
             continue
         inside = {id(n.output) for n in item.nodes}
         candidates = [v for n in item.nodes for v in n.inputs
-                      if id(v) not in inside and id(v) in life.fresh
+                      if id(v) not in inside and id(v) in life.fresh | owned
                       and life.last_use.get(id(v)) == p and v.shape == item.domain]
         for out in item.stored:
             match = next((v for v in candidates if v.dtype == out.dtype), None)
@@ -233,10 +234,13 @@ def generate(graph: Graph, param_is_array: Sequence[bool],
         ids of the ``carried`` params it stores into in place."""
         schedule = bodies[id(region)] = plan(region.nodes, region.results)
         body_life = _lifetimes(region.results, schedule)
-        pairs = _overwritable(body_life, _owned_params(region, carried) if carried else set())
+        owned = _owned_params(region, carried) if carried else set()
+        pairs = _overwritable(body_life, owned)
+        reuse = _reusable(body_life, schedule, owned)
         em.overwritable |= pairs
-        em.reusable.update(_reusable(body_life, schedule))
-        return {value for value, _ in pairs} & {id(p) for p in carried}
+        em.reusable.update(reuse)
+        written = {value for value, _ in pairs} | {id(v) for v in reuse.values()}
+        return written & {id(p) for p in carried}
 
     def emit_region(region) -> None:
         if id(region) not in bodies:

@@ -85,7 +85,10 @@ def kernels(schedule: Sequence[Scheduled]) -> list[Node | FusionGroup]:
 
 
 def _fusible(node: Node) -> bool:
-    """Elementwise nodes over an array domain join fusion groups."""
+    """Elementwise nodes over an array domain join fusion groups; so does a
+    scalar broadcast to an array (other broadcasts stay views)."""
+    if node.op is ops.broadcast_to and node.inputs[0].type.ndim:
+        return False
     return node.op in SCALAR_RULES and node.output.type.ndim > 0 and not node.regions
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+import numba
 import numpy as np
 
 from jitaic import config
@@ -200,6 +201,8 @@ def load(em: Emitter, value: Value, nest: LoopNest, name: str | None = None) -> 
             for j, d in enumerate(value.shape)]
     if name is None:
         value, subs = _through_views(value, subs)
+        if value.type.ndim == 0:  # a broadcast scalar
+            return em(value)
     return f"{name or em(value)}[{', '.join(subs)}]"
 
 
@@ -207,18 +210,23 @@ def _through_views(value: Value, subs: list[str]) -> tuple[Value, list[str]]:
     """The array a chain of static basic-index views reads from, and the
     subscripts there of the view's element at ``subs``."""
     node = value.producer
-    while node is not None and node.op is ops.getitem and node.attrs["index"]:
-        it = iter(subs)
-        base = []
-        for entry in node.attrs["index"]:
-            if isinstance(entry, tuple):
-                start, _, step = entry
-                base.append(_offset(start, step, next(it)))
-            else:
-                base.append(str(entry))
-        subs = base + list(it)  # trailing dims: implicit full slices
-        value = node.inputs[0]
-        node = value.producer
+    while node is not None and (node.op is ops.broadcast_to or (
+            node.op is ops.getitem and node.attrs["index"])):
+        x = node.inputs[0]
+        if node.op is ops.broadcast_to:  # right-aligned; x's size-1 dims read index 0
+            offset = len(subs) - x.type.ndim
+            subs = [subs[offset + j] if d != 1 else "0" for j, d in enumerate(x.shape)]
+        else:
+            it = iter(subs)
+            base = []
+            for entry in node.attrs["index"]:
+                if isinstance(entry, tuple):
+                    start, _, step = entry
+                    base.append(_offset(start, step, next(it)))
+                else:
+                    base.append(str(entry))
+            subs = base + list(it)  # trailing dims: implicit full slices
+        value, node = x, x.producer
     return value, subs
 
 
@@ -290,10 +298,20 @@ def _full(em: Emitter, node: Node) -> None:
 TAPE_START_ROWS = 16  # enough for short loops without growing
 
 
+def _tape_pool(em: Emitter, node: Node) -> str:
+    """The argument holding a tape slot's buffer between calls: a one-element
+    numba typed list, which compiled code can rebind when the tape grows."""
+    slot = node.attrs["slot"]
+    if slot not in em.tape_pools:
+        out = node.output
+        first = np.empty((TAPE_START_ROWS, *out.shape[1:]), out.dtype)
+        em.tape_pools[slot] = em.constant_arg(numba.typed.List([first]))
+    return em.tape_pools[slot]
+
+
 @lowering(ops.tape_new)
 def _tape_new(em: Emitter, node: Node) -> None:
-    shape = (TAPE_START_ROWS, *node.attrs["shape"])
-    em.line(f"{em.define(node.output)} = np.empty({shape}, {np_type(node.output.dtype)})")
+    em.line(f"{em.define(node.output)} = {_tape_pool(em, node)}[0]")
 
 
 @lowering(ops.tape_push)
@@ -301,7 +319,8 @@ def _tape_push(em: Emitter, node: Node) -> None:
     tape, row, count = node.inputs
     # The push writes into the tape's buffer: the old tape value is dead after
     # this node (tapes are threaded linearly through the recording loop).
-    em.line(f"{em.define(node.output)} = rt.tape_push({em(tape)}, {em(row)}, {em(count)})")
+    em.line(f"{em.define(node.output)} = rt.tape_push({_tape_pool(em, node)}, {em(tape)}, "
+            f"{em(row)}, {em(count)})")
 
 
 # ---------------------------------------------------------------- reductions
@@ -606,6 +625,11 @@ def _broadcast_to(em: Emitter, node: Node) -> None:
         em.line(f"{em.define(out, layout='A')} = np.broadcast_to({em(x)}, {out.shape})")
 
 
+# A broadcast scalar joins the kernels that read it (they read the scalar)
+# instead of becoming an np.full array; see fusion._fusible.
+SCALAR_RULES[ops.broadcast_to] = lambda a, dt, node: a[0]
+
+
 def _view_layout(em: Emitter, x: Value, index: tuple) -> str:
     """C-contiguous views: leading ints then at most one unit-step slice."""
     if em.layout(x) != "C":
@@ -633,11 +657,12 @@ VIEW_OPS = frozenset({ops.getitem, ops.dyn_getitem, ops.transpose, ops.reshape,
                       ops.broadcast_to})
 
 
-def _store_loop(em: Emitter, name: str, x: Value, index: tuple, v: Value) -> None:
-    """``name[index] = v`` as explicit loops over the target (numba compiles its
-    generic slice assignment about ten times slower); ints in ``index`` may be
-    names of run-time values."""
-    target = slice_shape(x.shape, tuple(0 if isinstance(e, str) else e for e in index))
+def _store_loop(em: Emitter, name: str, x: Value, index: tuple, v: Value,
+                target: tuple[int, ...] | None = None) -> None:
+    """``name[index] = v`` as explicit loops over the ``target`` region's shape
+    (numba compiles its generic slice assignment about ten times slower); ints
+    and slice starts in ``index`` may be names of run-time values."""
+    target = slice_shape(x.shape, index) if target is None else target
     if v.type.ndim and (v is x or v.producer is None or v.producer.op in VIEW_OPS):
         # the value may be a view of the target's own memory (x[::-1] = x):
         # NumPy copies overlapping sources first, and so must we
@@ -744,16 +769,37 @@ def _concatenate(em: Emitter, node: Node) -> None:
         start = stop
 
 
-def _dynamic_index(em: Emitter, index: tuple, dyn: Sequence[Value]) -> str:
+def _dynamic_entries(em: Emitter, x: Value, index: tuple, dyn: Sequence[Value],
+                     loc: object = None) -> tuple:
+    """The index template with run-time names filled in; a dynamic slice becomes
+    (start name, stop text, step) after a check that it fits the axis."""
     names = iter(em(v) for v in dyn)
-    return index_text(tuple(next(names) if e == ops.DYNAMIC else e for e in index))
+    out = []
+    for dim, e in enumerate(index):
+        if e == ops.DYNAMIC:
+            out.append(next(names))
+        elif ops.is_dynamic_slice(e):
+            _, length, step = e
+            start, n = next(names), x.shape[dim]
+            if length:
+                with em.block(f"if {start} < 0 or {start} + {ops.slice_span(length, step)}"
+                              f" > {n}:"):
+                    where = f" at {loc}" if loc else ""
+                    message = (f"a slice of length {length} runs outside axis {dim} of "
+                               f"size {n}{where} (NumPy would shorten it; jitaic keeps "
+                               f"slice lengths static)")
+                    em.line(f"raise IndexError({message!r})")
+            out.append((start, f"{start} + {length * step}", step))
+        else:
+            out.append(e)
+    return tuple(out)
 
 
 @lowering(ops.dyn_getitem)
 def _dyn_getitem(em: Emitter, node: Node) -> None:
     x, *dyn = node.inputs
     out = node.output
-    subscript = _dynamic_index(em, node.attrs["index"], dyn)
+    subscript = index_text(_dynamic_entries(em, x, node.attrs["index"], dyn, node.loc))
     em.line(f"{em.define(out, layout='A')} = {em(x)}[{subscript}]")
 
 
@@ -761,7 +807,7 @@ def _dyn_getitem(em: Emitter, node: Node) -> None:
 def _dyn_setitem(em: Emitter, node: Node) -> None:
     x, v, *dyn = node.inputs
     index = node.attrs["index"]
+    entries = _dynamic_entries(em, x, index, dyn, node.loc)
     name = em.define(node.output)
     em.line(f"{name} = {em(x)}" if em.can_overwrite(x, node) else f"{name} = {em(x)}.copy()")
-    names = iter(em(d) for d in dyn)
-    _store_loop(em, name, x, tuple(next(names) if e == ops.DYNAMIC else e for e in index), v)
+    _store_loop(em, name, x, entries, v, slice_shape(x.shape, ops.static_view(index)))

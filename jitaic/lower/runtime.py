@@ -23,15 +23,6 @@ def int_matmul(a, b):
     return out
 
 
-@numba.njit(cache=True)
-def tape_push(tape, row, count):
-    """Store ``row`` at ``tape[count]``, doubling the tape first when it is full."""
-    if count >= tape.shape[0]:
-        bigger = np.empty((2 * tape.shape[0],) + tape.shape[1:], tape.dtype)
-        bigger[: tape.shape[0]] = tape
-        tape = bigger
-    tape[count] = row
-    return tape
 
 
 # Float sums and products of a fused kernel's row go through a buffer and these
@@ -74,6 +65,7 @@ def _madvise():
 _MADVISE = _madvise()
 _MADV_HUGEPAGE = 14
 _HUGE = 1 << 21
+_HUGE_MIN_BYTES = 1 << 22  # as codegen.HUGE_PAGE_MIN_BYTES
 
 if _MADVISE is None:
     @numba.njit(cache=True)
@@ -91,3 +83,22 @@ else:
         if end > start:
             _MADVISE(start, end - start, _MADV_HUGEPAGE)
         return a
+
+
+@numba.njit
+def tape_push(pool, tape, row, count):
+    """Store ``row`` at ``tape[count]``, doubling the tape first when it is full.
+
+    The grown buffer goes back to the tape's ``pool`` (kept by the compiled
+    function), so the next call starts with it: page faults on fresh memory,
+    not the copying, dominate a growing tape's cost. Big ones get huge pages.
+    """
+    if count >= tape.shape[0]:
+        bigger = np.empty((2 * tape.shape[0],) + tape.shape[1:], tape.dtype)
+        if bigger.nbytes >= _HUGE_MIN_BYTES:
+            huge_pages(bigger)
+        bigger[: tape.shape[0]] = tape
+        tape = bigger
+        pool[0] = tape
+    tape[count] = row
+    return tape

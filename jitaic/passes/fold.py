@@ -20,9 +20,10 @@ def _constant_value(v) -> np.ndarray | None:
 
 
 def fold_constants(graph: Graph) -> tuple[Graph, bool]:
-    """Nodes whose inputs are all constants become constants."""
+    """Nodes whose inputs are all constants become constants (in bodies too)."""
     rb = Rebuilder()
-    for node in graph.nodes:
+
+    def visit(node) -> None:
         rb.keep(node)
         current = rb.nodes[-1]
         foldable = (current.inputs and not current.regions and len(current.outputs) == 1
@@ -30,10 +31,10 @@ def fold_constants(graph: Graph) -> tuple[Graph, bool]:
                     and current.output.type.static
                     and current.output.type.size <= MAX_FOLDED_ELEMENTS)
         if not foldable:
-            continue
+            return
         values = [_constant_value(v) for v in current.inputs]
         if any(v is None for v in values):
-            continue
+            return
         (result,) = evaluate_node(current, values)
         result = np.array(result)  # own, C-ordered copy
         result.flags.writeable = False
@@ -41,4 +42,6 @@ def fold_constants(graph: Graph) -> tuple[Graph, bool]:
         out = current.output
         rb.replace(out, rb.emit(ops.constant, (), {"value": result, "weak": out.type.weak},
                                 loc=current.loc))
+
+    rb.nodes = rb.block(graph.nodes, visit)  # control-flow bodies too
     return rb.finish(graph), rb.changed

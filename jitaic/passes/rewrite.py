@@ -55,6 +55,40 @@ class Rebuilder:
             self.use_counts[id(fresh)] = self.use_counts[id(old)]
             self.replace(old, fresh)
 
+    def block(self, nodes: Sequence[Node], visit: Callable[[Node], None]) -> list[Node]:
+        """Rewrite one block: ``visit`` each node without regions (it keeps,
+        drops or replaces it); nodes with regions get their bodies rewritten
+        the same way, recursively."""
+        saved, self.nodes = self.nodes, []
+        try:
+            for node in nodes:
+                if node.regions:
+                    self._keep_with_bodies(node, visit)
+                else:
+                    visit(node)
+            return self.nodes
+        finally:
+            self.nodes = saved
+
+    def _keep_with_bodies(self, node: Node, visit: Callable[[Node], None]) -> None:
+        regions = tuple(Region(r.params, tuple(self.block(r.nodes, visit)),
+                               tuple(self.get(v) for v in r.results)) for r in node.regions)
+        inputs = [self.get(v) for v in node.inputs]
+        same = all(a is b for a, b in zip(inputs, node.inputs, strict=True)) and all(
+            len(new.nodes) == len(old.nodes)
+            and all(a is b for a, b in zip(new.nodes, old.nodes, strict=True))
+            and all(a is b for a, b in zip(new.results, old.results, strict=True))
+            for new, old in zip(regions, node.regions, strict=True))
+        if same:
+            self.nodes.append(node)
+            return
+        new = make_node(node.op, inputs, node.attrs, regions, node.loc)
+        self.nodes.append(new)
+        for old, fresh in zip(node.outputs, new.outputs, strict=True):
+            fresh.name = old.name
+            self.replace(old, fresh)
+        self.changed = True
+
     def _remap_region(self, region: Region) -> Region:
         """A body with replaced outer values substituted (bodies read outer values)."""
         nodes, changed = [], False
@@ -110,11 +144,11 @@ def apply_rules(graph: Graph, rules: dict[object, list[Rule]]) -> tuple[Graph, b
     """One bottom-up sweep: each node tries the rules of its op, first match wins."""
     rb = Rebuilder()
     rb.use_counts = _use_counts(graph)
-    for node in graph.nodes:
-        if node.regions or len(node.outputs) != 1:
-            rb.keep(node)
-            continue
+
+    def visit(node: Node) -> None:
         rb.keep(node)
+        if len(node.outputs) != 1:
+            return
         current = rb.nodes[-1]
         for rule in rules.get(current.op, ()):
             mark, changed = len(rb.nodes), rb.changed
@@ -127,4 +161,6 @@ def apply_rules(graph: Graph, rules: dict[object, list[Rule]]) -> tuple[Graph, b
                     RULE_HITS[rule.name] += 1
                 rb.replace(current.output, replacement)
                 break
+
+    rb.nodes = rb.block(graph.nodes, visit)  # control-flow bodies too
     return rb.finish(graph), rb.changed

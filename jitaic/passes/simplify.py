@@ -137,6 +137,21 @@ def identity_shape_or_cast(node: Node, rb: Rebuilder) -> Value | None:
     return x if _same_type(node, x) else None
 
 
+@rule(ops.broadcast_to)
+def broadcast_of_unit_reshape(node: Node, rb: Rebuilder) -> Value | None:
+    """broadcast_to(reshape(x, (1, ..., 1) + x.shape), s) -> broadcast_to(x, s)
+    (the leading 1s are what broadcasting adds anyway: a gradient's seed)"""
+    inner = node.inputs[0].producer
+    if inner is None or inner.op is not ops.reshape:
+        return None
+    x = inner.inputs[0]
+    shape = inner.attrs["shape"]
+    lead = len(shape) - x.type.ndim
+    if lead < 0 or tuple(shape[lead:]) != x.shape or any(d != 1 for d in shape[:lead]):
+        return None
+    return rb.emit(ops.broadcast_to, [x], {"shape": node.attrs["shape"]}, loc=node.loc)
+
+
 @rule(ops.reshape)
 def reshape_of_reshape(node: Node, rb: Rebuilder) -> Value | None:
     """reshape(reshape(x, s1), s2) -> reshape(x, s2)"""

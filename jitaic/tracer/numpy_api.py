@@ -588,12 +588,12 @@ def _normalize_index(key: object, shape: tuple[int, ...]) -> tuple[tuple, list[i
         if isinstance(k, (Tracer, list, np.ndarray)) and not (
                 isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype.kind in "iu"):
             raise _unsupported("indexing with an array (advanced indexing)")
-        if isinstance(k, slice) and any(isinstance(b, Tracer) for b in (k.start, k.stop,
-                                                                       k.step)):
+        if _is_traced_slice(k) and _traced_slice_length(k) is None:
             # A ConcretizationError: a short static loop around it is unrolled instead.
-            raise ConcretizationError(f"a slice whose bounds are traced values (its length "
-                                      f"is only known at run time) is not supported"
-                                      f"{at(user_location())}")
+            raise ConcretizationError(f"a slice whose length depends on traced values "
+                                      f"(only known at run time) is not supported; "
+                                      f"slices like x[j:j + 3] (a traced start, a fixed "
+                                      f"length) are{at(user_location())}")
     n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
     if n_real > len(shape):
         raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, "
@@ -615,6 +615,13 @@ def _normalize_index(key: object, shape: tuple[int, ...]) -> tuple[tuple, list[i
         if _is_dynamic_int(k):
             index.append(ops.DYNAMIC)
             dynamic.append(k)
+        elif _is_traced_slice(k):
+            length, step = _traced_slice_length(k), k.step or 1
+            if ops.slice_span(length, step) > shape[dim]:
+                raise IndexError(f"a slice of length {length} does not fit axis {dim} of "
+                                 f"size {shape[dim]}{at(user_location())}")
+            index.append((ops.DYNAMIC, length, step))
+            dynamic.append(astype(as_tracer(k.start), np.int64))
         else:
             index.append(_normalize_entry(k, shape[dim], dim))
         out_pos += isinstance(index[-1], tuple)
@@ -622,6 +629,49 @@ def _normalize_index(key: object, shape: tuple[int, ...]) -> tuple[tuple, list[i
     while index and index[-1] == (0, shape[len(index) - 1], 1):
         index.pop()  # trailing full slices are implicit
     return tuple(index), new_axes, dynamic
+
+
+def _is_traced_slice(k: object) -> bool:
+    return isinstance(k, slice) and any(isinstance(b, Tracer) for b in (k.start, k.stop,
+                                                                        k.step))
+
+
+def _traced_slice_length(k: slice) -> int | None:
+    """The static length of ``start:stop:step`` with a traced start, when stop
+    is start plus a constant (``j:j + 3``, ``i - 1:i + 2``); else None."""
+    if isinstance(k.step, Tracer) or (k.step or 1) <= 0 or k.start is None or k.stop is None:
+        return None
+    start, stop = _affine(k.start), _affine(k.stop)
+    if start is None or stop is None or start[0] is None or start[0] is not stop[0]:
+        return None
+    return len(range(start[1], stop[1], k.step or 1))
+
+
+def _affine(x: object) -> tuple[object, int] | None:
+    """``x`` as (base value, integer offset): base + offset, through additions and
+    subtractions of integer constants (base None: x itself is a constant)."""
+    if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
+        return None, int(x)
+    if not _is_dynamic_int(x):
+        return None
+    value, offset = x.value, 0
+    while value.producer is not None and value.producer.op in (ops.add, ops.subtract):
+        a, b = value.producer.inputs
+        constant = _int_constant(b)
+        if constant is None and value.producer.op is ops.add:
+            a, constant = b, _int_constant(a)
+        if constant is None:
+            break
+        offset += constant if value.producer.op is ops.add else -constant
+        value = a
+    return value, offset
+
+
+def _int_constant(v) -> int | None:
+    node = v.producer
+    if node is None or node.op is not ops.constant or node.attrs["value"].dtype.kind not in "iu":
+        return None
+    return int(node.attrs["value"])
 
 
 def _is_dynamic_int(k: object) -> bool:
