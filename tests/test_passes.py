@@ -813,3 +813,21 @@ def test_folding_and_simplification_reach_loop_bodies() -> None:
     body = ir[ir.index("for_loop"):]
     assert "true_divide" not in body and "multiply" in body  # x / 4 -> x * 0.25
     assert "constant[value=6." in body  # 2.0 * 3.0 folded inside the body
+
+
+def test_dce_drops_loop_carried_values_nobody_reads() -> None:
+    def doubling(x):
+        n = 0  # counted, never used: the loop need not carry it
+        m = 1.0  # read by nothing but itself
+        while x.sum() < 100.0:
+            x = x * 2.0
+            n += 1
+            m = m * 3.0
+        return x
+
+    x = np.arange(1.0, 4.0)
+    f = jitaic.jit(doubling, mode="ast")
+    np.testing.assert_array_equal(f(x), doubling(x))
+    (line,) = [s for s in f.specializations()[0].ir.splitlines() if "= while_loop" in s]
+    carried = line.split("= while_loop")[0].count(":")
+    assert carried == 1, line  # x only

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from jitaic.ir import ops
 from jitaic.ir.graph import Graph, Node, Region
 from jitaic.ir.ops import ALLOCATES, EFFECTFUL
 from jitaic.passes.rewrite import Rebuilder
@@ -27,14 +28,62 @@ def _live_nodes(nodes, results) -> tuple[tuple[Node, ...], bool]:
         if EFFECTFUL not in node.op.traits and not any(id(v) in live for v in node.outputs):
             changed = True
             continue
+        node, dropped = _drop_dead_carried(node, live)
         node, pruned = _prune_bodies(node)
-        changed |= pruned
+        changed |= pruned or dropped
         kept.append(node)
         live.update(id(v) for v in node.inputs)
         for region in node.regions:  # bodies may read outer values
             live.update(id(v) for inner in region.walk() for v in inner.inputs)
             live.update(id(v) for v in region.results)
     return tuple(reversed(kept)), changed
+
+
+def _read_by(region: Region, results) -> set[int]:
+    """Ids of the values the nodes that ``results`` need (effects included) read."""
+    live = {id(v) for v in results}
+    for node in reversed(region.nodes):
+        if EFFECTFUL in node.op.traits or any(id(v) in live for v in node.outputs):
+            live.update(id(v) for v in node.inputs)
+            for inner in node.regions:
+                live.update(id(v) for n in inner.walk() for v in n.inputs)
+                live.update(id(v) for v in inner.results)
+    return live
+
+
+def _drop_dead_carried(node: Node, live: set[int]) -> tuple[Node, bool]:
+    """A loop without the carried values nobody reads after it and no kept
+    part of it reads (the tape of a value the backward pass never needs)."""
+    if node.op not in (ops.while_loop, ops.for_loop):
+        return node, False
+    body = node.regions[-1]
+    test = node.regions[0] if node.op is ops.while_loop else None
+    lead = len(body.params) - len(node.outputs)  # a for loop's index comes first
+    keep = [j for j, v in enumerate(node.outputs) if id(v) in live]
+    while True:  # grow the kept set with the carried values the kept ones read
+        needed = _read_by(body, [body.results[j] for j in keep])
+        if test is not None:
+            needed |= _read_by(test, test.results)
+        more = [j for j in range(len(node.outputs)) if j not in keep
+                and (id(body.params[lead + j]) in needed
+                     or (test is not None and id(test.params[j]) in needed))]
+        if not more:
+            break
+        keep = sorted(keep + more)
+    if len(keep) == len(node.outputs):
+        return node, False
+    bounds = len(node.inputs) - len(node.outputs)
+    inputs = (*node.inputs[:bounds], *(node.inputs[bounds + j] for j in keep))
+    regions = [Region((*body.params[:lead], *(body.params[lead + j] for j in keep)),
+                      body.nodes, tuple(body.results[j] for j in keep))]
+    if test is not None:
+        regions.insert(0, Region(tuple(test.params[j] for j in keep), test.nodes,
+                                 test.results))
+    outputs = tuple(node.outputs[j] for j in keep)
+    new = Node(node.op, inputs, node.attrs, outputs, tuple(regions), node.loc)
+    for i, v in enumerate(outputs):
+        v.producer, v.index = new, i
+    return new, True
 
 
 def _prune_bodies(node: Node) -> tuple[Node, bool]:
