@@ -36,9 +36,21 @@ def user_location(skip: int = 1) -> SourceLoc | None:
     while frame is not None:
         filename = frame.f_code.co_filename
         if not _is_internal(filename):
-            return SourceLoc(filename, frame.f_lineno, frame.f_code.co_name)
+            return SourceLoc(filename, frame.f_lineno, _user_function(frame))
         frame = frame.f_back
     return None
+
+
+def _user_function(frame) -> str:
+    """The name of the user's function a frame runs in: the AST frontend turns
+    loop and branch bodies into helpers (``__jitaic_body_3``), called from the
+    rewritten function itself further up the stack."""
+    while frame is not None:
+        name = frame.f_code.co_name
+        if not name.startswith("__jitaic") and not _is_internal(frame.f_code.co_filename):
+            return name
+        frame = frame.f_back
+    return "?"
 
 
 def at(loc: SourceLoc | None) -> str:

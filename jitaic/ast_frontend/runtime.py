@@ -24,21 +24,39 @@ MAX_UNROLL = 64
 
 
 class _Undefined:
-    """The value of a variable that is not assigned on every path."""
+    """The value of a variable that is not assigned on every path: any use of
+    it (an attribute, an operator, a NumPy function) raises UnsupportedError
+    naming the variable, where Python would raise UnboundLocalError on the
+    path that skips the assignment (jitaic compiles both paths)."""
+
+    def __init__(self, name: str | None = None) -> None:
+        self.__dict__["name"] = name
 
     def __repr__(self) -> str:
         return "<undefined>"
 
-    def __getattr__(self, name):
-        raise UnsupportedError(f"a variable is used before it is assigned on every path"
-                               f"{at(user_location())}")
+    def fail(self, *_args, **_kwargs):
+        what = f"variable {self.name!r}" if self.name else "a variable"
+        raise UnsupportedError(f"{what} is used here but is assigned only on some paths "
+                               f"(in one branch of an if on a traced value, say); assign "
+                               f"it on every path{at(user_location())}")
 
+    def __getattr__(self, name):
+        self.fail()
+
+
+for _method in ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruediv",
+                "floordiv", "rfloordiv", "mod", "rmod", "pow", "rpow", "matmul", "rmatmul",
+                "neg", "pos", "abs", "lt", "le", "gt", "ge", "bool", "len", "iter",
+                "getitem", "setitem", "call", "and", "or", "xor", "invert", "float",
+                "int", "index"):
+    setattr(_Undefined, f"__{_method}__", _Undefined.fail)
 
 UNDEFINED = _Undefined()
 
 
 def get(namespace: dict, name: str) -> object:
-    return namespace.get(name, UNDEFINED)
+    return namespace[name] if name in namespace else _Undefined(name)
 
 
 def _traced(value: object) -> bool:

@@ -188,7 +188,7 @@ def cond(pred: object, then_fn: Callable, else_fn: Callable, operands: Sequence[
 def _fill_undefined(a: _Body, b: _Body, i: int, undefined: object) -> None:
     """Output ``i`` traced on one path and undefined on the other: zeros there."""
     for this, other in ((a, b), (b, a)):
-        if this.out_static[i] is undefined and other.out_static[i] is None:
+        if _is_undefined(this.out_static[i], undefined) and other.out_static[i] is None:
             t = _traced_by_position(other)[i].type
             zeros = make_node(ops.full, [], {"shape": t.shape, "dtype": t.dtype, "fill": 0})
             position = sum(s is None for s in this.out_static[:i])
@@ -204,14 +204,19 @@ def _traced_by_position(body: _Body) -> dict[int, Value]:
     return {i: next(it) for i, s in enumerate(body.out_static) if s is None}
 
 
+def _is_undefined(x: object, undefined: object) -> bool:
+    """``x`` is (a per-variable instance of) the ``undefined`` sentinel."""
+    return undefined is not None and type(x) is type(undefined)
+
+
 def _join_outputs(a: _Body, b: _Body, names: Sequence[str], undefined: object) -> list:
     """Per output: None if traced on both paths, else the static value it takes."""
     plan = []
     for i, (x, y) in enumerate(zip(a.out_static, b.out_static, strict=True)):
         if x is None and y is None:
             plan.append(None)
-        elif undefined is not None and (x is undefined or y is undefined):
-            plan.append(undefined)
+        elif _is_undefined(x, undefined) or _is_undefined(y, undefined):
+            plan.append(x if _is_undefined(x, undefined) else y)
         elif x is not None and y is not None and (x is y or x == y):
             plan.append(x)
         else:
