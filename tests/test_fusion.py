@@ -177,9 +177,10 @@ def test_row_loop_keeps_a_boundary_where_a_reduction_is_read_across_rows(rng) ->
 
 @pytest.mark.parametrize("length", [1, 7, 8, 9, 17, 4095, 4096, 4097, 10_000])
 def test_vectorised_row_reductions_match_numpy(length, rng) -> None:
-    """Float sums go through a reassociating buffer sum (chunks of 4096) and
-    max/min through 8 lanes: the values match NumPy's (pairwise) sums to
-    rounding, and NaN, infinities and signed zeros come out as NumPy's."""
+    """Float sums follow NumPy's pairwise order (chunks of up to 4096 that are
+    subtrees of it) and max/min run in 8 lanes: float64 sums of exact elements
+    are bit-identical to NumPy's, and NaN, infinities and signed zeros come
+    out as NumPy's."""
     x = special(rng, (3, length), nan=0.02)
     x[0] = np.abs(rng.standard_normal(length))  # a row without specials
     x[1, -1] = np.nan  # NaN in the tail
@@ -191,6 +192,9 @@ def test_vectorised_row_reductions_match_numpy(length, rng) -> None:
                 x.astype(np.float32).sum(axis=1), np.prod(x[:, :8], axis=1))
         got = f(x)
     assert_same(got, want, tol=float(max(1, length // 64)))
+    np.testing.assert_array_equal(got[0], want[0])  # the same additions in the same order
+    np.testing.assert_array_equal(got[2], want[2])
+    np.testing.assert_array_equal(got[3], want[3])
 
 
 def test_kernel_output_reuses_a_dead_temporary_but_never_an_argument(rng) -> None:

@@ -347,7 +347,7 @@ def _extreme(sign: int) -> Callable[[np.dtype], str]:
 
 MONOIDS: dict[Op, Monoid] = {
     ops.reduce_sum: Monoid(lambda d: literal(0, d), lambda acc, v: f"{acc} + {v}",
-                           "rt.sum_reassoc"),
+                           "pairwise"),
     ops.reduce_prod: Monoid(lambda d: literal(1, d), lambda acc, v: f"{acc} * {v}",
                             "rt.prod_reassoc"),
     ops.reduce_max: Monoid(_extreme(+1),
@@ -442,31 +442,74 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
     em.line(f"{name} = {acc}.astype({np_type(out.dtype)}).reshape({out.shape})")
 
 
-# A float sum/prod over the last axis computes its elements into a buffer of
-# this many (one chunk of the row at a time) and reduces the buffer with a
-# reassociating helper: the element loop then has no loop-carried dependency
-# and vectorises (exp, tanh, ... included), and so does the sum.
+# A float sum/prod over the last axis computes its elements into a buffer (one
+# chunk of the row at a time) and reduces the buffer with a runtime helper: the
+# element loop then has no loop-carried dependency and vectorises (exp, tanh,
+# ... included). Sums follow NumPy's pairwise order exactly: chunks are whole
+# subtrees of NumPy's pairwise tree, combined in the tree's order.
 REDUCTION_CHUNK = 4096
 
 
+def pairwise_chunks(n: int, limit: int = REDUCTION_CHUNK) -> tuple[list[int], list[int]]:
+    """Chunk lengths (subtrees of NumPy's pairwise sum of n elements, each at
+    most ``limit``) and the postfix program combining their sums."""
+    lengths: list[int] = []
+    program: list[int] = []
+
+    def split(m: int) -> None:
+        if m <= limit:
+            lengths.append(m)
+            program.append(1)
+            return
+        half = m // 2
+        half -= half % 8
+        split(half)
+        split(m - half)
+        program.append(0)
+
+    split(n)
+    return lengths, program
+
+
 def _buffered_row(em: Emitter, last: str, length: int, chunk: int, buf: str, acc: str,
-                  monoid: Monoid, body: Callable[[str], None]) -> None:
+                  monoid: Monoid, body: Callable[..., None]) -> None:
     """Reduce the last axis (``last`` in range(length)) chunk by chunk through ``buf``."""
-    if chunk == length:
+    def reduced(count: str) -> str:
+        if monoid.buffered == "pairwise":
+            return f"rt.pairwise_sum({buf}, 0, {count})"
+        return f"{monoid.buffered}({buf}, {count})"
+
+    if monoid.buffered == "pairwise":
+        lengths, program = pairwise_chunks(length, chunk)
+    else:
+        lengths, program = [min(chunk, length - s) for s in range(0, length, chunk)], []
+    if len(lengths) == 1:
         with em.loops([(last, length)]):
             body(f"{buf}[{last}]", store=True)
-        em.line(f"{acc} = {monoid.combine(acc, f'{monoid.buffered}({buf}, {length})')}")
+        em.line(f"{acc} = {monoid.combine(acc, reduced(str(length)))}")
         return
+    sizes = em.constant_arg(np.array(lengths, np.int64))
+    sums = em.fresh("chunk_sums")
+    if program:
+        em.scratch(f"{sums} = np.empty({len(lengths)}, np.float64)")
     number, start, count, j = em.fresh("chunk"), em.fresh("c"), em.fresh("n"), em.fresh("j")
-    # `start` as a multiple of the chunk index (not a stepped range) lets LLVM
-    # see that indices are non-negative and vectorise the element loop.
-    with em.loops([(number, -(-length // chunk))]):
-        em.line(f"{start} = {number} * {chunk}")
-        em.line(f"{count} = min({chunk}, {length} - {start})")
+    em.line(f"{start} = 0")
+    with em.loops([(number, len(lengths))]):
+        em.line(f"{count} = {sizes}[{number}]")
+        # a no-op that tells LLVM the start is non-negative: without it every
+        # load checks for a negative index and the element loop stays scalar (3x)
+        em.line(f"{start} = max({start}, 0)")
         with em.block(f"for {j} in range({count}):"):
             em.line(f"{last} = {start} + {j}")
             body(f"{buf}[{j}]", store=True)
-        em.line(f"{acc} = {monoid.combine(acc, f'{monoid.buffered}({buf}, {count})')}")
+        if program:
+            em.line(f"{sums}[{number}] = {reduced(count)}")
+        else:
+            em.line(f"{acc} = {monoid.combine(acc, reduced(count))}")
+        em.line(f"{start} += {count}")
+    if program:
+        tree = em.constant_arg(np.array(program, np.int8))
+        em.line(f"{acc} = {monoid.combine(acc, f'rt.combine_postfix({sums}, {tree})')}")
 
 
 # Float max/min rows keep this many independent accumulators (element l of each

@@ -25,18 +25,64 @@ def int_matmul(a, b):
 
 
 
-# Float sums and products of a fused kernel's row go through a buffer and these
-# helpers: `reassoc` (and no other fast-math flag) lets LLVM keep several
-# partial sums in vector registers, the way NumPy's pairwise sum reorders its
-# additions; NaN, infinities and signed zeros keep their IEEE behaviour. The
-# kernel itself stays strict, so its elementwise results match NumPy exactly.
-@numba.njit(fastmath={"reassoc"}, cache=True)
-def sum_reassoc(buf, n):
-    """``buf[0] + ... + buf[n - 1]`` (n >= 1), in any association order."""
-    s = buf[0]
-    for j in range(1, n):
-        s += buf[j]
-    return s
+# Float sums of a fused kernel's row go through a buffer and `pairwise_sum`:
+# NumPy's own pairwise summation (8 partial sums over blocks of up to 128,
+# halves split at multiples of 8), so a float64 sum is bit-identical to
+# np.sum's, and the element loop filling the buffer vectorises.
+@numba.njit  # not cache=True: numba's cache cannot reload a recursive function
+def pairwise_sum(a, start, n):
+    """NumPy's pairwise sum of ``a[start:start + n]``, addition for addition."""
+    start = max(start, 0)  # a no-op telling LLVM indices are non-negative (vectorises)
+    if n < 8:
+        res = 0.0
+        for i in range(start, start + n):
+            res += a[i]
+        return res
+    if n <= 128:
+        r0, r1, r2, r3 = a[start], a[start + 1], a[start + 2], a[start + 3]
+        r4, r5, r6, r7 = a[start + 4], a[start + 5], a[start + 6], a[start + 7]
+        i, m = 8, n - n % 8
+        while i < m:
+            p = start + i
+            r0 += a[p]
+            r1 += a[p + 1]
+            r2 += a[p + 2]
+            r3 += a[p + 3]
+            r4 += a[p + 4]
+            r5 += a[p + 5]
+            r6 += a[p + 6]
+            r7 += a[p + 7]
+            i += 8
+        res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        while i < n:
+            res += a[start + i]
+            i += 1
+        return res
+    half = n // 2
+    half -= half % 8
+    return pairwise_sum(a, start, half) + pairwise_sum(a, start + half, n - half)
+
+
+@numba.njit(cache=True)
+def combine_postfix(sums, program):
+    """Add chunk sums in the order of a postfix ``program`` (1: push the next
+    chunk's sum, 0: replace the top two by their sum): NumPy's pairwise tree
+    above the chunks, for rows longer than one buffer."""
+    stack = np.empty(64, sums.dtype)
+    top, k = 0, 0
+    for op in program:
+        if op:
+            stack[top] = sums[k]
+            top += 1
+            k += 1
+        else:
+            stack[top - 2] += stack[top - 1]
+            top -= 1
+    return stack[0]
+
+
+# Products have no such order to match (NumPy multiplies sequentially, which
+# does not vectorise): `reassoc` alone lets LLVM keep several partial products.
 
 
 @numba.njit(fastmath={"reassoc"}, cache=True)
