@@ -117,3 +117,17 @@ def test_table_is_within_its_compile_budget() -> None:
     from op_table import n_compiles
 
     assert n_compiles() <= 420  # ~0.3 s each on the 2-core CI machine
+
+
+def test_ndarray_constructor_and_isinstance_inside_traced_code() -> None:
+    def f(x):
+        out = np.ndarray(x.shape, dtype=np.float32)
+        out[:] = x * 2
+        return out, isinstance(x, np.ndarray), isinstance(x.sum(), np.ndarray)
+
+    x = np.arange(4.0)
+    got, want = jitaic.jit(f)(x), f(x)
+    np.testing.assert_array_equal(got[0], want[0])
+    assert got[0].dtype == np.float32 and got[1:] == want[1:] == (True, False)
+    with pytest.raises(jitaic.UnsupportedError, match="buffer="):
+        jitaic.jit(lambda x: np.ndarray((2,), buffer=np.zeros(2)) + x)(x[:2])

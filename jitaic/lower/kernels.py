@@ -362,10 +362,9 @@ MONOIDS: dict[Op, Monoid] = {
 
 
 def _accumulator_dtype(node: Node) -> np.dtype:
-    out = node.output.dtype
-    if node.op in (ops.reduce_sum, ops.reduce_prod) and out == np.float32:
-        return np.dtype(np.float64)  # accumulate float32 sums in double precision
-    return out
+    # NumPy accumulates in the result dtype (float32 sums in float32, in its
+    # pairwise order): so do we, so that results match NumPy's bit for bit.
+    return node.output.dtype
 
 
 @lowering(*MONOIDS)
@@ -425,7 +424,8 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
                 if laned:
                     _laned_row(em, index[-1], length, buf, acc, monoid, acc_dtype, body)
                 elif buffered:
-                    _buffered_row(em, index[-1], length, chunk, buf, acc, monoid, body)
+                    _buffered_row(em, index[-1], length, chunk, buf, acc, monoid, acc_dtype,
+                                  body)
                 else:
                     with em.loops([(index[d], x.shape[d]) for d in axes[-1:]]):
                         body(acc)
@@ -472,11 +472,11 @@ def pairwise_chunks(n: int, limit: int = REDUCTION_CHUNK) -> tuple[list[int], li
 
 
 def _buffered_row(em: Emitter, last: str, length: int, chunk: int, buf: str, acc: str,
-                  monoid: Monoid, body: Callable[..., None]) -> None:
+                  monoid: Monoid, dtype: np.dtype, body: Callable[..., None]) -> None:
     """Reduce the last axis (``last`` in range(length)) chunk by chunk through ``buf``."""
     def reduced(count: str) -> str:
         if monoid.buffered == "pairwise":
-            return f"rt.pairwise_sum({buf}, 0, {count})"
+            return f"rt.pairwise_sum({buf}, 0, {count}, {literal(0, dtype)})"
         return f"{monoid.buffered}({buf}, {count})"
 
     if monoid.buffered == "pairwise":
@@ -491,7 +491,7 @@ def _buffered_row(em: Emitter, last: str, length: int, chunk: int, buf: str, acc
     sizes = em.constant_arg(np.array(lengths, np.int64))
     sums = em.fresh("chunk_sums")
     if program:
-        em.scratch(f"{sums} = np.empty({len(lengths)}, np.float64)")
+        em.scratch(f"{sums} = np.empty({len(lengths)}, {np_type(dtype)})")
     number, start, count, j = em.fresh("chunk"), em.fresh("c"), em.fresh("n"), em.fresh("j")
     em.line(f"{start} = 0")
     with em.loops([(number, len(lengths))]):

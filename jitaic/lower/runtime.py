@@ -30,11 +30,12 @@ def int_matmul(a, b):
 # halves split at multiples of 8), so a float64 sum is bit-identical to
 # np.sum's, and the element loop filling the buffer vectorises.
 @numba.njit  # not cache=True: numba's cache cannot reload a recursive function
-def pairwise_sum(a, start, n):
-    """NumPy's pairwise sum of ``a[start:start + n]``, addition for addition."""
+def pairwise_sum(a, start, n, zero):
+    """NumPy's pairwise sum of ``a[start:start + n]``, addition for addition
+    (``zero``: 0 of a's dtype, so float32 sums stay float32 as NumPy's do)."""
     start = max(start, 0)  # a no-op telling LLVM indices are non-negative (vectorises)
     if n < 8:
-        res = 0.0
+        res = zero
         for i in range(start, start + n):
             res += a[i]
         return res
@@ -60,7 +61,7 @@ def pairwise_sum(a, start, n):
         return res
     half = n // 2
     half -= half % 8
-    return pairwise_sum(a, start, half) + pairwise_sum(a, start + half, n - half)
+    return pairwise_sum(a, start, half, zero) + pairwise_sum(a, start + half, n - half, zero)
 
 
 @numba.njit(cache=True)

@@ -49,6 +49,25 @@ def _filled(fill: int) -> Callable:
     return constructor
 
 
+class _NdarrayType(type):
+    """``np.ndarray`` inside traced code: ``isinstance(x, np.ndarray)`` holds for
+    arrays and traced arrays, and ``np.ndarray(shape, dtype)`` makes an
+    uninitialised array, like np.empty (zeros here)."""
+
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, np.ndarray) or (isinstance(obj, Tracer) and not obj._scalar)
+
+    def __call__(cls, shape, dtype=float, buffer=None, offset=0, strides=None, order=None):
+        if buffer is not None or strides is not None:
+            raise UnsupportedError(f"np.ndarray(..., buffer=/strides=) is not supported"
+                                   f"{at(user_location())}")
+        return numpy_api.full_value(shape, 0, np.dtype(dtype))
+
+
+class ndarray(metaclass=_NdarrayType):  # noqa: N801  (NumPy's name)
+    pass
+
+
 def full(shape, fill_value, dtype=None, order="C", **kwargs):
     return numpy_api.full_value(shape, fill_value, dtype)
 
@@ -95,6 +114,7 @@ class _Unsupported:
 
 _OVERRIDES: dict[str, object] = {
     "zeros": _filled(0), "ones": _filled(1), "empty": _filled(0), "full": full,
+    "ndarray": ndarray,
     "array": array, "asarray": asarray, "asanyarray": asarray,
     "ascontiguousarray": asarray, "asfortranarray": asarray,
     "arange": _concrete(np.arange), "eye": _concrete(np.eye),
