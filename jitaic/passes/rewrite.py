@@ -42,10 +42,13 @@ class Rebuilder:
         return node.output
 
     def keep(self, node: Node) -> None:
+        self._append(node, tuple(self._remap_region(r) for r in node.regions))
+
+    def _append(self, node: Node, regions: tuple[Region, ...]) -> None:
+        """The node as it is, or rebuilt when its inputs or bodies changed."""
         inputs = [self.get(v) for v in node.inputs]
-        regions = tuple(self._remap_region(r) for r in node.regions)
         if all(a is b for a, b in zip(inputs, node.inputs, strict=True)) and all(
-                a is b for a, b in zip(regions, node.regions, strict=True)):
+                _same_region(a, b) for a, b in zip(regions, node.regions, strict=True)):
             self.nodes.append(node)
             return
         new = make_node(node.op, inputs, node.attrs, regions, node.loc)
@@ -71,23 +74,9 @@ class Rebuilder:
             self.nodes = saved
 
     def _keep_with_bodies(self, node: Node, visit: Callable[[Node], None]) -> None:
-        regions = tuple(Region(r.params, tuple(self.block(r.nodes, visit)),
-                               tuple(self.get(v) for v in r.results)) for r in node.regions)
-        inputs = [self.get(v) for v in node.inputs]
-        same = all(a is b for a, b in zip(inputs, node.inputs, strict=True)) and all(
-            len(new.nodes) == len(old.nodes)
-            and all(a is b for a, b in zip(new.nodes, old.nodes, strict=True))
-            and all(a is b for a, b in zip(new.results, old.results, strict=True))
-            for new, old in zip(regions, node.regions, strict=True))
-        if same:
-            self.nodes.append(node)
-            return
-        new = make_node(node.op, inputs, node.attrs, regions, node.loc)
-        self.nodes.append(new)
-        for old, fresh in zip(node.outputs, new.outputs, strict=True):
-            fresh.name = old.name
-            self.replace(old, fresh)
-        self.changed = True
+        self._append(node, tuple(Region(r.params, tuple(self.block(r.nodes, visit)),
+                                        tuple(self.get(v) for v in r.results))
+                                 for r in node.regions))
 
     def _remap_region(self, region: Region) -> Region:
         """A body with replaced outer values substituted (bodies read outer values)."""
@@ -116,6 +105,13 @@ class Rebuilder:
         updates = {i: self.get(v) for i, v in graph.updates.items()}
         return Graph(graph.params, tuple(self.nodes), results, name=graph.name,
                      updates=updates)
+
+
+def _same_region(a: Region, b: Region) -> bool:
+    """The same body: the same object, or a rebuilt one with the same nodes."""
+    return a is b or (len(a.nodes) == len(b.nodes) and len(a.results) == len(b.results)
+                      and all(x is y for x, y in zip(a.nodes, b.nodes, strict=True))
+                      and all(x is y for x, y in zip(a.results, b.results, strict=True)))
 
 
 # ---------------------------------------------------------------- pattern rules
