@@ -562,3 +562,93 @@ def banded_update(a):
     for i in range(1, a.shape[0] - 1):
         a[i, i - 1:i + 2] += a[i - 1, i - 1:i + 2] * 0.5
     return a
+
+
+# ------------------------------------- slices whose length is known at run time only
+# x[:i], A[i, :j], y[k:n - k]: the loop stays one loop (not unrolled), the slice
+# is a run-time view; sums, dots, max, mean and slice assignment work on it.
+
+
+@program(lambda r: (np.tril(spd(r, 6)) + 6 * np.eye(6), normal(r, 6)),
+         lambda r: (np.tril(spd(r, 3)) + 3 * np.eye(3), normal(r, 3)),
+         data_dependent=False, ir=("for_loop",))
+def forward_substitution(L, b):
+    x = np.zeros_like(b)
+    for i in range(b.shape[0]):
+        x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]
+    return x
+
+
+@program(lambda r: (spd(r, 7),), lambda r: (spd(r, 4).astype(np.float32),),
+         data_dependent=False, ir=("for_loop",))
+def cholesky_in_place(A):
+    # the textbook loops: dot products of row prefixes whose length is j or i
+    A[0, 0] = np.sqrt(A[0, 0])
+    for i in range(1, A.shape[0]):
+        for j in range(i):
+            A[i, j] -= np.dot(A[i, :j], A[j, :j])
+            A[i, j] /= A[j, j]
+        A[i, i] -= np.dot(A[i, :i], A[i, :i])
+        A[i, i] = np.sqrt(A[i, i])
+    return A
+
+
+@program(lambda r: (normal(r, 9),), lambda r: (normal(r, 4, dtype=np.float32),),
+         data_dependent=False, ir=("for_loop",))
+def prefix_statistics(x):
+    # reductions over x[:i + 1], x[i:] and x[-i - 1:] (negative bounds count from the end)
+    out = np.zeros((x.shape[0], 4), x.dtype)
+    for i in range(x.shape[0]):
+        head = x[:i + 1]
+        out[i, 0] = head.mean()
+        out[i, 1] = head.var()
+        out[i, 2] = x[i:].max() - x[-i - 1:].min()
+        out[i, 3] = np.sum(x[::-1][:i + 1] * 2.0)
+    return out
+
+
+@program(lambda r: (np.linspace(0.1, 0.5, 8),), lambda r: (np.linspace(0.2, 0.3, 3),),
+         data_dependent=False, ir=("for_loop",))
+def levinson_durbin(r):
+    # np.flip of a run-time slice, and an update of y[:k] in place
+    y = np.empty_like(r)
+    alpha, beta = -r[0], 1.0
+    y[0] = -r[0]
+    for k in range(1, r.shape[0]):
+        beta *= 1.0 - alpha * alpha
+        alpha = -(r[k] + np.dot(np.flip(r[:k]), y[:k])) / beta
+        y[:k] += alpha * np.flip(y[:k])
+        y[k] = alpha
+    return y
+
+
+@program(lambda r: (normal(r, 5, 6), 0.5), lambda r: (normal(r, 2, 3), 2.0),
+         data_dependent=False, ir=("for_loop",))
+def lower_triangle_update(C, alpha):
+    # C[i, :i + 1] (a row prefix) and A[:i + 1, k] (a column prefix) in one update
+    for i in range(C.shape[0]):
+        C[i, :i + 1] *= 0.5
+        for k in range(C.shape[1]):
+            C[i, :i + 1] += alpha * C[i, k] * C[:i + 1, k]
+    return C
+
+
+@program(lambda r: (normal(r, 6, 5),), lambda r: (normal(r, 3, 2),), data_dependent=False,
+         ir=("for_loop",))
+def covariance_triangle(data):
+    # a vector-matrix product over columns i:M, assigned to a row and a column
+    m = data.shape[1]
+    cov = np.zeros((m, m))
+    for i in range(m):
+        cov[i:m, i] = cov[i, i:m] = data[:, i] @ data[:, i:m] / (data.shape[0] - 1.0)
+    return cov
+
+
+@program(lambda r: (np.abs(normal(r, 12)), 3.0), lambda r: (np.abs(normal(r, 4)), 100.0),
+         data_dependent=True, ir=("while_loop",))
+def shortest_prefix_over(x, target):
+    # a while loop whose test sums a prefix of run-time length
+    n = 1
+    while n < x.shape[0] and x[:n].sum() < target:
+        n += 1
+    return n

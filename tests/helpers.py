@@ -94,3 +94,17 @@ def numpy_result(fn, *args):
     """Run the plain NumPy function on copies of the arguments, warnings silenced."""
     with np.errstate(all="ignore"):
         return fn(*copy_tree(args))
+
+
+def finite_difference(fn, args, argnum, eps=1e-6):
+    """Central differences of scalar ``fn`` with respect to array argument ``argnum``."""
+    x = np.array(args[argnum], dtype=np.float64)
+    grad = np.zeros_like(x)
+    for i in range(x.size):
+        plus, minus = x.copy(), x.copy()
+        plus.flat[i] += eps
+        minus.flat[i] -= eps
+        hi = fn(*args[:argnum], plus, *args[argnum + 1:])
+        lo = fn(*args[:argnum], minus, *args[argnum + 1:])
+        grad.flat[i] = (hi - lo) / (2 * eps)
+    return grad

@@ -428,7 +428,18 @@ def _assign_at_traced_int(x):
     return y
 
 
+# A slice bound from a traced integer: a length known at run time only (dim_size
+# gives mean its count).
+def _run_time_slices(x):
+    i = np.argmax(x[:, 0])
+    y = x.copy()
+    y[:i] = 0.5
+    return (x[:i + 1].mean(axis=0), x[i:, 1].sum(), x[:i + 1, 2].max(), y,
+            x[i::-1].min(axis=0), x[-i - 1:, ::-1] @ x[0], x[:i + 1])
+
+
 row("index_traced_int", _index_by_traced_int, (C("f64[4,5]"),))
+row("index_run_time_length", _run_time_slices, (C("f64[4,5]"),))
 row("setitem_traced_int", _assign_at_traced_int, (C("f64[4,5]"),))
 
 # ---------------------------------------------------------------- advanced indexing

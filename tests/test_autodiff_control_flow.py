@@ -4,21 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import finite_difference
 
 import jitaic
-
-
-def finite_difference(fn, args, argnum, eps=1e-6):
-    x = np.array(args[argnum], dtype=np.float64)
-    grad = np.zeros_like(x)
-    for i in range(x.size):
-        plus, minus = x.copy(), x.copy()
-        plus.flat[i] += eps
-        minus.flat[i] -= eps
-        hi = fn(*args[:argnum], plus, *args[argnum + 1:])
-        lo = fn(*args[:argnum], minus, *args[argnum + 1:])
-        grad.flat[i] = (hi - lo) / (2 * eps)
-    return grad
 
 
 def branchy(x, w):

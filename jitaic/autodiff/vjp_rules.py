@@ -35,7 +35,7 @@ NON_DIFFERENTIABLE = frozenset({
     ops.not_equal, ops.less, ops.less_equal, ops.greater, ops.greater_equal,
     ops.logical_and, ops.logical_or, ops.logical_xor, ops.bitwise_and, ops.bitwise_or,
     ops.bitwise_xor, ops.left_shift, ops.right_shift, ops.reduce_any, ops.reduce_all,
-    ops.argmax, ops.argmin, ops.constant, ops.full,
+    ops.argmax, ops.argmin, ops.constant, ops.full, ops.dim_size,
     # Tapes hold saved primal values; a loop VJP that would have to
     # differentiate its own tape (grad of grad) raises UnsupportedError instead.
     ops.tape_new, ops.tape_push,
@@ -50,10 +50,10 @@ def unbroadcast(g: Tracer, shape: tuple[int, ...]) -> Tracer:
     if g.shape == tuple(shape):
         return g
     lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        lead + i for i, d in enumerate(shape) if d == 1 and g.shape[lead + i] != 1)
-    summed = npa.sum_(g, axis=axes, keepdims=True) if axes else g
-    return npa.reshape(summed, shape)
+    if lead:
+        g = npa.sum_(g, axis=tuple(range(lead)))
+    axes = tuple(i for i, d in enumerate(shape) if d == 1 and g.shape[i] != 1)
+    return npa.sum_(g, axis=axes, keepdims=True) if axes else g
 
 
 # Python floats, so they stay weak and float32 gradients stay float32.
@@ -200,8 +200,8 @@ def _getitem(node, g, x, out):
 @vjp_rule(ops.setitem)
 def _setitem(node, g, x, v, out):
     index = node.attrs["index"]
-    zeros = npa.full_value(ops.slice_shape(x.shape, index), 0.0, x.dtype)
-    dx = emit(ops.setitem, [g, zeros], {"index": index}, scalar=False)
+    zero = npa.full_value((), 0.0, x.dtype)  # broadcast over the overwritten region
+    dx = emit(ops.setitem, [g, zero], {"index": index}, scalar=False)
     dv = emit(ops.getitem, [g], {"index": index}, scalar=False)
     return (dx, unbroadcast(dv, v.shape))
 
@@ -221,6 +221,7 @@ def _concatenate(node, g, *inputs_and_out):
 @vjp_rule(ops.dyn_getitem)
 def _dyn_getitem(node, g, x, *dyn_and_out):
     *dyn, _ = dyn_and_out
+    ops.check_static(x.aval, "the gradient of a slice of a slice")
     zeros = npa.full_value(x.shape, 0.0, x.dtype)
     dx = emit(ops.dyn_setitem, [zeros, g, *dyn], {"index": node.attrs["index"]},
               scalar=False)
@@ -231,8 +232,8 @@ def _dyn_getitem(node, g, x, *dyn_and_out):
 def _dyn_setitem(node, g, x, v, *dyn_and_out):
     *dyn, _ = dyn_and_out
     index = node.attrs["index"]
-    zeros = npa.full_value(ops.slice_shape(x.shape, ops.static_view(index)), 0.0, x.dtype)
-    dx = emit(ops.dyn_setitem, [g, zeros, *dyn], {"index": index}, scalar=False)
+    zero = npa.full_value((), 0.0, x.dtype)  # broadcast over the overwritten region
+    dx = emit(ops.dyn_setitem, [g, zero, *dyn], {"index": index}, scalar=False)
     dv = emit(ops.dyn_getitem, [g, *dyn], {"index": index}, scalar=False)
     return (dx, unbroadcast(dv, v.shape), *(None for _ in dyn))
 

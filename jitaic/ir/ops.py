@@ -83,14 +83,45 @@ def registrar(table: dict, what: str) -> Callable:
 
 # ---------------------------------------------------------------- shape helpers
 
-def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+def broadcast_shapes(*shapes: tuple[int | None, ...]) -> tuple[int | None, ...]:
+    """NumPy's broadcasting; a run-time extent (None) meets n > 1 as n and 1 as
+    itself (the lowering checks at run time that it equals what it meets)."""
     try:
-        return tuple(np.broadcast_shapes(*shapes))
+        if all(None not in s for s in shapes):
+            return tuple(np.broadcast_shapes(*shapes))
+        ndim = max(len(s) for s in shapes)
+        padded = [(1,) * (ndim - len(s)) + tuple(s) for s in shapes]
+        return tuple(_broadcast_dim(column) for column in zip(*padded, strict=True))
     except ValueError:
         listed = " ".join(str(tuple(s)) for s in shapes)
         raise ShapeError(
             f"operands could not be broadcast together with shapes {listed}"
         ) from None
+
+
+def _broadcast_dim(dims: tuple[int | None, ...]) -> int | None:
+    static = {d for d in dims if d is not None and d != 1}
+    if len(static) > 1:
+        raise ValueError("mismatch")
+    if static:
+        return static.pop()
+    return None if None in dims else 1
+
+
+def fits(v: tuple[int | None, ...], target: tuple[int | None, ...]) -> bool:
+    """Whether an array of shape ``v`` broadcasts into ``target`` (assignment)."""
+    try:
+        return broadcast_shapes(v, target) == tuple(target) and len(v) <= len(target)
+    except ShapeError:
+        return False
+
+
+def check_static(t: TensorType, what: str, where: str = "") -> None:
+    """Ops that need every extent at compile time reject run-time extents."""
+    if not t.static:
+        raise UnsupportedError(f"{what} of an array whose length is only known at run "
+                               f"time ({t}: a slice like x[:i] with a traced bound) is "
+                               f"not supported{where}")
 
 
 def normalize_axes(axes, ndim: int) -> tuple[int, ...]:
@@ -280,6 +311,7 @@ def _arg_reduction(name: str, np_fn) -> Op:
 
     def infer(in_types, attrs, regions):
         (x,) = in_types
+        check_static(x, f"np.{name}")
         axis = attrs["axis"]
         size = x.size if axis is None else x.shape[axis]
         if size == 0:
@@ -305,7 +337,7 @@ def matmul_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
         raise ValueError("matmul: Input operand does not have enough dimensions")
     a2 = (1,) + a if len(a) == 1 else a
     b2 = b + (1,) if len(b) == 1 else b
-    if a2[-1] != b2[-2]:
+    if a2[-1] != b2[-2] and None not in (a2[-1], b2[-2]):  # run-time: checked when run
         raise ShapeError(
             f"matmul: Input operand 1 has a mismatch in its core dimension 0, with "
             f"gufunc signature (n?,k),(k,m?)->(n?,m?) (size {b2[-2]} is different "
@@ -331,6 +363,7 @@ matmul = define("matmul", _matmul_infer, np.matmul)
 def _reshape_infer(in_types, attrs, regions):
     (x,) = in_types
     shape = attrs["shape"]
+    check_static(x, "reshape")
     if int(np.prod(shape, dtype=np.int64)) != x.size:
         raise ShapeError(f"cannot reshape array of size {x.size} into shape {shape}")
     return [x.with_shape(shape)]
@@ -355,6 +388,7 @@ transpose = define("transpose", _transpose_infer,
 def _broadcast_to_infer(in_types, attrs, regions):
     (x,) = in_types
     shape = attrs["shape"]
+    check_static(x, "np.broadcast_to")
     if broadcast_shapes(x.shape, shape) != tuple(shape) or x.ndim > len(shape):
         raise ShapeError(f"cannot broadcast an array of shape {x.shape} "
                          f"to shape {tuple(shape)}")
@@ -365,11 +399,17 @@ broadcast_to = define("broadcast_to", _broadcast_to_infer,
                       lambda x, shape: np.broadcast_to(x, shape), (SHAPE_ONLY,))
 
 
-def slice_shape(shape: tuple[int, ...], index: tuple) -> tuple[int, ...]:
-    """Shape after a normalized basic index: ints drop a dim, triples slice one."""
+def slice_shape(shape: tuple[int, ...], index: tuple) -> tuple[int | None, ...]:
+    """Shape after a normalized basic index: ints (and DYNAMIC) drop a dim,
+    triples slice one; a dynamic slice keeps its length, a RANGE's length is
+    known at run time only."""
     out = []
     for dim, entry in zip(shape, index, strict=False):
-        if isinstance(entry, tuple):
+        if is_range(entry):
+            out.append(None)
+        elif is_dynamic_slice(entry):
+            out.append(entry[1])
+        elif isinstance(entry, tuple):
             out.append(len(range(dim)[slice(*entry)]))
     out.extend(shape[len(index):])
     return tuple(out)
@@ -391,11 +431,7 @@ getitem = define("getitem", _getitem_infer,
 def _setitem_infer(in_types, attrs, regions):
     x, v = in_types
     target = slice_shape(x.shape, attrs["index"])
-    try:
-        fits = np.broadcast_shapes(v.shape, target) == target
-    except ValueError:
-        fits = False
-    if not fits:
+    if not fits(v.shape, target):
         raise ShapeError(f"could not broadcast input array from shape {v.shape} "
                          f"into shape {target}")
     return [x.with_shape(x.shape)]
@@ -444,6 +480,8 @@ def numpy_key(ndim: int, indices, axes: tuple) -> tuple:
 
 def _gather_infer(in_types, attrs, regions):
     x, *indices = in_types
+    for t in in_types:
+        check_static(t, "integer-array indexing")
     shape = gather_shape(x.shape, _index_shape(indices), attrs["axes"], attrs["front"])
     return [TensorType(shape, x.dtype)]
 
@@ -455,6 +493,8 @@ gather = define("gather", _gather_infer,
 
 def _scatter_infer(in_types, attrs, regions):
     x, v, *indices = in_types
+    for t in in_types:
+        check_static(t, "integer-array assignment")
     target = gather_shape(x.shape, _index_shape(indices), attrs["axes"], attrs["front"])
     if v.dtype != x.dtype or np.broadcast_shapes(v.shape, target) != target:
         raise ShapeError(f"cannot scatter {v} into the {target} elements of {x}")
@@ -478,6 +518,8 @@ scatter = define("scatter", _scatter_infer, _scatter_reference)
 
 def _concatenate_infer(in_types, attrs, regions):
     axis = attrs["axis"]
+    for t in in_types:
+        check_static(t, "np.concatenate")
     first = in_types[0]
     for t in in_types[1:]:
         if t.ndim != first.ndim or any(
@@ -495,6 +537,17 @@ def _concatenate_infer(in_types, attrs, regions):
 
 concatenate = define("concatenate", _concatenate_infer,
                      lambda *xs, axis: np.concatenate(xs, axis=axis))
+
+def _dim_size_infer(in_types, attrs, regions):
+    (x,) = in_types
+    if not 0 <= attrs["axis"] < x.ndim:
+        raise np.exceptions.AxisError(attrs["axis"], x.ndim)
+    return [TensorType((), np.int64)]
+
+
+# The run-time extent of one axis (len(x[:i]), the count in np.mean(x[:i])).
+dim_size = define("dim_size", _dim_size_infer,
+                  lambda x, axis: np.int64(np.shape(x)[axis]))
 
 # ---------------------------------------------------------------- constants
 
@@ -567,19 +620,33 @@ def _for_reference(start, stop, step, *carried, regions):
 for_loop = define("for_loop", _loop_infer, _for_reference, (HAS_REGION, CONTROL_FLOW))
 
 # ---------------------------------------------------------------- dynamic indexing
-# Basic indexing where some integer indices are run-time values (a loop index):
-# the "index" attribute is a template whose DYNAMIC entries are filled, in
-# order, by the extra integer inputs. An entry (DYNAMIC, length, step) is a
-# slice of static length whose start is a run-time value (x[i, j:j + 3]).
-# Shapes stay static: an integer index drops its dimension whatever its
-# value, and a dynamic slice keeps its length (the start must leave room for
-# it: jitaic raises IndexError where NumPy would silently shorten the slice).
+# Basic indexing where some indices are run-time values (a loop index): the
+# "index" attribute is a template whose DYNAMIC markers are filled, in order,
+# by the extra integer inputs.
+# - DYNAMIC: an integer index (x[i]); NumPy's wraparound for negative values.
+# - (DYNAMIC, length, step): a slice of static length whose start is a run-time
+#   value (x[i, j:j + 3]); the start must leave room for it (jitaic raises
+#   IndexError where NumPy would silently shorten the slice).
+# - (RANGE, start, stop, step): a slice whose length is known at run time only
+#   (x[:i], A[i, j:], y[k:n - k]); start and stop are DYNAMIC, a Python int or
+#   None, with Python's slice semantics; the result's dimension is None.
 
 DYNAMIC = "dynamic"
+RANGE = "range"
 
 
 def is_dynamic_slice(entry: object) -> bool:
     return isinstance(entry, tuple) and entry[0] == DYNAMIC
+
+
+def is_range(entry: object) -> bool:
+    return isinstance(entry, tuple) and entry[0] == RANGE
+
+
+def dynamic_count(index: tuple) -> int:
+    """How many run-time inputs fill the template."""
+    return sum(1 if e == DYNAMIC or is_dynamic_slice(e) else
+               (e[1] == DYNAMIC) + (e[2] == DYNAMIC) if is_range(e) else 0 for e in index)
 
 
 def slice_span(length: int, step: int) -> int:
@@ -600,6 +667,11 @@ def _fill(index: tuple, values, shape: tuple[int, ...]) -> tuple:
                 raise IndexError(f"a slice of length {length} starting at {start} runs "
                                  f"outside axis {dim} of size {shape[dim]}")
             out.append((start, start + length * step, step))
+        elif is_range(e):
+            _, start, stop, step = e
+            start = int(next(it)) if start == DYNAMIC else start
+            stop = int(next(it)) if stop == DYNAMIC else stop
+            out.append((start, stop, step))
         else:
             out.append(e)
     return tuple(out)
@@ -618,11 +690,11 @@ def _dyn_getitem_infer(in_types, attrs, regions):
 
 
 def _check_dynamic(dyn, index, shape) -> None:
-    count = sum(e == DYNAMIC or is_dynamic_slice(e) for e in index)
-    if len(dyn) != count or any(t.ndim or t.dtype.kind not in "iu" for t in dyn):
+    if len(dyn) != dynamic_count(index) or any(t.ndim or t.dtype.kind not in "iu" for t in dyn):
         raise ValueError("dynamic indices must be integer scalars, one per dynamic entry")
     for dim, e in enumerate(index):
-        if is_dynamic_slice(e) and (e[2] <= 0 or slice_span(e[1], e[2]) > shape[dim]):
+        if is_dynamic_slice(e) and (e[2] <= 0 or shape[dim] is None
+                                    or slice_span(e[1], e[2]) > shape[dim]):
             raise ValueError(f"dynamic slice {e} does not fit axis {dim} of size "
                              f"{shape[dim]}")
 

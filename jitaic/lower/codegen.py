@@ -65,10 +65,28 @@ def index_text(index: tuple) -> str:
 HUGE_PAGE_MIN_BYTES = 1 << 22
 
 
-def empty(shape: tuple[int, ...], dtype: np.dtype) -> str:
+# Extents in generated code are ints (static) or source text (a run-time
+# length, such as ``view.shape[0]``, inside loop bodies).
+Extent = int | str
+
+
+def shape_text(dims: tuple[Extent, ...]) -> str:
+    """A shape tuple as source: ``(3, 4)``, ``(n,)``, ``()``."""
+    return f"({', '.join(map(str, dims))}{',' if len(dims) == 1 else ''})"
+
+
+def known_size(dims: tuple[Extent, ...]) -> int | None:
+    """The number of elements, or None when some extent is a run-time value."""
+    if any(isinstance(d, str) for d in dims):
+        return None
+    return int(np.prod(dims, dtype=np.int64))
+
+
+def empty(shape: tuple[Extent, ...], dtype: np.dtype) -> str:
     """Source allocating an uninitialised array (huge pages when it is big)."""
-    text = f"np.empty({shape}, {np_type(dtype)})"
-    nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+    text = f"np.empty({shape_text(shape)}, {np_type(dtype)})"
+    size = known_size(shape)
+    nbytes = (size or 0) * np.dtype(dtype).itemsize
     return f"rt.huge_pages({text})" if nbytes >= HUGE_PAGE_MIN_BYTES else text
 
 
@@ -128,6 +146,10 @@ class Emitter:
     def __call__(self, value: Value) -> str:
         return self._names[id(value)]
 
+    def has(self, value: Value) -> bool:
+        """Whether ``value`` has a name here (an array: it exists in memory)."""
+        return id(value) in self._names
+
     def layout(self, value: Value) -> str:
         return self.layouts.get(id(value), "C")
 
@@ -151,11 +173,12 @@ class Emitter:
         finally:
             self._indent -= 1
 
-    def runs_parallel(self, extents: list[tuple[str, int]], work: int) -> bool:
+    def runs_parallel(self, extents: list[tuple[str, Extent]], work: int | None) -> bool:
         """Whether ``loops(extents, work)`` makes its outermost loop a prange."""
         extents = [e for e in extents if e[0] not in self._bound]
-        return bool(self.parallel_min_work is not None and work >= self.parallel_min_work
-                    and extents and extents[0][1] > 1)
+        return bool(self.parallel_min_work is not None and work is not None
+                    and work >= self.parallel_min_work and extents
+                    and isinstance(extents[0][1], int) and extents[0][1] > 1)
 
     @contextmanager
     def bound(self, variables: tuple[str, ...]):
@@ -197,7 +220,7 @@ class Emitter:
             self.prologue.append("    " + text)
 
     @contextmanager
-    def loops(self, extents: list[tuple[str, int]], work: int = 0):
+    def loops(self, extents: list[tuple[str, Extent]], work: int | None = 0):
         """Nested ``for var in range(extent)`` loops, outermost first.
 
         With ``work`` (elements processed by the whole nest) at or above the

@@ -27,6 +27,8 @@ from jitaic.lower.kernels import (
     MONOIDS,
     SCALAR_RULES,
     LoopNest,
+    check_extents,
+    dims,
     emit_reduction,
     load,
     render,
@@ -52,7 +54,8 @@ class FusionGroup:
     def describe(self) -> str:
         names = ", ".join(n.op.name for n in self.nodes)
         reuse = f", {self.reuses} into a dead input's buffer" if self.reuses else ""
-        return (f"kernel over {list(self.domain)}: {names} "
+        extents = ", ".join(str(d) if isinstance(d, int) else "?" for d in self.domain)
+        return (f"kernel over [{extents}]: {names} "
                 f"(stores {len(self.stored)}{reuse}; boundary: {self.why_sealed})")
 
 
@@ -84,6 +87,27 @@ def kernels(schedule: Sequence[Scheduled]) -> list[Node | FusionGroup]:
             for k in (item.members if isinstance(item, RowGroup) else [item])]
 
 
+def _domain_key(v: Value) -> tuple:
+    """What a kernel iterates over, as a grouping key: static extents, and for
+    each run-time extent the array it is read from (two slices x[:i] and
+    y[:j] have different run-time lengths, so their kernels stay apart)."""
+    key = []
+    for axis, d in enumerate(v.shape):
+        if d is not None:
+            key.append(d)
+            continue
+        root, k = v, axis
+        while root.producer is not None and _fusible(root.producer):
+            back = root.type.ndim - k
+            source = next((x for x in root.producer.inputs if x.type.ndim >= back
+                           and x.shape[x.type.ndim - back] is None), None)
+            if source is None:
+                break
+            root, k = source, source.type.ndim - back
+        key.append((id(root), k))
+    return tuple(key)
+
+
 def _fusible(node: Node) -> bool:
     """Elementwise nodes over an array domain join fusion groups; so does a
     scalar broadcast to an array (other broadcasts stay views)."""
@@ -107,7 +131,7 @@ def plan(nodes: Sequence[Node], escaping: Sequence[Value]) -> list[Scheduled]:
 
     for node in nodes:
         if _fusible(node):
-            domain = node.output.shape
+            domain = _domain_key(node.output)
             for v in node.inputs:
                 g = owner.get(id(v))
                 if g is not None and g.domain != domain:
@@ -141,14 +165,15 @@ def _as_kernel(item: Node | FusionGroup) -> FusionGroup | None:
     if isinstance(item, FusionGroup):
         return item
     if item.op in MONOIDS and item.inputs[0].type.ndim >= 2:
-        return FusionGroup(item.inputs[0].shape, [item], why_sealed="reduction")
+        return FusionGroup(_domain_key(item.inputs[0]), [item], why_sealed="reduction")
     return None
 
 
 def _row_prefix(group: FusionGroup | None) -> tuple[int, ...] | None:
     """The rows a kernel can run row by row: every dim but the last, when it
     reduces nothing or the last axis only."""
-    if group is None or len(group.domain) < 2:
+    if group is None or len(group.domain) < 2 or not all(isinstance(d, int)
+                                                        for d in group.domain):
         return None
     reduction = group.reduction
     if reduction is not None and tuple(reduction.attrs["axes"]) != (len(group.domain) - 1,):
@@ -238,12 +263,17 @@ def emit_rows(em: Emitter, row: RowGroup) -> None:
 def emit_group(em: Emitter, group: FusionGroup, rows: tuple[str, ...] = ()) -> None:
     """The group's loop nest; inside a row loop, ``rows`` are the row indices."""
     em.comment(group.describe())
+    first = group.nodes[0]
+    domain = dims(em, first.inputs[0] if first is group.reduction else first.output)
+    for node in group.nodes:
+        for v in node.inputs:
+            check_extents(em, v, domain, node.op.name)
     for v in group.stored:
         reused = em.reusable.get(id(v))
-        em.allocate(f"{em.define(v)} = " + (em(reused) if reused is not None else
-                                            empty(v.shape, v.dtype)))
+        allocation = em(reused) if reused is not None else empty(domain, v.dtype)
+        em.allocate(f"{em.define(v)} = {allocation}")
     index = (*rows, *(em.fresh(f"i{d}") for d in range(len(rows), len(group.domain))))
-    nest = LoopNest(group.domain, index)
+    nest = LoopNest(domain, index)
     temps: dict[int, str] = {}
     reduction = group.reduction
     for node in group.nodes[:-1] if reduction else group.nodes:

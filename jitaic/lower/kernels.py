@@ -16,10 +16,21 @@ import numba
 import numpy as np
 
 from jitaic import config
+from jitaic.errors import CompileError
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Value
 from jitaic.ir.ops import Op, slice_shape, ufunc_loop_dtypes
-from jitaic.lower.codegen import Emitter, cast, empty, index_text, literal, np_type
+from jitaic.lower.codegen import (
+    Emitter,
+    Extent,
+    cast,
+    empty,
+    index_text,
+    known_size,
+    literal,
+    np_type,
+    shape_text,
+)
 from jitaic.lower.vecmath import VECTOR_MATH
 
 # ---------------------------------------------------------------- scalar rules
@@ -175,6 +186,50 @@ def scalar_expression(node: Node, args: Sequence[str]) -> str:
 
 # ---------------------------------------------------------------- loop nests
 
+# ---------------------------------------------------------------- run-time extents
+# Inside loop bodies a dimension may be known at run time only (None in the
+# type: x[:i]). Its extent in generated code is read off an array that exists
+# (``name.shape[k]``); a value that is not stored (an element computed inside
+# a fused kernel) takes the extent of the input it was computed from.
+
+
+def extent(em: Emitter, v: Value, axis: int) -> Extent:
+    """Axis ``axis`` of ``v``: its static length, or source text for it."""
+    d = v.shape[axis]
+    if d is not None:
+        return d
+    if em.has(v) and v.type.ndim:
+        return f"{em(v)}.shape[{axis}]"
+    node = v.producer
+    if node is not None and node.op in SCALAR_RULES:  # elementwise: broadcast inputs
+        back = v.type.ndim - axis
+        for x in node.inputs:
+            if x.type.ndim >= back and x.shape[x.type.ndim - back] is None:
+                return extent(em, x, x.type.ndim - back)
+    raise CompileError(f"no run-time extent for axis {axis} of {v.type} made by "
+                       f"{node.op.name if node else 'a parameter'} (a jitaic bug)")
+
+
+def dims(em: Emitter, v: Value) -> tuple[Extent, ...]:
+    return tuple(extent(em, v, k) for k in range(v.type.ndim))
+
+
+def check_extents(em: Emitter, v: Value, domain: tuple[Extent, ...], what: str) -> None:
+    """Raise at run time where a run-time extent of ``v`` and the extent it is
+    broadcast against differ (NumPy's broadcasting error; jitaic does not
+    stretch a run-time extent that turns out to be 1)."""
+    offset = len(domain) - v.type.ndim
+    for k, d in enumerate(v.shape):
+        target = domain[offset + k]
+        if d == 1 or (d is not None and not isinstance(target, str)):
+            continue
+        mine = extent(em, v, k)
+        if str(mine) != str(target):
+            with em.block(f"if {mine} != {target}:"):
+                em.line(f"raise ValueError('{what}: lengths known at run time differ "
+                        f"(' + str({mine}) + ' vs ' + str({target}) + ')')")
+
+
 @dataclass
 class LoopNest:
     """A kernel: loops over ``domain`` running scalar statements, then stores.
@@ -183,7 +238,7 @@ class LoopNest:
     statements assign scalar temporaries; ``stores`` write named outputs.
     """
 
-    domain: tuple[int, ...]
+    domain: tuple[Extent, ...]
     index: tuple[str, ...]
     statements: list[str] = field(default_factory=list)
     stores: list[tuple[str, str]] = field(default_factory=list)  # (array, scalar expr)
@@ -197,8 +252,7 @@ def load(em: Emitter, value: Value, nest: LoopNest, name: str | None = None) -> 
     if value.type.ndim == 0:
         return name or em(value)
     offset = len(nest.domain) - value.type.ndim
-    subs = [nest.index[offset + j] if d == nest.domain[offset + j] and d != 1 else "0"
-            for j, d in enumerate(value.shape)]
+    subs = ["0" if d == 1 else nest.index[offset + j] for j, d in enumerate(value.shape)]
     if name is None:
         value, subs = _through_views(value, subs)
         if value.type.ndim == 0:  # a broadcast scalar
@@ -238,7 +292,7 @@ def _offset(start: int, step: int, i: str) -> str:
 
 
 def render(em: Emitter, nest: LoopNest) -> None:
-    work = int(np.prod(nest.domain, dtype=np.int64))
+    work = known_size(nest.domain)
     with em.loops(list(zip(nest.index, nest.domain, strict=True)), work):
         for statement in nest.statements:
             em.line(statement)
@@ -253,11 +307,14 @@ def lower_elementwise(em: Emitter, node: Node) -> None:
         args = [em(v) for v in node.inputs]
         em.line(f"{em.define(out)} = {scalar_expression(node, args)}")
         return
+    domain = dims(em, out)
+    for v in node.inputs:
+        check_extents(em, v, domain, node.op.name)
     name = em.define(out)
-    nest = LoopNest(out.shape, tuple(em.fresh(f"i{d}") for d in range(out.type.ndim)))
+    nest = LoopNest(domain, tuple(em.fresh(f"i{d}") for d in range(out.type.ndim)))
     expr = scalar_expression(node, [load(em, v, nest) for v in node.inputs])
     nest.stores.append((name, expr))
-    em.line(f"{name} = {empty(out.shape, out.dtype)}")
+    em.line(f"{name} = {empty(domain, out.dtype)}")
     render(em, nest)
 
 
@@ -383,8 +440,11 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
     (x,) = node.inputs
     out, axes, keepdims = node.output, node.attrs["axes"], node.attrs["keepdims"]
     if nest is None:
-        nest = LoopNest(x.shape, tuple(em.fresh(f"i{d}") for d in range(x.type.ndim)))
+        nest = LoopNest(dims(em, x), tuple(em.fresh(f"i{d}") for d in range(x.type.ndim)))
         element = load(em, x, nest)
+    shape = nest.domain  # x's extents
+    if node.op in NO_IDENTITY:
+        _check_not_empty(em, [shape[a] for a in axes], NO_IDENTITY[node.op])
     monoid, acc_dtype = MONOIDS[node.op], _accumulator_dtype(node)
     logical = node.op in (ops.reduce_any, ops.reduce_all)
     element = cast(element, x.dtype, np.dtype(bool) if logical else acc_dtype)
@@ -403,31 +463,39 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
             em.line(f"{array}[{', '.join(index)}] = {expr}")
         em.line(f"{slot} = {element if store else monoid.combine(slot, element)}")
 
+    out_shape = tuple(shape[d] if d in kept else 1 for d in range(x.type.ndim)) \
+        if keepdims else tuple(shape[d] for d in kept)
     if trailing:  # kept axes outside, a scalar accumulator inside
         out_index = [index[d] if d in kept else "0" for d in range(x.type.ndim)]
         out_index = out_index if keepdims else [index[d] for d in kept]
         if out.type.ndim:
-            em.allocate(f"{name} = {empty(out.shape, out.dtype)}")
-        outer = [(index[d], x.shape[d]) for d in kept]
-        length = x.shape[-1] if x.type.ndim else 1
-        buffered = monoid.buffered if acc_dtype.kind == "f" and length > 1 else None
-        laned = monoid.lanes and acc_dtype.kind == "f" and length >= 2 * LANES
-        chunk = LANES if laned else min(length, REDUCTION_CHUNK)
+            em.allocate(f"{name} = {empty(out_shape, out.dtype)}")
+        outer = [(index[d], shape[d]) for d in kept]
+        length = shape[-1] if x.type.ndim else 1
+        if isinstance(length, str):  # a run-time row length: one buffer of that length
+            buffered = "pairwise" if monoid.buffered == "pairwise" and \
+                acc_dtype.kind == "f" else None
+            laned, chunk = False, length
+        else:
+            buffered = monoid.buffered if acc_dtype.kind == "f" and length > 1 else None
+            laned = monoid.lanes and acc_dtype.kind == "f" and length >= 2 * LANES
+            chunk = LANES if laned else min(length, REDUCTION_CHUNK)
         buf = em.fresh("lanes")
         allocate = f"{buf} = np.empty({chunk}, {np_type(acc_dtype)})"
-        buffered = buffered or laned
-        with em.loops(outer, x.type.size):
+        if buffered and isinstance(chunk, str):
+            em.line(allocate)
+        with em.loops(outer, known_size(shape)):
             em.line(f"{acc} = {monoid.init(acc_dtype)}")
-            if buffered:
+            if (buffered or laned) and not isinstance(chunk, str):
                 em.scratch(allocate)
-            with em.loops([(index[d], x.shape[d]) for d in axes[:-1]]):
+            with em.loops([(index[d], shape[d]) for d in axes[:-1]]):
                 if laned:
                     _laned_row(em, index[-1], length, buf, acc, monoid, acc_dtype, body)
                 elif buffered:
                     _buffered_row(em, index[-1], length, chunk, buf, acc, monoid, acc_dtype,
                                   body)
                 else:
-                    with em.loops([(index[d], x.shape[d]) for d in axes[-1:]]):
+                    with em.loops([(index[d], shape[d]) for d in axes[-1:]]):
                         body(acc)
             result = cast(acc, acc_dtype, out.dtype)
             em.line(f"{name}[{', '.join(out_index)}] = {result}" if out.type.ndim else
@@ -435,11 +503,24 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
         return
     # Reduced axes in the middle: sweep the input in memory order and
     # accumulate into an array over the kept axes.
-    kept_shape = tuple(x.shape[d] for d in kept)
+    kept_shape = shape_text(tuple(shape[d] for d in kept))
     em.line(f"{acc} = np.full({kept_shape}, {monoid.init(acc_dtype)}, {np_type(acc_dtype)})")
-    with em.loops([(index[d], x.shape[d]) for d in range(x.type.ndim)]):
+    with em.loops([(index[d], shape[d]) for d in range(x.type.ndim)]):
         body(f"{acc}[{', '.join(index[d] for d in kept)}]")
-    em.line(f"{name} = {acc}.astype({np_type(out.dtype)}).reshape({out.shape})")
+    em.line(f"{name} = {acc}.astype({np_type(out.dtype)}).reshape({shape_text(out_shape)})")
+
+
+NO_IDENTITY = {ops.reduce_max: "maximum", ops.reduce_min: "minimum"}
+
+
+def _check_not_empty(em: Emitter, reduced: list[Extent], name: str) -> None:
+    """NumPy's error for max/min over no elements, where that is known at run
+    time only (static extents are checked while tracing)."""
+    run_time = [d for d in reduced if isinstance(d, str)]
+    if run_time:
+        with em.block(f"if {' * '.join(run_time)} == 0:"):
+            em.line(f"raise ValueError('zero-size array to reduction operation {name} "
+                    f"which has no identity')")
 
 
 # A float sum/prod over the last axis computes its elements into a buffer (one
@@ -471,7 +552,7 @@ def pairwise_chunks(n: int, limit: int = REDUCTION_CHUNK) -> tuple[list[int], li
     return lengths, program
 
 
-def _buffered_row(em: Emitter, last: str, length: int, chunk: int, buf: str, acc: str,
+def _buffered_row(em: Emitter, last: str, length: Extent, chunk: Extent, buf: str, acc: str,
                   monoid: Monoid, dtype: np.dtype, body: Callable[..., None]) -> None:
     """Reduce the last axis (``last`` in range(length)) chunk by chunk through ``buf``."""
     def reduced(count: str) -> str:
@@ -479,7 +560,9 @@ def _buffered_row(em: Emitter, last: str, length: int, chunk: int, buf: str, acc
             return f"rt.pairwise_sum({buf}, 0, {count}, {literal(0, dtype)})"
         return f"{monoid.buffered}({buf}, {count})"
 
-    if monoid.buffered == "pairwise":
+    if isinstance(length, str):
+        lengths, program = [length], []
+    elif monoid.buffered == "pairwise":
         lengths, program = pairwise_chunks(length, chunk)
     else:
         lengths, program = [min(chunk, length - s) for s in range(0, length, chunk)], []
@@ -574,8 +657,18 @@ def _arg_reduction(em: Emitter, node: Node) -> None:
 
 # ---------------------------------------------------------------- linear algebra
 
-def _as_dtype(em: Emitter, v: Value, dtype: np.dtype) -> str:
-    return em.contiguous(v) if v.dtype == dtype else f"{em(v)}.astype({np_type(dtype)})"
+def _as_dtype(em: Emitter, v: Value, dtype: np.dtype, contiguous: bool = True) -> str:
+    if v.dtype != dtype:
+        return f"{em(v)}.astype({np_type(dtype)})"
+    return em.contiguous(v) if contiguous else em(v)
+
+
+def _check_core_dims(em: Emitter, a: Value, b: Value) -> None:
+    """matmul's contracted extents, when one is known at run time only."""
+    ka, kb = extent(em, a, a.type.ndim - 1), extent(em, b, max(b.type.ndim - 2, 0))
+    with em.block(f"if {ka} != {kb}:"):
+        em.line(f"raise ValueError('matmul: mismatch in the contracted dimension (' + "
+                f"str({ka}) + ' vs ' + str({kb}) + ')')")
 
 
 @lowering(ops.matmul)
@@ -583,8 +676,16 @@ def _matmul(em: Emitter, node: Node) -> None:
     a, b = node.inputs
     out = node.output
     dtype = out.dtype
-    name = em.define(out)
     k = a.shape[-1]
+    if None in (k, b.shape[max(b.type.ndim - 2, 0)]):
+        _check_core_dims(em, a, b)
+        if a.type.ndim == b.type.ndim == 1 and dtype.kind == "f":
+            # x[:i] @ y[:i] in loop bodies: no copies, no BLAS call overhead
+            name = em.define(out)
+            em.line(f"{name} = rt.dot_pairwise({_as_dtype(em, a, dtype, False)}, "
+                    f"{_as_dtype(em, b, dtype, False)}, {literal(0, dtype)})")
+            return
+    name = em.define(out)
     if out.type.size == 0 or k == 0:
         zero = literal(0, dtype)
         em.line(f"{name} = " + (zero if out.type.ndim == 0 else
@@ -594,8 +695,11 @@ def _matmul(em: Emitter, node: Node) -> None:
     em.line(f"{an} = {_as_dtype(em, a, dtype)}")
     em.line(f"{bn} = {_as_dtype(em, b, dtype)}")
     if a.type.ndim <= 2 and b.type.ndim <= 2:
+        k = extent(em, a, a.type.ndim - 1)
         em.line(f"{name} = {_dot(an, a.type.ndim, bn, b.type.ndim, k, out.shape, dtype)}")
         return
+    for v in (a, b, out):
+        ops.check_static(v.type, "a batched matmul")
     # Batched: one BLAS call per matrix of the broadcast batch dims.
     core_ndim = (a.type.ndim > 1) + (b.type.ndim > 1)
     batch = out.shape[: out.type.ndim - core_ndim]
@@ -617,15 +721,19 @@ def _matmul(em: Emitter, node: Node) -> None:
         em.line(f"{name}[{', '.join(index)}] = {product}")
 
 
-def _dot(lhs: str, lhs_ndim: int, rhs: str, rhs_ndim: int, k: int,
-         shape: tuple[int, ...], dtype: np.dtype) -> str:
+def _dot(lhs: str, lhs_ndim: int, rhs: str, rhs_ndim: int, k: Extent,
+         shape: tuple, dtype: np.dtype) -> str:
     """A (batch-free) matrix product: BLAS for floats, loops for integers."""
     if dtype.kind == "f":
         return f"np.dot({lhs}, {rhs})"
+    if isinstance(k, str):  # a run-time length: the names are plain arrays here
+        k = f"{lhs}.shape[{lhs_ndim - 1}]"
     lhs2 = f"{lhs}.reshape((1, {k}))" if lhs_ndim == 1 else lhs
     rhs2 = f"{rhs}.reshape(({k}, 1))" if rhs_ndim == 1 else rhs
     product = f"rt.int_matmul({lhs2}, {rhs2})"
-    return f"{product}[0, 0]" if not shape else f"{product}.reshape({shape})"
+    if len(shape) == 2:
+        return product
+    return f"{product}[0, 0]" if not shape else f"{product}.ravel()"
 
 
 # ---------------------------------------------------------------- shapes and views
@@ -701,7 +809,7 @@ VIEW_OPS = frozenset({ops.getitem, ops.dyn_getitem, ops.transpose, ops.reshape,
 
 
 def _store_loop(em: Emitter, name: str, x: Value, index: tuple, v: Value,
-                target: tuple[int, ...] | None = None) -> None:
+                target: tuple[Extent, ...] | None = None) -> None:
     """``name[index] = v`` as explicit loops over the ``target`` region's shape
     (numba compiles its generic slice assignment about ten times slower); ints
     and slice starts in ``index`` may be names of run-time values."""
@@ -713,6 +821,7 @@ def _store_loop(em: Emitter, name: str, x: Value, index: tuple, v: Value,
         em.line(f"{source} = {em(v)}.copy()")
     else:
         source = None
+    check_extents(em, v, target, "assignment")
     loop_vars = tuple(em.fresh(f"i{d}") for d in range(len(target)))
     it = iter(loop_vars)
     subscript = [f"{e[0]} + {e[2]} * {next(it)}" if isinstance(e, tuple) else str(e)
@@ -813,9 +922,11 @@ def _concatenate(em: Emitter, node: Node) -> None:
 
 
 def _dynamic_entries(em: Emitter, x: Value, index: tuple, dyn: Sequence[Value],
-                     loc: object = None) -> tuple:
+                     loc: object = None, counts: dict[int, str] | None = None) -> tuple:
     """The index template with run-time names filled in; a dynamic slice becomes
-    (start name, stop text, step) after a check that it fits the axis."""
+    (start name, stop text, step) after a check that it fits the axis. A RANGE
+    becomes a slice numba resolves (a view), or, given ``counts``, its first
+    index and length (Python's rules, through rt.slice_range): a store region."""
     names = iter(em(v) for v in dyn)
     out = []
     for dim, e in enumerate(index):
@@ -823,7 +934,7 @@ def _dynamic_entries(em: Emitter, x: Value, index: tuple, dyn: Sequence[Value],
             out.append(next(names))
         elif ops.is_dynamic_slice(e):
             _, length, step = e
-            start, n = next(names), x.shape[dim]
+            start, n = next(names), extent(em, x, dim)
             if length:
                 with em.block(f"if {start} < 0 or {start} + {ops.slice_span(length, step)}"
                               f" > {n}:"):
@@ -833,9 +944,38 @@ def _dynamic_entries(em: Emitter, x: Value, index: tuple, dyn: Sequence[Value],
                                f"slice lengths static)")
                     em.line(f"raise IndexError({message!r})")
             out.append((start, f"{start} + {length * step}", step))
+        elif ops.is_range(e):
+            _, start, stop, step = e
+            start = next(names) if start == ops.DYNAMIC else start
+            stop = next(names) if stop == ops.DYNAMIC else stop
+            if counts is None:
+                out.append(("" if start is None else start, stop, step))
+                continue
+            size = extent(em, x, dim)
+            if start is None:
+                start = 0 if step > 0 else f"{size} - 1"
+            if stop is None:
+                stop = size if step > 0 else f"-{size} - 1"
+            first, count = em.fresh("first"), em.fresh("count")
+            em.line(f"{first}, {count} = rt.slice_range({start}, {stop}, {step}, {size})")
+            counts[dim] = count
+            out.append((first, None, step))
         else:
             out.append(e)
     return tuple(out)
+
+
+def _region_dims(em: Emitter, x: Value, index: tuple, counts: dict[int, str]) -> tuple:
+    """The extents of the region ``x[index]`` (index from _dynamic_entries)."""
+    static = slice_shape(x.shape, ops.static_view(index))
+    it = iter(static)
+    region = []
+    for dim, e in enumerate(index):
+        if isinstance(e, tuple):
+            n = next(it)
+            region.append(counts[dim] if ops.is_range(e) else n)
+    region += [extent(em, x, d) for d in range(len(index), x.type.ndim)]
+    return tuple(region)
 
 
 @lowering(ops.dyn_getitem)
@@ -850,7 +990,16 @@ def _dyn_getitem(em: Emitter, node: Node) -> None:
 def _dyn_setitem(em: Emitter, node: Node) -> None:
     x, v, *dyn = node.inputs
     index = node.attrs["index"]
-    entries = _dynamic_entries(em, x, index, dyn, node.loc)
+    counts: dict[int, str] = {}
+    entries = _dynamic_entries(em, x, index, dyn, node.loc, counts)
+    region = _region_dims(em, x, index, counts)
     name = em.define(node.output)
     em.line(f"{name} = {em(x)}" if em.can_overwrite(x, node) else f"{name} = {em(x)}.copy()")
-    _store_loop(em, name, x, entries, v, slice_shape(x.shape, ops.static_view(index)))
+    _store_loop(em, name, x, entries, v, region)
+
+
+@lowering(ops.dim_size)
+def _dim_size(em: Emitter, node: Node) -> None:
+    (x,) = node.inputs
+    size = extent(em, x, node.attrs["axis"])
+    em.line(f"{em.define(node.output)} = np.int64({size})")

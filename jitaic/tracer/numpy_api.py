@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from jitaic.errors import ConcretizationError, ShapeError, UnsupportedError, at, user_location
+from jitaic.errors import ShapeError, UnsupportedError, at, user_location
 from jitaic.ir import ops
 from jitaic.ir.types import check_supported_dtype
 from jitaic.tracer.core import (
@@ -205,8 +205,24 @@ any_ = _reducer(ops.reduce_any)
 all_ = _reducer(ops.reduce_all)
 
 
-def _count(shape: tuple[int, ...], axes: tuple[int, ...]) -> int:
-    return int(np.prod([shape[a] for a in axes], dtype=np.int64))
+def _count(x: Tracer, axes: tuple[int, ...]) -> int | Tracer:
+    """How many elements a reduction over ``axes`` sees: an int, or a traced
+    int64 when some of those axes have run-time lengths (x[:i])."""
+    static = int(np.prod([x.shape[a] for a in axes if x.shape[a] is not None],
+                         dtype=np.int64))
+    count: int | Tracer = static
+    for a in axes:
+        if x.shape[a] is None:
+            count = count * emit(ops.dim_size, [x], {"axis": a})
+    return count
+
+
+def _divide(total: Tracer, count: int | Tracer) -> Tracer:
+    """``total / count`` in total's float dtype (NumPy divides a float32 mean's
+    sum by its count in float32)."""
+    if isinstance(count, Tracer):
+        count = astype(count, total.dtype)
+    return total / count
 
 
 def _float_operand(x: Tracer, dtype) -> Tracer:
@@ -223,7 +239,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
         raise _unsupported("np.mean(out=/where=)")
     x = _float_operand(as_tracer(a), dtype)
     axes = normalize_axes(axis, x.ndim)
-    return _reduce(ops.reduce_sum, x, axes, keepdims) / _count(x.shape, axes)
+    return _divide(_reduce(ops.reduce_sum, x, axes, keepdims), _count(x, axes))
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None,
@@ -233,9 +249,10 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, 
     ddof = correction if correction is not None else ddof
     x = _float_operand(as_tracer(a), dtype)
     axes = normalize_axes(axis, x.ndim)
-    n = _count(x.shape, axes)
-    centred = x - _reduce(ops.reduce_sum, x, axes, True) / n
-    return _reduce(ops.reduce_sum, centred * centred, axes, keepdims) / max(n - ddof, 0)
+    n = _count(x, axes)
+    centred = x - _divide(_reduce(ops.reduce_sum, x, axes, True), n)
+    dof = max(n - ddof, 0) if isinstance(n, int) else apply_ufunc(np.maximum, n - ddof, 0)
+    return _divide(_reduce(ops.reduce_sum, centred * centred, axes, keepdims), dof)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None,
@@ -361,6 +378,7 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     if order != "C":
         raise _unsupported(f"reshape with order={order!r}")
     a = as_tracer(a)
+    ops.check_static(a.aval, "reshape", at(user_location()))
     shape = _resolve_shape(newshape if shape is None else shape, a.size)
     if int(np.prod(shape, dtype=np.int64)) != a.size:
         raise ShapeError(f"cannot reshape array of size {a.size} into shape {shape}"
@@ -588,12 +606,8 @@ def _normalize_index(key: object, shape: tuple[int, ...]) -> tuple[tuple, list[i
         if isinstance(k, (Tracer, list, np.ndarray)) and not (
                 isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype.kind in "iu"):
             raise _unsupported("indexing with an array (advanced indexing)")
-        if _is_traced_slice(k) and _traced_slice_length(k) is None:
-            # A ConcretizationError: a short static loop around it is unrolled instead.
-            raise ConcretizationError(f"a slice whose length depends on traced values "
-                                      f"(only known at run time) is not supported; "
-                                      f"slices like x[j:j + 3] (a traced start, a fixed "
-                                      f"length) are{at(user_location())}")
+        if _is_traced_slice(k) and isinstance(k.step, Tracer):
+            raise _unsupported("a slice with a traced step")
     n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
     if n_real > len(shape):
         raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, "
@@ -615,13 +629,18 @@ def _normalize_index(key: object, shape: tuple[int, ...]) -> tuple[tuple, list[i
         if _is_dynamic_int(k):
             index.append(ops.DYNAMIC)
             dynamic.append(k)
+        elif shape[dim] is None:  # an axis whose length is known at run time only
+            index.append(_run_time_entry(k, dynamic))
         elif _is_traced_slice(k):
             length, step = _traced_slice_length(k), k.step or 1
-            if ops.slice_span(length, step) > shape[dim]:
-                raise IndexError(f"a slice of length {length} does not fit axis {dim} of "
-                                 f"size {shape[dim]}{at(user_location())}")
-            index.append((ops.DYNAMIC, length, step))
-            dynamic.append(astype(as_tracer(k.start), np.int64))
+            if length is None:
+                index.append(_run_time_entry(k, dynamic))
+            else:
+                if ops.slice_span(length, step) > shape[dim]:
+                    raise IndexError(f"a slice of length {length} does not fit axis {dim} "
+                                     f"of size {shape[dim]}{at(user_location())}")
+                index.append((ops.DYNAMIC, length, step))
+                dynamic.append(astype(as_tracer(k.start), np.int64))
         else:
             index.append(_normalize_entry(k, shape[dim], dim))
         out_pos += isinstance(index[-1], tuple)
@@ -629,6 +648,34 @@ def _normalize_index(key: object, shape: tuple[int, ...]) -> tuple[tuple, list[i
     while index and index[-1] == (0, shape[len(index) - 1], 1):
         index.pop()  # trailing full slices are implicit
     return tuple(index), new_axes, dynamic
+
+
+def _run_time_entry(k: object, dynamic: list) -> object:
+    """An index entry resolved when the code runs (Python's semantics there):
+    a slice with traced bounds becomes a RANGE (its length known at run time
+    only), an int on an axis of run-time length a DYNAMIC index."""
+    if isinstance(k, slice):
+        step = 1 if k.step is None else _static_int(k.step, "slice step")
+        if step == 0:
+            raise ValueError("slice step cannot be zero")
+        bounds = []
+        for bound in (k.start, k.stop):
+            if bound is None or isinstance(bound, (int, np.integer)):
+                bounds.append(None if bound is None else int(bound))
+            else:
+                bounds.append(ops.DYNAMIC)
+                dynamic.append(astype(as_tracer(bound), np.int64))
+        return (ops.RANGE, *bounds, step)
+    dynamic.append(as_tracer(np.int64(_static_int(k, "index"))))
+    return ops.DYNAMIC
+
+
+def _static_int(k: object, what: str) -> int:
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+        raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
+                         f"(`None`) and integer or boolean arrays are valid indices, got "
+                         f"{type(k).__name__} as {what}{at(user_location())}")
+    return int(k)
 
 
 def _is_traced_slice(k: object) -> bool:
@@ -813,23 +860,22 @@ def getitem(self: Tracer, key: object) -> Tracer:
     if _has_advanced(key):
         return _gather(self, key)
     index, new_axes, dynamic = _normalize_index(key, self.shape)
-    if dynamic:
-        if new_axes:
-            raise _unsupported("None (np.newaxis) together with a traced index")
+    if dynamic or any(map(ops.is_range, index)):
         scalar = len(index) == self.ndim and all(not isinstance(e, tuple) for e in index)
-        if scalar:
+        if scalar and not new_axes:
             return emit(ops.dyn_getitem, [self, *dynamic], {"index": index}, scalar=True)
         # A view, like NumPy's x[i]: writes through it reach x.
         step = ViewStep("dyn_getitem", (index, tuple(d.value for d in dynamic)))
-        return view(self, (step,))
-    has_ellipsis = key is Ellipsis or (isinstance(key, tuple) and Ellipsis in key)
-    all_ints = len(index) == self.ndim and all(isinstance(e, int) for e in index)
-    if all_ints and not new_axes and not has_ellipsis:  # a scalar copy, not a view
-        return emit(ops.getitem, [self], {"index": index}, scalar=True)
-    if not index:
-        result = view(self, ())
+        result = view(self, (step,))
+        if new_axes and not result.aval.static:
+            raise _unsupported("None (np.newaxis) in an index whose result has a run-time "
+                               "length")
     else:
-        result = view(self, (ViewStep("getitem", index),))
+        has_ellipsis = key is Ellipsis or (isinstance(key, tuple) and Ellipsis in key)
+        all_ints = len(index) == self.ndim and all(isinstance(e, int) for e in index)
+        if all_ints and not new_axes and not has_ellipsis:  # a scalar copy, not a view
+            return emit(ops.getitem, [self], {"index": index}, scalar=True)
+        result = view(self, (ViewStep("getitem", index),) if index else ())
     if new_axes:
         shape = list(result.shape)
         for pos in new_axes:
@@ -851,7 +897,7 @@ def setitem(self: Tracer, key: object, value: object) -> None:
     v = as_tracer(value)
     if v.dtype != self.dtype:
         v = astype(v, self.dtype)
-    if dynamic:
+    if dynamic or any(map(ops.is_range, index)):
         self.write(emit(ops.dyn_setitem, [self, v, *dynamic], {"index": index}).value)
         return
     if not index:  # x[...] = v
@@ -929,8 +975,7 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
     x = as_tracer(a)
     if weights is None:
         avg = mean(x, axis, keepdims=keepdims)
-        total = full_value(avg.shape, _count(x.shape, normalize_axes(axis, x.ndim)),
-                           avg.dtype)
+        total = full_value(avg.shape, _count(x, normalize_axes(axis, x.ndim)), avg.dtype)
     else:
         w = as_tracer(weights)
         if w.shape != x.shape:  # 1-D weights along one axis, as NumPy allows

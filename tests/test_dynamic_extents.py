@@ -1,0 +1,142 @@
+"""Run-time extents inside loop bodies: x[:i], A[i, :j], y[k:n - k].
+
+The programs of ``control_programs.py`` ("slices whose length is known at run
+time only") check results against NumPy in both frontends. Here: the IR keeps
+one loop and marks the run-time dimension, NumPy's errors where run-time
+lengths disagree, the constructs that still need static extents, and
+gradients through such loops against finite differences.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import finite_difference
+
+import jitaic
+
+
+def prefix_sums(x):
+    out = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        out[i] = x[:i + 1].sum()
+    return out
+
+
+def test_loop_stays_a_loop_and_the_ir_marks_the_run_time_dimension() -> None:
+    x = np.arange(1.0, 200.0)
+    f = jitaic.jit(prefix_sums, mode="ast")
+    np.testing.assert_array_equal(f(x), np.cumsum(x))
+    lowered = f.lower(x)
+    text = lowered.as_text()
+    assert text.count("for_loop") == 1 and "f64[?]" in text, text
+    assert "kernel over [?]" in lowered.fusion_report() or "reduce_sum" in text
+
+
+def sum_prefixes(x):
+    out = np.zeros(x.shape[0] + 1)
+    for i in range(x.shape[0] + 1):
+        out[i] = np.sum(x[:i])  # the empty prefix sums to 0
+    return out
+
+
+@pytest.mark.parametrize("n", [1, 7, 8, 9, 130, 1000])
+def test_prefix_sums_are_numpys_own_sums(n: int) -> None:
+    """The same pairwise order as np.sum on each prefix: equal bit for bit."""
+    x = np.random.default_rng(n).normal(size=n)
+    expected = np.array([np.sum(x[:i]) for i in range(n + 1)])
+    np.testing.assert_array_equal(jitaic.jit(sum_prefixes, mode="ast")(x), expected)
+
+
+def mismatched_add(x, y):
+    total = 0.0
+    for i in range(1, x.shape[0]):
+        total += (x[:i] * y[:i + 1]).sum()
+    return total
+
+
+def mismatched_store(x):
+    out = np.zeros_like(x)
+    for i in range(1, x.shape[0]):
+        out[:i] = x[:i + 1]
+    return out
+
+
+def mismatched_dot(x):
+    total = 0.0
+    for i in range(1, x.shape[0]):
+        total += x[:i] @ x[1:i + 2]
+    return total
+
+
+def max_of_prefix(x):
+    best = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        best[i] = x[:i].max()  # empty at i == 0
+    return best
+
+
+@pytest.mark.parametrize("fn, args, message", [
+    (mismatched_add, (np.ones(5), np.ones(5)), "lengths known at run time differ"),
+    (mismatched_store, (np.ones(5),), "lengths known at run time differ"),
+    (mismatched_dot, (np.ones(5),), "contracted dimension"),
+    (max_of_prefix, (np.ones(4),), "zero-size array to reduction operation maximum"),
+])
+def test_run_time_lengths_that_disagree_raise_numpys_error(fn, args, message) -> None:
+    with pytest.raises(ValueError) as numpy_error:
+        fn(*args)
+    with pytest.raises(ValueError, match=message):
+        jitaic.jit(fn, mode="ast")(*args)
+    assert numpy_error.value is not None
+
+
+def reshape_prefix(x):
+    total = 0.0
+    for i in range(1, x.shape[0]):
+        total += x[:i].reshape(1, -1).sum()
+    return total
+
+
+def concatenate_prefix(x):
+    total = 0.0
+    for i in range(1, x.shape[0]):
+        total += np.concatenate([x[:i], x[:i]]).sum()
+    return total
+
+
+@pytest.mark.parametrize("fn, construct", [
+    (reshape_prefix, "reshape"), (concatenate_prefix, "np.concatenate")])
+def test_constructs_that_need_static_extents_are_named(fn, construct: str) -> None:
+    with pytest.raises(jitaic.UnsupportedError) as info:
+        jitaic.jit(fn, mode="ast")(np.ones(4))
+    message = str(info.value)
+    assert construct in message and "known at run time" in message, message
+    assert "test_dynamic_extents.py:" in message, message
+
+
+def substitution_loss(L, b):
+    x = np.zeros_like(b)
+    for i in range(b.shape[0]):
+        x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]
+    return (x * x).sum()
+
+
+def window_statistics(x):
+    total = 0.0
+    for i in range(1, x.shape[0]):
+        total += x[:i].mean() * x[i:].max() + np.sum(np.flip(x[:i]) * x[-i:])
+    return total
+
+
+@pytest.mark.parametrize("fn, make, argnums", [
+    (substitution_loss, lambda r: (np.tril(r.random((5, 5))) + 5 * np.eye(5), r.random(5)),
+     (0, 1)),
+    (window_statistics, lambda r: (r.normal(size=7),), 0),
+])
+def test_gradients_through_run_time_slices(fn, make, argnums) -> None:
+    args = make(np.random.default_rng(3))
+    grads = jitaic.grad(fn, argnums=argnums)(*args)
+    grads = grads if isinstance(grads, tuple) else (grads,)
+    for k, g in zip(argnums if isinstance(argnums, tuple) else (argnums,), grads,
+                    strict=True):
+        np.testing.assert_allclose(g, finite_difference(fn, args, k), rtol=1e-6, atol=1e-8)
