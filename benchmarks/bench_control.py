@@ -14,7 +14,10 @@ the default ``mode="auto"``, or unrolling when tracing can decide it):
   the loop is unrolled while tracing);
 - a ``for i in range(x.shape[0])`` loop over rows with a scalar accumulator
   (``acc += np.sum(x[i] * w)``), and a running maximum kept with an ``if`` on
-  a traced value.
+  a traced value;
+- forward substitution ``x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]``: slices
+  whose length is the loop index (run-time extents inside the loop body; the
+  jax version masks the row instead, as lax has no run-time lengths).
 
 The "jitaic" column is ``jitaic.jit(fn)`` (default auto mode) on the SAME Python
 source as the "numpy" column; the first-call table says which frontend auto
@@ -186,6 +189,40 @@ def rowmax_jax(x, w):
 
 
 # --------------------------------------------------------------------------
+# (d) forward substitution: slices whose length is the loop index
+# --------------------------------------------------------------------------
+
+
+def trisolve_np(L, b):
+    x = np.zeros_like(b)
+    for i in range(b.shape[0]):
+        x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]
+    return x
+
+
+def trisolve_loop(L, b):
+    n = b.shape[0]
+    x = np.zeros_like(b)
+    for i in range(n):
+        s = 0.0
+        for j in range(i):
+            s += L[i, j] * x[j]
+        x[i] = (b[i] - s) / L[i, i]
+    return x
+
+
+def trisolve_jax(L, b):
+    # lax has no run-time slice lengths: mask the row instead (same O(n^2) work)
+    cols = jnp.arange(b.shape[0])
+
+    def body(i, x):
+        row = jnp.where(cols < i, L[i], 0.0)
+        return x.at[i].set((b[i] - row @ x) / L[i, i])
+
+    return lax.fori_loop(0, b.shape[0], body, jnp.zeros_like(b))
+
+
+# --------------------------------------------------------------------------
 # workloads
 # --------------------------------------------------------------------------
 
@@ -207,6 +244,7 @@ NEWTON = "Newton sqrt, while max(abs(step)) > tol"
 JACOBI = "Jacobi stencil, 10 sweeps"
 ROWSUM = "rows: acc += sum(x[i]*w)"
 ROWMAX = "rows: running max (if s > best)"
+TRISOLVE = "forward substitution, L[i, :i] @ x[:i]"
 TOL = 1e-12
 SWEEPS = 10
 
@@ -227,6 +265,13 @@ def _grid(n: int):
 
 def _rows(n: int, m: int):
     return lambda rng: (rng.standard_normal((n, m)), rng.standard_normal(m))
+
+
+def _lower_triangular(n: int):
+    def make(rng):
+        return np.tril(rng.uniform(-1.0, 1.0, (n, n))) + n * np.eye(n), rng.standard_normal(n)
+
+    return make
 
 
 def workloads(quick: bool) -> list[Workload]:
@@ -256,6 +301,8 @@ def workloads(quick: bool) -> list[Workload]:
             Workload(name, label, _rows(n, m), np_fn, loop_fn, jax_fn, rtol=1e-9, atol=1e-10)
             for n, m, label in [(10**4, 16, "1e4x16"), (10**3, 256, "1e3x256")]
         ]
+    ws += [Workload(TRISOLVE, str(n), _lower_triangular(n), trisolve_np, trisolve_loop,
+                    trisolve_jax, rtol=1e-9, atol=1e-12) for n in (100, 1000)]
     return ws
 
 
