@@ -652,3 +652,43 @@ def shortest_prefix_over(x, target):
     while n < x.shape[0] and x[:n].sum() < target:
         n += 1
     return n
+
+
+@program(lambda r: (r.random(400), r.random(400) * 3.0, 8),
+         lambda r: (r.random(50), r.random(50), 3), data_dependent=True,
+         ir=("for_loop", "cond"))
+def azimuthal_means(data, radius, bins):
+    # x[mask] with a traced mask: its length is known at run time only
+    rmax = radius.max()
+    res = np.zeros(bins)
+    for i in range(bins):
+        ring = np.logical_and(rmax * i / bins <= radius, radius < rmax * (i + 1) / bins)
+        res[i] = data[ring].mean() if ring.any() else 0.0
+    return res
+
+
+@program(lambda r: (normal(r, 6, 5),), lambda r: (normal(r, 3, 2, dtype=np.float32),),
+         data_dependent=False, ir=())
+def clipped_inverse_cubes(d):
+    # the selected entries get a function of themselves (x[m] = f(x[m]))
+    r3 = d * d + 0.1
+    r3[r3 > 0.5] = r3[r3 > 0.5] ** -1.5
+    return r3
+
+
+def _csr(r: np.random.Generator, rows: int, cols: int) -> tuple:
+    dense = np.where(r.random((rows, cols)) < 0.3, r.normal(size=(rows, cols)), 0.0)
+    indptr = np.concatenate([[0], np.cumsum((dense != 0).sum(axis=1))]).astype(np.int32)
+    indices = np.nonzero(dense)[1].astype(np.int32)
+    return indptr, indices, dense[dense != 0], r.normal(size=cols)
+
+
+@program(lambda r: _csr(r, 9, 7), lambda r: _csr(r, 3, 4), data_dependent=False,
+         ir=("for_loop",))
+def csr_matvec(indptr, indices, values, x):
+    # x[cols] with an index array whose length is known at run time only
+    y = np.empty(indptr.size - 1, values.dtype)
+    for i in range(indptr.size - 1):
+        cols = indices[indptr[i]:indptr[i + 1]]
+        y[i] = values[indptr[i]:indptr[i + 1]] @ x[cols]
+    return y

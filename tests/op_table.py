@@ -412,6 +412,9 @@ row("index_ellipsis", lambda x: (x[..., 1], x[1, ..., None], x[..., 1:, ::-1]), 
 row("index_out_of_range_slices", lambda x: (x[2:100, -100:2], x[3:1], x[:, 5:]), IDX)
 row("index_0d", lambda x: x[()], (C("f64[]"),))
 row("index_then_math", lambda x: x[1:, 0] * x[:-1, -1], (C("f64[4,5]"),))
+# A view of a view read inside a kernel: x[::2][1:] reads x[2 * (1 + i)]
+row("index_views_of_views", lambda x: (x[::2][1:] * 2, x[1:][::2] + 1, x[::-1][2:, ::3] - 1,
+                                       x[1:, ::-2][::2, 1:] * 3), (C("f64[7,6]"),))
 
 
 # A traced integer (here from argmax) as an index: dyn_getitem / dyn_setitem.
@@ -460,12 +463,46 @@ def _scatters(x):
     return y
 
 
+# A traced boolean mask: x[mask] has a run-time length (compress); x[mask] = v
+# fills the selected rows from v in order (mask_scatter).
+def _mask_reads(x):
+    rows = x[:, 0, 0] > 0
+    return x[x > 0.5], x[rows].sum(axis=0), x[x > 0].mean(), x[rows][:, 1].max(axis=0)
+
+
+def _mask_writes(x):
+    y = x.copy()
+    rows = x[:, 0, 0] > 0
+    y[rows] = x[rows] * 2
+    y[y < -0.5] = x[y < -0.5] ** 2
+    return y
+
+
+# Index arrays of run-time length (CSR rows: cols = col_index[start:stop]).
+def _run_time_gathers(x):
+    k = np.argmax(x[:, 0, 0])
+    rows = np.array([3, 0, -1, 2, 2, 1])[:k + 1]
+    y = x.copy()
+    y[rows[:k]] += 1.0
+    return x[rows], x[rows, 1:3, rows[0]].sum(), x[:, rows[-1], rows], y
+
+
 row("gather", _gathers, (C("f64[4,5,6]"), C("i32[4,5,6]")))
+row("gather_run_time_length", _run_time_gathers, (C("f64[4,5,6]"),))
+row("mask_read", _mask_reads, (C("f64[4,5,6]"), C("f32[4,5,6]")))
+row("mask_write", _mask_writes, (C("f64[4,5,6]"), C("f32[4,5,6]")))
 row("scatter", _scatters, (C("f64[4,5,6]"), C("i64[4,5,6]")))
 
 # ---------------------------------------------------------------- compositions of ops
 
 row("flip", lambda x: (np.flip(x), np.flip(x, 1), np.flip(x, (0, 2))), (C("f64[3,4,2]"),))
+row("linspace_traced_endpoints",
+    lambda x: (np.linspace(x.min(), x.max(), 7), np.linspace(x[0], 2.0, 4, endpoint=False),
+               np.linspace(x[1], x[0], 3, retstep=True)[1]), (C("f64[5]"), C("f32[5]")))
+row("histogram",
+    lambda x, w: (*np.histogram(x, 6), np.histogram(x, 4, weights=w)[0],
+                  np.histogram(x, 3, range=(-0.5, 0.5))[0]),
+    (C("f64[40]", "f64[40]"), C("f32[7]", "f64[7]")))
 row("average", lambda x, w: (np.average(x), np.average(x, axis=1, weights=w[0]),
                              np.average(x, weights=w, returned=True)),
     (C("f64[3,4]", "f64[3,4]"),), domain=("real", "pos"))

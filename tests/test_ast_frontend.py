@@ -474,20 +474,20 @@ def test_rejected_construct_after_auto_fallback() -> None:
 def mask_in_loop(x):
     total = 0.0
     for i in range(x.shape[0]):
-        total += x[x > i].sum()  # <- error
+        total += x[x > i, ...].sum()  # <- error
     return total
 
 
 def mask_in_while_test(x):
     n = 1
-    while x[x > n].sum() > 10:  # <- error
+    while x[x > n, ...].sum() > 10:  # <- error
         n += 1
     return n
 
 
 def boolean_mask_in_branch(x):
     if x.sum() > 0:
-        x = x[x > 0]  # <- error
+        x = x[x > 0, ...]  # <- error
     return x
 
 
@@ -505,12 +505,12 @@ def test_integer_array_index_after_a_branch(mode: str) -> None:
 
 
 @pytest.mark.parametrize("fn, args, construct", [
-    (mask_in_loop, (np.ones(100),), "traced boolean mask"),
-    (boolean_mask_in_branch, (np.ones(4),), "traced boolean mask"),
+    (mask_in_loop, (np.ones(100),), "traced boolean mask together with other indices"),
+    (boolean_mask_in_branch, (np.ones(4),), "traced boolean mask together with other"),
 ], ids=["mask_in_loop", "boolean_mask"])
 @pytest.mark.parametrize("mode", MODES)
 def test_rejected_indexing(fn, args, construct: str, mode: str) -> None:
-    """Index forms whose result length depends on the data."""
+    """Index forms jitaic does not compile (x[mask] alone is supported)."""
     with pytest.raises(jitaic.UnsupportedError) as info:
         jitaic.jit(fn, mode=mode)(*args)
     assert_names_line(info.value, fn, construct)

@@ -523,6 +523,7 @@ def test_every_vjp_rule_is_exercised(monkeypatch: pytest.MonkeyPatch) -> None:
             jitaic.grad(vjp_objective(case.fn), argnums=argnums)(ct, *args)
         for fn, make in INDEX_CASES:
             jitaic.grad(fn)(*make(rng))
+        jitaic.grad(_grad_of_run_time_sum)(rng.normal(size=6))  # broadcast_like's VJP
     missing = {op.name for op in VJP_RULES} - used
     assert not missing, f"VJP rules no case exercises: {sorted(missing)}"
 
@@ -598,8 +599,29 @@ def _scatter_set_and_add(x, v):
     return np.sum(np.sin(y))
 
 
+def _masked(x, w):
+    # a traced mask: x[m] has a run-time length; x[m] = v fills its rows in order
+    y = x * w
+    m = y > 0.2
+    y[m] = np.sin(y[m]) * w[m]
+    return np.sum(y[y < 0.5] ** 2) + y[m].mean()
+
+
+def _up_to_argmax(x):
+    k = np.argmax(x)  # x[:k + 1]: a run-time length (sum's VJP: broadcast_like)
+    return np.sum(x[:k + 1] ** 2) * np.mean(x[k:]) + np.sum(x[1:k + 1, None] * x[:k, None])
+
+
+def _grad_of_run_time_sum(x):
+    # second order through a sum over x[:k + 1]: differentiates broadcast_like
+    return np.sum(jitaic.grad(lambda y: np.sum(y[:np.argmax(y) + 1] ** 3))(x) ** 2)
+
+
 INDEX_CASES = [
     (_gather_argmax, lambda r: (r.normal(size=5),)),
+    (_masked, lambda r: (r.normal(size=(4, 3)), r.normal(size=(4, 3)))),
+    (_up_to_argmax, lambda r: (r.normal(size=6),)),
+    (_grad_of_run_time_sum, lambda r: (r.normal(size=6),)),
     (_index_by_array, lambda r: (r.normal(size=(4, 3)), np.array(2))),
     (_cross_entropy, lambda r: (r.normal(size=(6, 4)), np.array([0, 3, 1, 1, 2, 0]))),
     (_gather_repeated, lambda r: (r.normal(size=(4, 3)),)),
@@ -608,7 +630,10 @@ INDEX_CASES = [
 
 
 @pytest.mark.parametrize("fn, make", INDEX_CASES,
-                         ids=["gather_at_argmax", "get_and_set_at_0d_int_array",
+                         ids=["gather_at_argmax", "mask_read_and_write",
+                              "run_time_slices_at_argmax",
+                              "second_order_run_time_sum",
+                              "get_and_set_at_0d_int_array",
                               "cross_entropy_labels", "gather_repeated",
                               "scatter_set_and_add_at"])
 def test_grad_through_integer_indexing(fn, make, rng: np.random.Generator) -> None:

@@ -27,6 +27,7 @@ NOT_REACHABLE_BY_TRACING = {
     "tape_new": "tapes exist only in gradients of while loops (test_autodiff_control_flow)",
     "tape_push": "tapes exist only in gradients of while loops (test_autodiff_control_flow)",
     "positive": "np.positive is exercised, but simplify removes it (+x -> x) before lowering",
+    "broadcast_like": "only gradients of sums over run-time lengths (test_dynamic_extents)",
 }
 
 _NUMBA: dict[str, jitaic.JitFunction] = {}

@@ -140,7 +140,14 @@ def _keepdims(g: Tracer, node: Node, x: Tracer) -> Tracer:
 
 @vjp_rule(ops.reduce_sum)
 def _sum(node, g, x, out):
+    if not x.aval.static:  # a run-time length: broadcast against x itself
+        return (emit(ops.broadcast_like, [_keepdims(g, node, x), x], scalar=False),)
     return (npa.broadcast_to(_keepdims(g, node, x), x.shape),)
+
+
+@vjp_rule(ops.broadcast_like)
+def _broadcast_like(node, g, x, like, out):
+    return (unbroadcast(g, x.shape), None)
 
 
 @vjp_rule(ops.reduce_prod)
@@ -237,6 +244,21 @@ def _dyn_setitem(node, g, x, v, *dyn_and_out):
     dv = emit(ops.dyn_getitem, [g, *dyn], {"index": index}, scalar=False)
     return (dx, unbroadcast(dv, v.shape), *(None for _ in dyn))
 
+
+
+@vjp_rule(ops.compress)
+def _compress(node, g, x, mask, out):
+    ops.check_static(x.aval, "the gradient of x[mask]")
+    zeros = npa.full_value(x.shape, 0.0, x.dtype)
+    return (emit(ops.mask_scatter, [zeros, g, mask], scalar=False), None)
+
+
+@vjp_rule(ops.mask_scatter)
+def _mask_scatter(node, g, x, v, mask, out):
+    zero = npa.full_value((), 0.0, x.dtype)  # overwritten entries of x get no gradient
+    dx = emit(ops.mask_scatter, [g, zero, mask], scalar=False)
+    rows = emit(ops.compress, [g, mask], scalar=False)
+    return (dx, unbroadcast(rows, v.shape), None)
 
 
 def _index_attrs(node: Node, accumulate: bool) -> dict:

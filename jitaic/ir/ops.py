@@ -363,14 +363,27 @@ matmul = define("matmul", _matmul_infer, np.matmul)
 def _reshape_infer(in_types, attrs, regions):
     (x,) = in_types
     shape = attrs["shape"]
-    check_static(x, "reshape")
+    if not x.static:
+        moved = attrs.get("from_axes") or ()
+        taken = [a for a in moved if a is not None]
+        if len(moved) != len(shape) or taken != [k for k, d in enumerate(x.shape) if d != 1] \
+                or any(d != (1 if a is None else x.shape[a]) for a, d in zip(moved, shape)):
+            check_static(x, "a reshape other than adding or removing length-1 axes")
+        return [x.with_shape(shape)]
     if int(np.prod(shape, dtype=np.int64)) != x.size:
         raise ShapeError(f"cannot reshape array of size {x.size} into shape {shape}")
     return [x.with_shape(shape)]
 
 
-reshape = define("reshape", _reshape_infer,
-                 lambda x, shape: np.reshape(x, shape), (SHAPE_ONLY,))
+def _reshape_reference(x, shape, from_axes=None):
+    if from_axes is not None:  # length-1 axes come and go around run-time extents
+        shape = tuple(1 if a is None else np.shape(x)[a] for a in from_axes)
+    return np.reshape(x, shape)
+
+
+# A reshape of an array with run-time extents only adds or removes length-1
+# axes; "from_axes" says which input axis each output axis is (None: a new 1).
+reshape = define("reshape", _reshape_infer, _reshape_reference, (SHAPE_ONLY,))
 
 
 def _transpose_infer(in_types, attrs, regions):
@@ -397,6 +410,20 @@ def _broadcast_to_infer(in_types, attrs, regions):
 
 broadcast_to = define("broadcast_to", _broadcast_to_infer,
                       lambda x, shape: np.broadcast_to(x, shape), (SHAPE_ONLY,))
+
+
+def _broadcast_like_infer(in_types, attrs, regions):
+    x, like = in_types
+    return [TensorType(broadcast_shapes(x.shape, like.shape), x.dtype)]
+
+
+# x broadcast against the shape of ``like`` (whose values are not read): the
+# gradient of a reduction over an array whose length is known at run time
+# only, where broadcast_to would need a static target shape.
+broadcast_like = define(
+    "broadcast_like", _broadcast_like_infer,
+    lambda x, like: np.broadcast_to(x, np.broadcast_shapes(np.shape(x), np.shape(like))).copy(),
+    (ELEMENTWISE,))
 
 
 def slice_shape(shape: tuple[int, ...], index: tuple) -> tuple[int | None, ...]:
@@ -464,8 +491,8 @@ def _index_shape(index_types) -> tuple:
     if any(t.dtype.kind not in "iu" for t in index_types):
         raise IndexError("arrays used as indices must be of integer (or boolean) type")
     try:
-        return np.broadcast_shapes(*(t.shape for t in index_types))
-    except ValueError:
+        return broadcast_shapes(*(t.shape for t in index_types))
+    except ShapeError:
         shapes = " ".join(str(t.shape) for t in index_types)
         raise IndexError(f"shape mismatch: indexing arrays could not be broadcast "
                          f"together with shapes {shapes}") from None
@@ -480,8 +507,6 @@ def numpy_key(ndim: int, indices, axes: tuple) -> tuple:
 
 def _gather_infer(in_types, attrs, regions):
     x, *indices = in_types
-    for t in in_types:
-        check_static(t, "integer-array indexing")
     shape = gather_shape(x.shape, _index_shape(indices), attrs["axes"], attrs["front"])
     return [TensorType(shape, x.dtype)]
 
@@ -493,10 +518,8 @@ gather = define("gather", _gather_infer,
 
 def _scatter_infer(in_types, attrs, regions):
     x, v, *indices = in_types
-    for t in in_types:
-        check_static(t, "integer-array assignment")
     target = gather_shape(x.shape, _index_shape(indices), attrs["axes"], attrs["front"])
-    if v.dtype != x.dtype or np.broadcast_shapes(v.shape, target) != target:
+    if v.dtype != x.dtype or not fits(v.shape, target):
         raise ShapeError(f"cannot scatter {v} into the {target} elements of {x}")
     return [x.with_shape(x.shape)]
 
@@ -514,6 +537,47 @@ def _scatter_reference(x, v, *indices, axes, front, accumulate):
 # x[idx] = v (accumulate=False; repeated indices: the last write wins) and
 # np.add.at(x, idx, v) (accumulate=True).
 scatter = define("scatter", _scatter_infer, _scatter_reference)
+
+
+# Boolean-mask indexing with a traced mask: x[mask] has one row per true entry
+# of the mask, a length known at run time only; x[mask] = v fills those rows
+# from v in order (or broadcasts v over them).
+
+
+def _check_mask(x: TensorType, mask: TensorType) -> tuple:
+    prefix = x.shape[:mask.ndim]
+    if mask.dtype != np.bool_ or mask.ndim == 0 or mask.ndim > x.ndim or any(
+            a != b and None not in (a, b) for a, b in zip(mask.shape, prefix, strict=True)):
+        raise IndexError(f"boolean index of shape {mask.shape} does not match the indexed "
+                         f"array's shape {x.shape}")
+    return x.shape[mask.ndim:]
+
+
+def _compress_infer(in_types, attrs, regions):
+    x, mask = in_types
+    return [TensorType((None, *_check_mask(x, mask)), x.dtype)]
+
+
+compress = define("compress", _compress_infer,
+                  lambda x, mask: np.asarray(x)[np.asarray(mask)].copy())
+
+
+def _mask_scatter_infer(in_types, attrs, regions):
+    x, v, mask = in_types
+    rest = _check_mask(x, mask)
+    if v.dtype != x.dtype or v.ndim > len(rest) + 1 or (
+            v.ndim and not fits(v.shape[1:] if v.ndim > len(rest) else v.shape, rest)):
+        raise ShapeError(f"cannot assign {v} to the rows {rest} of {x} where the mask is true")
+    return [x]
+
+
+def _mask_scatter_reference(x, v, mask):
+    out = np.array(x, copy=True)
+    out[np.asarray(mask)] = v
+    return out
+
+
+mask_scatter = define("mask_scatter", _mask_scatter_infer, _mask_scatter_reference)
 
 
 def _concatenate_infer(in_types, attrs, regions):

@@ -106,6 +106,7 @@ class Emitter:
         self.uses_prange = False
         self.overwritable: set[tuple[int, int]] = set()  # (id(value), id(node))
         self.reusable: dict[int, Value] = {}  # kernel output -> dead input whose buffer it takes
+        self.view_starts: dict[int, tuple] = {}  # run-time views: index with first indices
         self._bound: set[str] = set()  # loop variables an enclosing row loop already runs
         self._hoist: list | None = None  # [line position, indent] (row loops)
         self._in_prange = False

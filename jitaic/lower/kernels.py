@@ -161,6 +161,7 @@ def _isfinite(a, dt, node):
 
 
 scalar_rule(ops.where)(lambda a, dt, node: f"({a[1]} if {a[0]} else {a[2]})")
+scalar_rule(ops.broadcast_like)(lambda a, dt, node: a[0])
 scalar_rule(ops.astype)(lambda a, dt, node: a[0])
 
 
@@ -254,26 +255,30 @@ def load(em: Emitter, value: Value, nest: LoopNest, name: str | None = None) -> 
     offset = len(nest.domain) - value.type.ndim
     subs = ["0" if d == 1 else nest.index[offset + j] for j, d in enumerate(value.shape)]
     if name is None:
-        value, subs = _through_views(value, subs)
+        value, subs = _through_views(em, value, subs)
         if value.type.ndim == 0:  # a broadcast scalar
             return em(value)
     return f"{name or em(value)}[{', '.join(subs)}]"
 
 
-def _through_views(value: Value, subs: list[str]) -> tuple[Value, list[str]]:
-    """The array a chain of static basic-index views reads from, and the
-    subscripts there of the view's element at ``subs``."""
+def _through_views(em: Emitter, value: Value, subs: list[str]) -> tuple[Value, list[str]]:
+    """The array a chain of basic-index views reads from, and the subscripts
+    there of the view's element at ``subs`` (views with run-time indices use
+    the first indices their lowering normalised: ``em.view_starts``)."""
     node = value.producer
     while node is not None and (node.op is ops.broadcast_to or (
-            node.op is ops.getitem and node.attrs["index"])):
+            node.op is ops.getitem and node.attrs["index"]) or (
+            node.op is ops.dyn_getitem and id(value) in em.view_starts)):
         x = node.inputs[0]
         if node.op is ops.broadcast_to:  # right-aligned; x's size-1 dims read index 0
             offset = len(subs) - x.type.ndim
             subs = [subs[offset + j] if d != 1 else "0" for j, d in enumerate(x.shape)]
         else:
+            index = node.attrs["index"] if node.op is ops.getitem else \
+                em.view_starts[id(value)]
             it = iter(subs)
             base = []
-            for entry in node.attrs["index"]:
+            for entry in index:
                 if isinstance(entry, tuple):
                     start, _, step = entry
                     base.append(_offset(start, step, next(it)))
@@ -284,9 +289,11 @@ def _through_views(value: Value, subs: list[str]) -> tuple[Value, list[str]]:
     return value, subs
 
 
-def _offset(start: int, step: int, i: str) -> str:
+def _offset(start: int | str, step: int, i: str) -> str:
     if i == "0":
         return str(start)
+    if step != 1 and not i.isidentifier():
+        i = f"({i})"  # a subscript of an inner view: x[::2][1:] reads x[2 * (1 + i)]
     scaled = i if step == 1 else f"{step} * {i}"
     return scaled if start == 0 else f"{start} + {scaled}"
 
@@ -663,6 +670,21 @@ def _as_dtype(em: Emitter, v: Value, dtype: np.dtype, contiguous: bool = True) -
     return em.contiguous(v) if contiguous else em(v)
 
 
+def _vector_matrix_loops(em: Emitter, a: Value, b: Value, out: Value) -> None:
+    """``out = a @ b`` (1-D @ 2-D) as ``out[j] += a[k] * b[k, j]`` over b's rows:
+    loads index the arrays the views look into, so the row loop vectorises."""
+    rows, cols = extent(em, b, 0), extent(em, b, 1)
+    name = em.define(out)
+    em.line(f"{name} = np.zeros({shape_text((cols,))}, {np_type(out.dtype)})")
+    k, j, ak = em.fresh("k"), em.fresh("j"), em.fresh("ak")
+    with em.loops([(k, rows)]):
+        element = load(em, a, LoopNest((rows,), (k,)))
+        em.line(f"{ak} = {cast(element, a.dtype, out.dtype)}")
+        with em.loops([(j, cols)]):
+            element = load(em, b, LoopNest((rows, cols), (k, j)))
+            em.line(f"{name}[{j}] += {ak} * {cast(element, b.dtype, out.dtype)}")
+
+
 def _check_core_dims(em: Emitter, a: Value, b: Value) -> None:
     """matmul's contracted extents, when one is known at run time only."""
     ka, kb = extent(em, a, a.type.ndim - 1), extent(em, b, max(b.type.ndim - 2, 0))
@@ -679,12 +701,20 @@ def _matmul(em: Emitter, node: Node) -> None:
     k = a.shape[-1]
     if None in (k, b.shape[max(b.type.ndim - 2, 0)]):
         _check_core_dims(em, a, b)
-        if a.type.ndim == b.type.ndim == 1 and dtype.kind == "f":
-            # x[:i] @ y[:i] in loop bodies: no copies, no BLAS call overhead
-            name = em.define(out)
-            em.line(f"{name} = rt.dot_pairwise({_as_dtype(em, a, dtype, False)}, "
-                    f"{_as_dtype(em, b, dtype, False)}, {literal(0, dtype)})")
+    if not (a.type.static and b.type.static) and dtype.kind == "f" and \
+            a.type.ndim <= 2 and b.type.ndim <= 2 and a.type.ndim + b.type.ndim < 4:
+        # Views with run-time extents in loop bodies (x[:i] @ y[:i],
+        # v @ A[:, i:m]) are read in place, not copied to contiguous buffers:
+        # numba's np.dot takes strided vectors (calling the same BLAS dot as
+        # NumPy); vector-matrix products loop over the matrix in memory order.
+        if (a.type.ndim, b.type.ndim) == (1, 2):
+            _vector_matrix_loops(em, a, b, out)
             return
+        helper = "np.dot" if b.type.ndim == 1 and a.type.ndim == 1 else "rt.mat_vec"
+        name = em.define(out)
+        em.line(f"{name} = {helper}({_as_dtype(em, a, dtype, False)}, "
+                f"{_as_dtype(em, b, dtype, False)})")
+        return
     name = em.define(out)
     if out.type.size == 0 or k == 0:
         zero = literal(0, dtype)
@@ -747,8 +777,11 @@ def _reshape(em: Emitter, node: Node) -> None:
     elif x.type.ndim == 0:
         em.line(f"{em.define(out)} = np.full({out.shape}, {em(x)}, {np_type(out.dtype)})")
     else:
+        moved = node.attrs.get("from_axes") or (None,) * out.type.ndim  # run-time extents
+        shape = tuple(d if d is not None else extent(em, x, moved[k])
+                      for k, d in enumerate(out.shape))
         source = em(x) if em.layout(x) == "C" else f"np.ascontiguousarray({em(x)})"
-        em.line(f"{em.define(out)} = {source}.reshape({out.shape})")
+        em.line(f"{em.define(out)} = {source}.reshape({shape_text(shape)})")
 
 
 @lowering(ops.transpose)
@@ -851,28 +884,52 @@ def _setitem(em: Emitter, node: Node) -> None:
 
 # ---------------------------------------------------------------- advanced indexing
 
+def _index_dims(em: Emitter, indices: Sequence[Value]) -> tuple[Extent, ...]:
+    """The broadcast shape of the index arrays, run-time extents included."""
+    shape = ops.broadcast_shapes(*(v.shape for v in indices))
+    extents = []
+    for k, d in enumerate(shape):
+        back = len(shape) - k
+        sources = [v for v in indices if v.type.ndim >= back and
+                   v.shape[v.type.ndim - back] != 1]
+        extents.append(d if d is not None or not sources else
+                       extent(em, sources[0], sources[0].type.ndim - back))
+    for v in indices:
+        check_extents(em, v, tuple(extents), "integer-array index")
+    return tuple(extents)
+
+
+def _gathered_shape(em: Emitter, node: Node, x: Value,
+                    indices: Sequence[Value]) -> tuple[Extent, ...]:
+    return ops.gather_shape(dims(em, x), _index_dims(em, indices), node.attrs["axes"],
+                            node.attrs["front"])
+
+
 def _gathered_element(em: Emitter, node: Node, array: str, x: Value,
                       indices: Sequence[Value], out_index: Sequence[str]) -> str:
     """``array[...]`` (``x``'s buffer) at one element of the gathered shape: index
     arrays are read at their broadcast position, wrapped when negative and
     bounds-checked."""
     axes, front = node.attrs["axes"], node.attrs["front"]
-    b_ndim = len(np.broadcast_shapes(*(v.shape for v in indices)))
+    b_shape = _index_dims(em, indices)
     b_start = 0 if front else axes[0]
-    b_vars = out_index[b_start:b_start + b_ndim]
-    others = iter(v for k, v in enumerate(out_index) if not b_start <= k < b_start + b_ndim)
-    b_nest = LoopNest(tuple(np.broadcast_shapes(*(v.shape for v in indices))), tuple(b_vars))
+    b_vars = out_index[b_start:b_start + len(b_shape)]
+    others = iter(v for k, v in enumerate(out_index)
+                  if not b_start <= k < b_start + len(b_shape))
+    b_nest = LoopNest(b_shape, tuple(b_vars))
     subscript = []
-    for axis, n in enumerate(x.shape):
+    for axis in range(x.type.ndim):
         if axis not in axes:
             subscript.append(next(others))
             continue
+        n = extent(em, x, axis)
         j = em.fresh("j")
         em.line(f"{j} = np.int64({load(em, indices[axes.index(axis)], b_nest)})")
         with em.block(f"if {j} < 0:"):
             em.line(f"{j} += {n}")
         with em.block(f"if {j} < 0 or {j} >= {n}:"):
-            em.line(f"raise IndexError('index out of bounds for axis {axis} with size {n}')")
+            em.line(f"raise IndexError('index out of bounds for axis {axis} with size ' + "
+                    f"str({n}))")
         subscript.append(j)
     return f"{array}[{', '.join(subscript)}]"
 
@@ -885,9 +942,10 @@ def _gather(em: Emitter, node: Node) -> None:
     if out.type.ndim == 0:
         em.line(f"{em.define(out)} = {_gathered_element(em, node, em(x), x, indices, ())}")
         return
+    shape = _gathered_shape(em, node, x, indices)
     name = em.define(out)
-    em.line(f"{name} = {empty(out.shape, out.dtype)}")
-    with em.loops(list(zip(index, out.shape, strict=True))):
+    em.line(f"{name} = {empty(shape, out.dtype)}")
+    with em.loops(list(zip(index, shape, strict=True))):
         em.line(f"{name}[{', '.join(index)}] = "
                 f"{_gathered_element(em, node, em(x), x, indices, index)}")
 
@@ -895,16 +953,77 @@ def _gather(em: Emitter, node: Node) -> None:
 @lowering(ops.scatter)
 def _scatter(em: Emitter, node: Node) -> None:
     x, v, *indices = node.inputs
+    target = _gathered_shape(em, node, x, indices)
+    check_extents(em, v, target, "integer-array assignment")
     name = em.define(node.output)
     em.line(f"{name} = {em(x)}" if em.can_overwrite(x, node) else f"{name} = {em(x)}.copy()")
-    target = ops.gather_shape(x.shape, np.broadcast_shapes(*(i.shape for i in indices)),
-                              node.attrs["axes"], node.attrs["front"])
     index = tuple(em.fresh(f"i{d}") for d in range(len(target)))
     # Sequential on purpose: repeated indices must add up (or the last one win).
     with em.loops(list(zip(index, target, strict=True))):
         element = _gathered_element(em, node, name, x, indices, index)
         op = "+=" if node.attrs["accumulate"] else "="
         em.line(f"{element} {op} {load(em, v, LoopNest(target, index))}")
+
+
+def _count_true(em: Emitter, mask: Value, shape: tuple[Extent, ...]) -> str:
+    index = tuple(em.fresh(f"m{d}") for d in range(mask.type.ndim))
+    count = em.fresh("count")
+    em.line(f"{count} = 0")
+    with em.loops(list(zip(index, shape, strict=True))):
+        em.line(f"{count} += np.int64({load(em, mask, LoopNest(shape, index))})")
+    return count
+
+
+def _each_true(em: Emitter, mask: Value, shape: tuple[Extent, ...], row: str):
+    """Loops over the mask's true entries in order (C order, as NumPy): yields
+    the entry's index names; ``row`` counts the entries seen before it."""
+    index = tuple(em.fresh(f"m{d}") for d in range(mask.type.ndim))
+    em.line(f"{row} = 0")
+    with em.loops(list(zip(index, shape, strict=True))):
+        with em.block(f"if {load(em, mask, LoopNest(shape, index))}:"):
+            yield index
+            em.line(f"{row} += 1")
+
+
+@lowering(ops.compress)
+def _compress(em: Emitter, node: Node) -> None:
+    x, mask = node.inputs
+    shape = dims(em, x)
+    check_extents(em, mask, shape[:mask.type.ndim], "boolean index")
+    rest = shape[mask.type.ndim:]
+    count = _count_true(em, mask, shape[:mask.type.ndim])
+    name = em.define(node.output)
+    em.line(f"{name} = {empty((count, *rest), x.dtype)}")
+    row, inner = em.fresh("row"), tuple(em.fresh(f"r{d}") for d in range(len(rest)))
+    for index in _each_true(em, mask, shape[:mask.type.ndim], row):
+        with em.loops(list(zip(inner, rest, strict=True))):
+            element = load(em, x, LoopNest(shape, (*index, *inner)))
+            em.line(f"{name}[{', '.join((row, *inner))}] = {element}")
+
+
+@lowering(ops.mask_scatter)
+def _mask_scatter(em: Emitter, node: Node) -> None:
+    x, v, mask = node.inputs
+    shape = dims(em, x)
+    check_extents(em, mask, shape[:mask.type.ndim], "boolean index")
+    rest = shape[mask.type.ndim:]
+    name = em.define(node.output)
+    em.line(f"{name} = {em(x)}" if em.can_overwrite(x, node) else f"{name} = {em(x)}.copy()")
+    source = em(v)
+    if v.type.ndim > len(rest) and v.shape[0] != 1:  # one row of v per true entry
+        count = _count_true(em, mask, shape[:mask.type.ndim])
+        with em.block(f"if {count} != {extent(em, v, 0)}:"):
+            em.line(f"raise ValueError('NumPy boolean array indexing assignment cannot "
+                    f"assign ' + str({extent(em, v, 0)}) + ' input values to the ' + "
+                    f"str({count}) + ' output values where the mask is true')")
+        if v.producer is None or v.producer.op in VIEW_OPS:  # may share x's memory
+            source = em.fresh("source")
+            em.line(f"{source} = {em(v)}.copy()")
+    row, inner = em.fresh("row"), tuple(em.fresh(f"r{d}") for d in range(len(rest)))
+    for index in _each_true(em, mask, shape[:mask.type.ndim], row):
+        with em.loops(list(zip(inner, rest, strict=True))):
+            element = load(em, v, LoopNest(("?", *rest), (row, *inner)), source)
+            em.line(f"{name}[{', '.join((*index, *inner))}] = {element}")
 
 
 @lowering(ops.concatenate)
@@ -922,7 +1041,8 @@ def _concatenate(em: Emitter, node: Node) -> None:
 
 
 def _dynamic_entries(em: Emitter, x: Value, index: tuple, dyn: Sequence[Value],
-                     loc: object = None, counts: dict[int, str] | None = None) -> tuple:
+                     loc: object = None, counts: dict[int, str] | None = None,
+                     check: bool = True) -> tuple:
     """The index template with run-time names filled in; a dynamic slice becomes
     (start name, stop text, step) after a check that it fits the axis. A RANGE
     becomes a slice numba resolves (a view), or, given ``counts``, its first
@@ -935,7 +1055,7 @@ def _dynamic_entries(em: Emitter, x: Value, index: tuple, dyn: Sequence[Value],
         elif ops.is_dynamic_slice(e):
             _, length, step = e
             start, n = next(names), extent(em, x, dim)
-            if length:
+            if length and check:
                 with em.block(f"if {start} < 0 or {start} + {ops.slice_span(length, step)}"
                               f" > {n}:"):
                     where = f" at {loc}" if loc else ""
@@ -982,8 +1102,35 @@ def _region_dims(em: Emitter, x: Value, index: tuple, counts: dict[int, str]) ->
 def _dyn_getitem(em: Emitter, node: Node) -> None:
     x, *dyn = node.inputs
     out = node.output
-    subscript = index_text(_dynamic_entries(em, x, node.attrs["index"], dyn, node.loc))
+    index = node.attrs["index"]
+    subscript = index_text(_dynamic_entries(em, x, index, dyn, node.loc))
     em.line(f"{em.define(out, layout='A')} = {em(x)}[{subscript}]")
+    if out.type.ndim:
+        em.view_starts[id(out)] = _normalised_starts(em, x, index, dyn)
+
+
+def _normalised_starts(em: Emitter, x: Value, index: tuple, dyn: Sequence[Value]) -> tuple:
+    """The view's index with each run-time entry as a non-negative first index,
+    so kernels can read the viewed array itself (``x[i, first + j]``): LLVM
+    vectorises loads from a contiguous base, not through a strided view. The
+    ``max(..., 0)`` is a no-op for valid indices that tells LLVM the index is
+    non-negative (numba would otherwise check for wraparound on every load)."""
+    counts: dict[int, str] = {}
+    entries = _dynamic_entries(em, x, index, dyn, None, counts, check=False)
+    out = []
+    for dim, (template, entry) in enumerate(zip(index, entries, strict=True)):
+        if template == ops.DYNAMIC:
+            first = em.fresh("row")
+            em.line(f"{first} = max({entry} + {extent(em, x, dim)} if {entry} < 0 "
+                    f"else {entry}, 0)")
+            out.append(first)
+        elif isinstance(template, tuple) and isinstance(entry[0], str):
+            first = em.fresh("first") if ops.is_dynamic_slice(template) else entry[0]
+            em.line(f"{first} = max({entry[0]}, 0)")
+            out.append((first, None, entry[2]))
+        else:
+            out.append(entry)
+    return tuple(out)
 
 
 @lowering(ops.dyn_setitem)

@@ -64,49 +64,13 @@ def pairwise_sum(a, start, n, zero):
     return pairwise_sum(a, start, half, zero) + pairwise_sum(a, start + half, n - half, zero)
 
 
-@numba.njit  # recursive: not cached (as pairwise_sum)
-def _dot_pairwise(a, b, start, n, zero):
-    if n < 8:
-        res = zero
-        for i in range(start, start + n):
-            res += a[i] * b[i]
-        return res
-    if n <= 128:
-        p = start
-        r0, r1, r2, r3 = a[p] * b[p], a[p + 1] * b[p + 1], a[p + 2] * b[p + 2], a[p + 3] * b[p + 3]
-        r4, r5, r6, r7 = a[p + 4] * b[p + 4], a[p + 5] * b[p + 5], a[p + 6] * b[p + 6], \
-            a[p + 7] * b[p + 7]
-        i, m = 8, n - n % 8
-        while i < m:
-            p = start + i
-            r0 += a[p] * b[p]
-            r1 += a[p + 1] * b[p + 1]
-            r2 += a[p + 2] * b[p + 2]
-            r3 += a[p + 3] * b[p + 3]
-            r4 += a[p + 4] * b[p + 4]
-            r5 += a[p + 5] * b[p + 5]
-            r6 += a[p + 6] * b[p + 6]
-            r7 += a[p + 7] * b[p + 7]
-            i += 8
-        res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-        while i < n:
-            res += a[start + i] * b[start + i]
-            i += 1
-        return res
-    half = n // 2
-    half -= half % 8
-    return (_dot_pairwise(a, b, start, half, zero)
-            + _dot_pairwise(a, b, start + half, n - half, zero))
-
-
-@numba.njit
-def dot_pairwise(a, b, zero):
-    """``np.sum(a * b)`` of two 1-D arrays (any strides), added in NumPy's pairwise
-    order: the dot of run-time-length vectors in loop bodies (no copies to
-    contiguous buffers, no BLAS call for a handful of elements)."""
-    if a.shape[0] != b.shape[0]:
-        raise ValueError("matmul: the vectors' lengths differ")
-    return _dot_pairwise(a, b, 0, a.shape[0], zero)
+@numba.njit(cache=True)
+def mat_vec(m, v):
+    """``m @ v`` for strided views: one BLAS dot per row (no copy of m)."""
+    out = np.empty(m.shape[0], m.dtype)
+    for i in range(m.shape[0]):
+        out[i] = np.dot(m[i], v)
+    return out
 
 
 @numba.njit

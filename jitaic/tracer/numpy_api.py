@@ -7,6 +7,7 @@ ops, so later concerns (lowering, autodiff) only ever see primitive ops.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 
 import numpy as np
@@ -374,11 +375,31 @@ def _resolve_shape(shape, size: int) -> tuple[int, ...]:
     return tuple(shape)
 
 
+def _reshape_run_time(a: Tracer, shape) -> Tracer:
+    """Reshape an array with a run-time extent: only length-1 axes may come or
+    go (x[:i][:, None]); an axis of run-time length is given as -1 (or None)."""
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    kept = iter(k for k, d in enumerate(a.shape) if d != 1)
+    resolved, from_axes = [], []
+    for d in shape:
+        d = -1 if d is None else int(d)
+        axis = None if d == 1 else next(kept, -1)
+        size = 1 if axis is None else a.shape[axis] if axis >= 0 else 0
+        resolved.append(size if d in (-1, size) else 0)
+        from_axes.append(axis)
+    if 0 in resolved or list(kept) or shape.count(-1) > 1:
+        ops.check_static(a.aval, "a reshape other than adding or removing length-1 axes",
+                         at(user_location()))
+    attrs = {"shape": tuple(resolved), "from_axes": tuple(from_axes)}
+    return emit(ops.reshape, [a], attrs, scalar=False)
+
+
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     if order != "C":
         raise _unsupported(f"reshape with order={order!r}")
     a = as_tracer(a)
-    ops.check_static(a.aval, "reshape", at(user_location()))
+    if not a.aval.static:
+        return _reshape_run_time(a, newshape if shape is None else shape)
     shape = _resolve_shape(newshape if shape is None else shape, a.size)
     if int(np.prod(shape, dtype=np.int64)) != a.size:
         raise ShapeError(f"cannot reshape array of size {a.size} into shape {shape}"
@@ -775,8 +796,8 @@ def _advanced_index(x: Tracer, key: object) -> tuple[Tracer, list[Tracer], tuple
         if _is_mask(k):
             mask = _concrete(k)
             if mask is None:
-                raise _unsupported("x[mask] with a traced boolean mask (its length depends "
-                                   "on the data; np.where(mask, x, 0) keeps the shape)")
+                raise _unsupported("a traced boolean mask together with other indices "
+                                   "(x[mask] alone is supported)")
             entries.extend(np.nonzero(mask))
         else:
             entries.append(k)
@@ -796,7 +817,7 @@ def _advanced_index(x: Tracer, key: object) -> tuple[Tracer, list[Tracer], tuple
             raise IndexError(f"arrays used as indices must be of integer (or boolean) type"
                              f"{at(user_location())}")
         concrete = _concrete(expanded[axis])
-        if concrete is not None:
+        if concrete is not None and x.shape[axis] is not None:
             n = x.shape[axis]
             bad = concrete[(concrete < -n) | (concrete >= n)]
             if bad.size:
@@ -832,15 +853,18 @@ def _scatter(x: Tracer, key: object, value: object, accumulate: bool) -> None:
 
 
 def _masked_assign(x: Tracer, mask: Tracer, value: object) -> None:
-    """``x[mask] = v`` with a traced mask over x's leading axes: a where."""
+    """``x[mask] = v`` with a traced mask over x's leading axes: a where when v
+    broadcasts over the selected rows, else one row of v per true entry."""
     if mask.shape != x.shape[:mask.ndim]:
         raise IndexError(f"boolean index of shape {mask.shape} does not match the indexed "
                          f"array's shape {x.shape}{at(user_location())}")
     v = as_tracer(value)
     rest = x.shape[mask.ndim:]
-    if ops.broadcast_shapes(v.shape, rest) != rest:
-        raise _unsupported(f"x[mask] = v with v of shape {v.shape} (its length would "
-                           f"have to match the number of true entries); use np.where")
+    if not ops.fits(v.shape, rest) or not x.aval.static:
+        # one row of v per true entry (x[mask] = y[mask] * 2)
+        v = astype(v, x.dtype) if v.dtype != x.dtype else v
+        x.write(emit(ops.mask_scatter, [x, v, mask], scalar=False).value)
+        return
     m = reshape(mask, mask.shape + (1,) * len(rest))
     x.write(astype(where(m, v, x), x.dtype).value)
 
@@ -856,7 +880,14 @@ def add_at(x: object, key: object, value: object) -> None:
     _scatter(x, key, value, accumulate=True)
 
 
+def _traced_mask(key: object) -> bool:
+    """A boolean mask only known when the code runs (not a constant)."""
+    return isinstance(key, Tracer) and _is_mask(key) and _concrete(key) is None
+
+
 def getitem(self: Tracer, key: object) -> Tracer:
+    if _traced_mask(key):  # one row per true entry: a length known at run time only
+        return emit(ops.compress, [self, key], scalar=False)
     if _has_advanced(key):
         return _gather(self, key)
     index, new_axes, dynamic = _normalize_index(key, self.shape)
@@ -867,9 +898,6 @@ def getitem(self: Tracer, key: object) -> Tracer:
         # A view, like NumPy's x[i]: writes through it reach x.
         step = ViewStep("dyn_getitem", (index, tuple(d.value for d in dynamic)))
         result = view(self, (step,))
-        if new_axes and not result.aval.static:
-            raise _unsupported("None (np.newaxis) in an index whose result has a run-time "
-                               "length")
     else:
         has_ellipsis = key is Ellipsis or (isinstance(key, tuple) and Ellipsis in key)
         all_ints = len(index) == self.ndim and all(isinstance(e, int) for e in index)
@@ -1027,6 +1055,66 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     return getitem(x, (slice(None),) * axis + (indices,))
 
 
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """``np.linspace`` with traced scalar endpoints (``num`` static), in NumPy's
+    own arithmetic: ``arange(num) * step + start``, the last point ``stop``."""
+    if isinstance(num, Tracer) or axis != 0 or np.ndim(start) or np.ndim(stop):
+        raise _unsupported("np.linspace with traced arguments other than scalar "
+                           "start/stop (num must be static)")
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    div = num - 1 if endpoint else num
+    start, stop = as_tracer(start), as_tracer(stop)
+    dt = np.result_type(start.dtype if not start.aval.weak else float(0),
+                        stop.dtype if not stop.aval.weak else float(0), float(num))
+    delta = astype(stop, dt) - astype(start, dt)
+    y = as_tracer(np.arange(0, num, dtype=dt))
+    step = delta / div if div > 0 else full_value((), np.nan, dt)
+    y = (y * step if div > 0 else y * delta) + astype(start, dt)
+    if endpoint and num > 1:
+        y[-1] = stop
+    y = astype(y, dtype) if dtype is not None else y
+    return (y, step) if retstep else y
+
+
+def _float_type(dtype: np.dtype) -> np.dtype:
+    return np.result_type(dtype, float) if dtype.kind in "biu" else dtype
+
+
+def histogram(a, bins=10, range=None, density=None, weights=None):
+    """``np.histogram`` with a static number of equal bins, NumPy's binning: the
+    edges are ``linspace(min, max, bins + 1)`` (traced), each value's bin is
+    computed from its offset and corrected against the edges, counts add up."""
+    if not isinstance(bins, (int, np.integer)) or density:
+        raise _unsupported("np.histogram with bins other than a number, or density=True")
+    x = ravel(as_tracer(a))
+    w = None if weights is None else ravel(as_tracer(weights))
+    if range is not None:  # static edges (Python floats, as NumPy computes them)
+        first, last = (float(v) for v in range)
+        if first > last:
+            raise ValueError("max must be larger than min in range parameter.")
+        first, last = (first - 0.5, last + 0.5) if first == last else (first, last)
+        keep = (x >= first) & (x <= last)
+        x, w = getitem(x, keep), None if w is None else getitem(w, keep)
+        bin_type = _float_type(np.result_type(first, last, x.dtype))
+        edges = as_tracer(np.linspace(first, last, bins + 1, dtype=bin_type))
+    else:  # traced edges from the data's min and max
+        bin_type = _float_type(x.dtype)
+        first, last = astype(amin(x), bin_type), astype(amax(x), bin_type)
+        same = first == last  # NumPy widens an empty range by 0.5 each way
+        first, last = where(same, first - 0.5, first), where(same, last + 0.5, last)
+        edges = linspace(first, last, bins + 1, dtype=bin_type)
+    index = astype((x - first) / (last - first) * bins, np.int64)
+    index = where(index == bins, index - 1, index)
+    index = where(x < getitem(edges, index), index - 1, index)
+    up = (x >= getitem(edges, index + 1)) & (index != bins - 1)
+    index = where(up, index + 1, index)
+    counts = full_value((bins,), 0, np.int64 if w is None else w.dtype)
+    add_at(counts, index, 1 if w is None else w)
+    return counts, edges
+
+
 HANDLERS: dict[Callable, Callable] = {
     np.sum: sum_, np.prod: prod, np.max: amax, np.amax: amax, np.min: amin,
     np.amin: amin, np.any: any_, np.all: all_, np.mean: mean, np.var: var, np.std: std,
@@ -1040,7 +1128,7 @@ HANDLERS: dict[Callable, Callable] = {
     np.hstack: hstack, np.vstack: vstack, np.column_stack: column_stack, np.copy: copy_array,
     np.zeros_like: _like(0), np.ones_like: _like(1), np.empty_like: _like(0),
     np.full_like: full_like, np.flip: flip, np.average: average, np.cov: cov,
-    np.trace: trace_, np.take: take,
+    np.trace: trace_, np.take: take, np.linspace: linspace, np.histogram: histogram,
     np.shape: _static(lambda a: a.shape), np.ndim: _static(lambda a: a.ndim),
     np.size: _static(lambda a, axis=None: a.size if axis is None else a.shape[axis]),
     np.result_type: lambda *xs: np.result_type(*(as_tracer(x).dtype if isinstance(

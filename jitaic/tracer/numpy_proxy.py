@@ -101,6 +101,13 @@ def _concrete(fn: Callable) -> Callable:
     return constructor
 
 
+def _linspace(*args, **kwargs):
+    """Constant unless the endpoints are traced (numpy_api.linspace)."""
+    if any(_has_tracer(a) for a in (*args, *kwargs.values())):
+        return numpy_api.linspace(*args, **kwargs)
+    return _constant_tracer(np.asarray(np.linspace(*args, **kwargs)))
+
+
 class _Unsupported:
     """Stands for a NumPy submodule jitaic cannot trace (its use is an error)."""
 
@@ -118,7 +125,7 @@ _OVERRIDES: dict[str, object] = {
     "array": array, "asarray": asarray, "asanyarray": asarray,
     "ascontiguousarray": asarray, "asfortranarray": asarray,
     "arange": _concrete(np.arange), "eye": _concrete(np.eye),
-    "identity": _concrete(np.identity), "linspace": _concrete(np.linspace),
+    "identity": _concrete(np.identity), "linspace": _linspace,
     "logspace": _concrete(np.logspace), "tri": _concrete(np.tri),
     "random": _Unsupported("np.random", "random numbers would be frozen into the "
                                         "compiled code; pass them in as arguments"),
