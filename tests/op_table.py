@@ -499,6 +499,8 @@ row("flip", lambda x: (np.flip(x), np.flip(x, 1), np.flip(x, (0, 2))), (C("f64[3
 row("linspace_traced_endpoints",
     lambda x: (np.linspace(x.min(), x.max(), 7), np.linspace(x[0], 2.0, 4, endpoint=False),
                np.linspace(x[1], x[0], 3, retstep=True)[1]), (C("f64[5]"), C("f32[5]")))
+row("triangles", lambda x: (np.triu(x), np.tril(x, -1), np.triu(x, 2), np.tril(x[0], 1)),
+    (C("f64[3,4,5]"), C("i32[2,5,3]")))
 row("histogram",
     lambda x, w: (*np.histogram(x, 6), np.histogram(x, 4, weights=w)[0],
                   np.histogram(x, 3, range=(-0.5, 0.5))[0]),

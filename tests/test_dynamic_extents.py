@@ -141,3 +141,18 @@ def test_gradients_through_run_time_slices(fn, make, argnums) -> None:
     for k, g in zip(argnums if isinstance(argnums, tuple) else (argnums,), grads,
                     strict=True):
         np.testing.assert_allclose(g, finite_difference(fn, args, k), rtol=1e-6, atol=1e-8)
+
+
+def test_store_regions_follow_pythons_slice_rules() -> None:
+    """rt.slice_range (first index and count of a RANGE store region) against
+    Python's own range slicing, negative bounds and steps included."""
+    from jitaic.lower.runtime import slice_range
+
+    for size in range(6):
+        for start in range(-8, 8):
+            for stop in range(-8, 8):
+                for step in (1, 2, 3, -1, -2, -3):
+                    expected = range(size)[start:stop:step]
+                    first, count = slice_range(start, stop, step, size)
+                    assert count == len(expected), (size, start, stop, step)
+                    assert not count or first == expected[0], (size, start, stop, step)

@@ -74,21 +74,22 @@ def mat_vec(m, v):
 
 
 @numba.njit
+def _clamped(bound, step, size):
+    """A slice bound with Python's rules: negative counts from the end, then
+    clamp to [0, size] (to [-1, size - 1] for a negative step)."""
+    if bound < 0:
+        bound += size
+        if bound < 0:
+            bound = -1 if step < 0 else 0
+    elif bound >= size:
+        bound = size - 1 if step < 0 else size
+    return bound
+
+
+@numba.njit
 def slice_range(start, stop, step, size):
-    """(first index, count) of ``start:stop:step`` on an axis of ``size``, with
-    Python's rules (negative bounds count from the end, then clamp)."""
-    if start < 0:
-        start += size
-        if start < 0:
-            start = -1 if step < 0 else 0
-    elif start >= size:
-        start = size - 1 if step < 0 else size
-    if stop < 0:
-        stop += size
-        if stop < 0:
-            stop = -1 if step < 0 else 0
-    elif stop >= size:
-        stop = size - 1 if step < 0 else size
+    """(first index, count) of ``start:stop:step`` on an axis of ``size``."""
+    start, stop = _clamped(start, step, size), _clamped(stop, step, size)
     if step > 0:
         count = (stop - start - 1) // step + 1 if start < stop else 0
     else:

@@ -1078,6 +1078,21 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     return (y, step) if retstep else y
 
 
+def _triangle(upper: bool) -> Callable:
+    """np.triu / np.tril: a where against a constant mask (NumPy's own way)."""
+    def triangle(m, k=0):
+        x = as_tracer(m)
+        if x.ndim < 2 or not x.aval.static:
+            raise _unsupported(f"np.{'triu' if upper else 'tril'} of an array with fewer "
+                               f"than 2 dimensions or a run-time length")
+        rows, cols = x.shape[-2:]
+        below = np.tri(rows, cols, k - 1 if upper else k, dtype=bool)
+        keep = ~below if upper else below
+        return where(as_tracer(keep), x, full_value((), 0, x.dtype))
+
+    return triangle
+
+
 def _float_type(dtype: np.dtype) -> np.dtype:
     return np.result_type(dtype, float) if dtype.kind in "biu" else dtype
 
@@ -1129,6 +1144,7 @@ HANDLERS: dict[Callable, Callable] = {
     np.zeros_like: _like(0), np.ones_like: _like(1), np.empty_like: _like(0),
     np.full_like: full_like, np.flip: flip, np.average: average, np.cov: cov,
     np.trace: trace_, np.take: take, np.linspace: linspace, np.histogram: histogram,
+    np.triu: _triangle(upper=True), np.tril: _triangle(upper=False),
     np.shape: _static(lambda a: a.shape), np.ndim: _static(lambda a: a.ndim),
     np.size: _static(lambda a, axis=None: a.size if axis is None else a.shape[axis]),
     np.result_type: lambda *xs: np.result_type(*(as_tracer(x).dtype if isinstance(
