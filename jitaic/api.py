@@ -60,7 +60,7 @@ class Specialization:
     traced: Traced
     frontend: str
     trace_seconds: float
-    parallel: bool = False
+    parallel: bool = True
     fn: Callable | None = None
     compiled: Compiled | None = None
     hits: int = 0
@@ -157,7 +157,7 @@ class JitFunction:
     """A function compiled per argument shapes, dtypes, layouts and static values."""
 
     def __init__(self, fn: Callable, mode: str = "auto", static_argnums=(),
-                 static_argnames=(), parallel: bool = False) -> None:
+                 static_argnames=(), parallel: bool = True) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         functools.update_wrapper(self, fn)
@@ -398,14 +398,15 @@ def _hashable(value: object) -> object:
 
 
 def jit(fn: Callable | None = None, *, mode: str = "auto", static_argnums=(),
-        static_argnames=(), parallel: bool = False) -> JitFunction | Callable:
+        static_argnames=(), parallel: bool = True) -> JitFunction | Callable:
     """Compile ``fn`` per argument shapes and dtypes; usable bare or with options.
 
-    ``parallel=True`` runs the outer loop of large loop nests on all cores
-    (``numba.prange``); it changes no result, because parallel loops never
-    split a reduction's accumulation. It is off by default: numba's parfor
-    lowering currently makes the loop bodies slower (measured 2.7x on a row
-    softmax with one thread), which eats the gain on small machines.
+    With ``parallel`` (the default) the outer loop of a loop nest touching at
+    least ``jitaic.lower.compile.PARALLEL_MIN_WORK`` elements runs on all cores
+    (``numba.prange``; ``NUMBA_NUM_THREADS`` caps the threads). It changes no
+    result: a parallel loop never splits a reduction's accumulation (rows are
+    independent), so results equal the serial ones bit for bit.
+    ``parallel=False`` keeps every loop serial.
     """
     if fn is None:
         return functools.partial(jit, mode=mode, static_argnums=static_argnums,

@@ -36,27 +36,8 @@ MODES = ("auto", "ast")
 PROGRAM_IDS = [p.name for p in PROGRAMS]
 
 
-# ---------------------------------------------------------------- known jitaic bugs
-# Each is a strict xfail: when the bug is fixed the test XPASSes and fails, so
-# the mark is removed then.
-
-
-def known_bug(reason: str):
-    return pytest.mark.xfail(strict=True, reason=reason)
-
-
-UNDEFINED_SENTINEL = known_bug(
-    "a variable assigned in one branch only and returned as is hands `<undefined>` back to "
-    "the caller (its uses raise UnsupportedError; the return does not)")
-STATEMENT_LINE = known_bug(
-    "shape errors of cond/while_loop/for_loop name the line after the statement (the "
-    "rewritten call has no source location of its own), not the statement or assignment")
-PROGRAM_BUGS: dict = {}
-
-
 def program_params() -> list:
-    return [pytest.param(p, m, id=f"{p.name}-{m}", marks=PROGRAM_BUGS.get((p.name, m), ()))
-            for p in PROGRAMS for m in MODES]
+    return [pytest.param(p, m, id=f"{p.name}-{m}") for p in PROGRAMS for m in MODES]
 
 
 # ---------------------------------------------------------------- helpers
@@ -450,10 +431,17 @@ def uses_async_def(x):
     return x
 
 
+def prints_traced(x):
+    if x.sum() > 0:
+        print("x is", x)  # <- error
+    return x
+
+
 REJECTED = [
     (uses_try, "try/except"), (uses_with, "with"),
     (uses_yield, "yield"), (uses_yield_from, "yield from"), (uses_global, "global"),
     (uses_nonlocal, "nonlocal"), (uses_class, "class definition"), (uses_async_def, "async def"),
+    (prints_traced, "printing or formatting a traced array"),
 ]
 
 
@@ -560,7 +548,7 @@ def assigned_in_one_branch_ufunc(x):
 @pytest.mark.parametrize("fn", [
     pytest.param(assigned_in_one_branch_add, id="add"),
     pytest.param(assigned_in_one_branch_method, id="method"),
-    pytest.param(assigned_in_one_branch_returned, id="returned", marks=UNDEFINED_SENTINEL),
+    pytest.param(assigned_in_one_branch_returned, id="returned"),
     pytest.param(assigned_in_one_branch_ufunc, id="ufunc"),
 ])
 @pytest.mark.parametrize("mode", MODES)
@@ -600,9 +588,9 @@ def shape_differs_between_branches(x):
 
 
 @pytest.mark.parametrize("fn, args, mode", [
-    pytest.param(grows_in_for, (np.ones(3), 4), "ast", id="for_ast", marks=STATEMENT_LINE),
-    pytest.param(grows_in_while, (np.ones(3),), "auto", id="while_auto", marks=STATEMENT_LINE),
-    pytest.param(grows_in_while, (np.ones(3),), "ast", id="while_ast", marks=STATEMENT_LINE),
+    pytest.param(grows_in_for, (np.ones(3), 4), "ast", id="for_ast"),
+    pytest.param(grows_in_while, (np.ones(3),), "auto", id="while_auto"),
+    pytest.param(grows_in_while, (np.ones(3),), "ast", id="while_ast"),
 ])
 def test_loop_variable_changing_shape(fn, args, mode: str) -> None:
     with pytest.raises(JitaicError) as info:
@@ -611,11 +599,14 @@ def test_loop_variable_changing_shape(fn, args, mode: str) -> None:
     assert_names_line(info.value, fn, "y", "shape", "(3,)", "(6,)")
 
 
-@STATEMENT_LINE
 def test_shape_differs_between_branches() -> None:
+    """The error names the variable and the lines computing its two shapes."""
     with pytest.raises(jitaic.ShapeError) as info:
         jitaic.jit(shape_differs_between_branches)(np.ones(4))
-    assert_names_line(info.value, shape_differs_between_branches, "y", "(2,)", "(3,)")
+    message = assert_names_line(info.value, shape_differs_between_branches, "y", "(2,)",
+                                "(3,)")
+    first, second = (f"{FILE}:{n}" for n in lines_of(shape_differs_between_branches)[1:])
+    assert first in message and second in message, message
 
 
 # ---------------------------------------------------------------- more semantics

@@ -454,3 +454,23 @@ def test_stencil_loop_updates_its_array_in_place_and_reads_through_views(rng) ->
     head, body = f.lower(a, 4).source().split("for it in", 1)
     assert ".copy()" in head and ".copy()" not in body  # one copy, not one per sweep
     assert re.search(r"\[2 \+ i0\w*, 1 \+ i1\w*\]", body)  # u[2:, 1:-1] read from u
+
+
+# ---------------------------------------------------------------- parallel loops
+
+
+def test_large_kernels_run_in_parallel_with_the_serial_results(rng) -> None:
+    """By default a loop nest of at least PARALLEL_MIN_WORK elements runs its
+    outer loop with numba.prange; rows never split an accumulation, so the
+    result equals the serial one bit for bit. parallel=False keeps it serial."""
+    from jitaic.lower.compile import PARALLEL_MIN_WORK
+
+    x = rng.standard_normal((PARALLEL_MIN_WORK // 256, 256))
+    g, b = rng.standard_normal(256), rng.standard_normal(256)
+    parallel, serial = jitaic.jit(layer_norm), jitaic.jit(layer_norm, parallel=False)
+    np.testing.assert_array_equal(parallel(x, g, b), serial(x, g, b))
+    assert "numba.prange" in parallel.lower(x, g, b).source()
+    assert "numba.prange" not in serial.lower(x, g, b).source()
+    small = x[:4]  # below the threshold: serial either way
+    assert "numba.prange" not in parallel.lower(small, g, b).source()
+    assert_same(parallel(small, g, b), layer_norm(small, g, b))

@@ -55,6 +55,15 @@ for _method in ("add", "radd", "sub", "rsub", "mul", "rmul", "truediv", "rtruedi
 UNDEFINED = _Undefined()
 
 
+def returned(value: object) -> object:
+    """The value of a ``return``: a variable assigned only on some paths in it
+    is the error Python would raise on the path that skips the assignment."""
+    for leaf in flatten(value)[0]:
+        if isinstance(leaf, _Undefined):
+            leaf.fail()
+    return value
+
+
 def get(namespace: dict, name: str) -> object:
     return namespace[name] if name in namespace else _Undefined(name)
 

@@ -219,6 +219,14 @@ class ControlFlowRewriter(ast.NodeTransformer):
                      ast.Tuple([ast.Constant(c) for c in carried], ast.Load()))
         return [body_fn, _assign_result(carried, call)]
 
+    def visit_Return(self, node: ast.Return):
+        """A returned variable must be assigned on every path (checked while
+        tracing: jitaic compiles both sides of a branch)."""
+        self.generic_visit(node)
+        if node.value is not None:
+            node.value = ast.copy_location(_call("returned", node.value), node.value)
+        return node
+
     def visit_IfExp(self, node: ast.IfExp):
         self.generic_visit(node)
         return _call("ifexp", node.test, _lambda(node.body), _lambda(node.orelse))

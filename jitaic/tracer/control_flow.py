@@ -102,14 +102,24 @@ def _cast_results(region: Region, types: Sequence[TensorType]) -> Region:
     return Region(region.params, tuple(nodes), tuple(results))
 
 
-def _joined(a: TensorType, b: TensorType, what: str) -> TensorType:
+def _joined(va: Value, vb: Value, what: str) -> TensorType:
+    """The type of a variable that two paths (branches, or a loop's entry and its
+    next iteration) give values ``va`` and ``vb``: their dtypes join, their
+    shapes must agree (the error names where each value was computed)."""
+    a, b = va.type, vb.type
     if a.shape != b.shape:
-        raise ShapeError(f"{what} has shape {a.shape} on one path and {b.shape} on the "
-                         f"other{at(user_location())}; jitaic needs static shapes")
+        raise ShapeError(f"{what} has shape {a.shape} on one path{_computed_at(va)} and "
+                         f"{b.shape} on the other{_computed_at(vb)}{at(user_location())}; "
+                         f"jitaic needs static shapes")
     # A weak (Python scalar) start value takes the type the loop computes (NEP 50).
     dtype = np.result_type(example_value(a) if a.weak else a.dtype,
                            example_value(b) if b.weak else b.dtype)
     return TensorType(a.shape, dtype, a.weak and b.weak)
+
+
+def _computed_at(v: Value) -> str:
+    loc = v.producer.loc if v.producer is not None else None
+    return f" (computed at {loc})" if loc is not None else ""
 
 
 def _emit(op: ops.Op, inputs: Sequence[Value], regions: Sequence[Region],
@@ -172,7 +182,7 @@ def cond(pred: object, then_fn: Callable, else_fn: Callable, operands: Sequence[
         regions.append(_with_results(body.region, results))
     labels = [names[i] if i < len(names) else f"#{i}" for i, k in enumerate(plan) if k is None]
     labels += [f"array written in a branch #{i}" for i in range(len(buffers))]
-    types = [_joined(a.type, b.type, f"variable {label}") for a, b, label in
+    types = [_joined(a, b, f"variable {label}") for a, b, label in
              zip(regions[0].results, regions[1].results, labels, strict=True)]
     regions = [_cast_results(r, types) for r in regions]
     outs = _emit(ops.cond, [pred], regions)
@@ -309,7 +319,7 @@ def _widen(carried: list[object], body: _Body, names: Sequence[str]) -> list | N
             continue
         tracer, result = next(it)
         name = names[i] if i < len(names) else f"#{i}"
-        joined = _joined(tracer.aval, result.type, f"loop variable {name}")
+        joined = _joined(tracer.value, result, f"loop variable {name}")
         if joined.dtype != tracer.dtype:
             from jitaic.tracer.numpy_api import astype
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -106,6 +106,8 @@ class Buffer:
 class ViewStep:
     kind: str  # "getitem", "dyn_getitem" (traced int index), "transpose" or "reshape"
     attr: tuple  # index, permutation, or (new shape, old shape)
+    # where the user wrote the view: its node is emitted later, when first read
+    loc: SourceLoc | None = field(default=None, compare=False)
 
 
 class Tracer:
@@ -174,6 +176,17 @@ class Tracer:
     def __repr__(self) -> str:
         return f"Tracer({self.aval})"
 
+    def __str__(self) -> str:
+        # print(x) / f"{x}" inside a jitted function would show a placeholder at
+        # compile time, never the values: refuse instead of misleading.
+        raise UnsupportedError(f"printing or formatting a traced array is not supported"
+                               f"{at(user_location())}: its values exist only when the "
+                               f"compiled code runs (print the result outside the jitted "
+                               f"function, or run with JITAIC_DISABLE_JIT=1)")
+
+    def __format__(self, spec: str) -> str:
+        return self.__str__()
+
     # ------------------------------------------------------------ writes
     def write(self, new_value: Value) -> None:
         """Replace this array's contents (NumPy in-place semantics, views included)."""
@@ -226,13 +239,14 @@ _VIEW_OPS = {"getitem": (ops.getitem, "index"), "transpose": (ops.transpose, "pe
 
 
 def _apply_view(step: ViewStep, base: Value) -> Value:
+    loc = step.loc or user_location()
     if step.kind == "dyn_getitem":  # attr: (index template, dynamic index values)
         index, dynamic = step.attr
         return current().builder.emit(ops.dyn_getitem, (base, *dynamic), {"index": index},
-                                      loc=user_location()).output
+                                      loc=loc).output
     op, key = _VIEW_OPS[step.kind]
     attr = step.attr[0] if step.kind == "reshape" else step.attr
-    return current().builder.emit(op, (base,), {key: attr}, loc=user_location()).output
+    return current().builder.emit(op, (base,), {key: attr}, loc=loc).output
 
 
 def _unapply_view(step: ViewStep, base: Value, new_view: Value) -> Value:

@@ -7,6 +7,7 @@ ops, so later concerns (lowering, autodiff) only ever see primitive ops.
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 from collections.abc import Callable
 
@@ -464,6 +465,8 @@ def moveaxis(a, source, destination):
 
 def view(a: Tracer, steps: tuple[ViewStep, ...]) -> Tracer:
     """A Tracer that shares ``a``'s buffer: writes through it update ``a``."""
+    loc = user_location()
+    steps = tuple(step if step.loc else dataclasses.replace(step, loc=loc) for step in steps)
     return Tracer(a._buffer, a._view + steps, scalar=False)
 
 
