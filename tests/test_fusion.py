@@ -474,3 +474,16 @@ def test_large_kernels_run_in_parallel_with_the_serial_results(rng) -> None:
     small = x[:4]  # below the threshold: serial either way
     assert "numba.prange" not in parallel.lower(small, g, b).source()
     assert_same(parallel(small, g, b), layer_norm(small, g, b))
+
+
+def test_whole_array_sums_split_across_threads_stay_numpys_sums(rng) -> None:
+    """A 1-D sum's chunks (subtrees of NumPy's pairwise tree) run in parallel and
+    are combined in the tree's order: np.sum's and np.var's results, bit for bit."""
+    from jitaic.lower.compile import PARALLEL_MIN_WORK
+
+    x = rng.standard_normal(3 * PARALLEL_MIN_WORK + 5)
+    for fn in (lambda v: np.var(v), lambda v: np.sum(np.exp(-v * v)),
+               lambda v: np.mean(v[::2] * 3.0)):
+        f = jitaic.jit(fn)
+        assert f(x) == fn(x)
+        assert "numba.prange" in f.lower(x).source()

@@ -499,8 +499,9 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
                 if laned:
                     _laned_row(em, index[-1], length, buf, acc, monoid, acc_dtype, body)
                 elif buffered:
+                    whole = not outer and len(axes) == 1  # a 1-D array to a scalar
                     _buffered_row(em, index[-1], length, chunk, buf, acc, monoid, acc_dtype,
-                                  body)
+                                  body, allocate if whole else None)
                 else:
                     with em.loops([(index[d], shape[d]) for d in axes[-1:]]):
                         body(acc)
@@ -560,8 +561,14 @@ def pairwise_chunks(n: int, limit: int = REDUCTION_CHUNK) -> tuple[list[int], li
 
 
 def _buffered_row(em: Emitter, last: str, length: Extent, chunk: Extent, buf: str, acc: str,
-                  monoid: Monoid, dtype: np.dtype, body: Callable[..., None]) -> None:
-    """Reduce the last axis (``last`` in range(length)) chunk by chunk through ``buf``."""
+                  monoid: Monoid, dtype: np.dtype, body: Callable[..., None],
+                  allocate: str | None = None) -> None:
+    """Reduce the last axis (``last`` in range(length)) chunk by chunk through ``buf``.
+
+    With ``allocate`` (the line allocating ``buf``; a whole-array reduction) the
+    chunks of a pairwise sum may run in parallel, each thread with its own
+    buffer: chunks are whole subtrees of NumPy's pairwise tree, so their sums,
+    combined in the tree's order afterwards, are NumPy's bit for bit."""
     def reduced(count: str) -> str:
         if monoid.buffered == "pairwise":
             return f"rt.pairwise_sum({buf}, 0, {count}, {literal(0, dtype)})"
@@ -583,8 +590,22 @@ def _buffered_row(em: Emitter, last: str, length: Extent, chunk: Extent, buf: st
     if program:
         em.scratch(f"{sums} = np.empty({len(lengths)}, {np_type(dtype)})")
     number, start, count, j = em.fresh("chunk"), em.fresh("c"), em.fresh("n"), em.fresh("j")
+    chunks = [(number, len(lengths))]
+    if program and allocate and em.runs_parallel(chunks, length):
+        starts = em.constant_arg(np.cumsum([0, *lengths[:-1]], dtype=np.int64))
+        with em.loops(chunks, length):
+            em.line(allocate)
+            em.line(f"{count} = {sizes}[{number}]")
+            em.line(f"{start} = max({starts}[{number}], 0)")  # non-negative: vectorises
+            with em.block(f"for {j} in range({count}):"):
+                em.line(f"{last} = {start} + {j}")
+                body(f"{buf}[{j}]", store=True)
+            em.line(f"{sums}[{number}] = {reduced(count)}")
+        tree = em.constant_arg(np.array(program, np.int8))
+        em.line(f"{acc} = {monoid.combine(acc, f'rt.combine_postfix({sums}, {tree})')}")
+        return
     em.line(f"{start} = 0")
-    with em.loops([(number, len(lengths))]):
+    with em.loops(chunks):
         em.line(f"{count} = {sizes}[{number}]")
         # a no-op that tells LLVM the start is non-negative: without it every
         # load checks for a negative index and the element loop stays scalar (3x)
