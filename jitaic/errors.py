@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import sys
+import traceback
+from collections import Counter
 from dataclasses import dataclass
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -51,6 +53,23 @@ def _user_function(frame) -> str:
             return name
         frame = frame.f_back
     return "?"
+
+
+def recursion_error(exc: RecursionError) -> Exception:
+    """An UnsupportedError for recursion that tracing cannot end (the base case
+    depends on a traced value, so both sides of the ``if`` are traced, again and
+    again), at the user's line that recurses most."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if not _is_internal(f.filename)]
+    if not frames:
+        return exc
+    filename, lineno = Counter((f.filename, f.lineno) for f in frames).most_common(1)[0][0]
+    names = [f.name for f in frames if f.lineno == lineno and not f.name.startswith("__jitaic")]
+    loc = SourceLoc(filename, lineno, names[-1] if names else "?")
+    return UnsupportedError(f"recursion that does not end while tracing is not supported"
+                            f"{at(loc)}: the function calls itself until a traced value "
+                            f"decides (jitaic compiles both sides of that if); write the "
+                            f"recursion as a while loop")
 
 
 def at(loc: SourceLoc | None) -> str:

@@ -431,6 +431,12 @@ def uses_async_def(x):
     return x
 
 
+def halves_until_small(x):
+    if x.sum() < 1.0:
+        return x
+    return halves_until_small(x / 2)  # <- error
+
+
 def prints_traced(x):
     if x.sum() > 0:
         print("x is", x)  # <- error
@@ -442,7 +448,20 @@ REJECTED = [
     (uses_yield, "yield"), (uses_yield_from, "yield from"), (uses_global, "global"),
     (uses_nonlocal, "nonlocal"), (uses_class, "class definition"), (uses_async_def, "async def"),
     (prints_traced, "printing or formatting a traced array"),
+    (halves_until_small, "recursion"),
 ]
+
+
+def doubled_n_times(x, n):
+    if n == 0:  # a Python int: the recursion ends while tracing
+        return x
+    return doubled_n_times(x * 2, n - 1)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_recursion_with_a_static_base_case(mode: str) -> None:
+    x = np.arange(3.0)
+    np.testing.assert_array_equal(jitaic.jit(doubled_n_times, mode=mode)(x, 3), x * 8)
 
 
 @pytest.mark.parametrize("fn, construct", REJECTED, ids=[f.__name__ for f, _ in REJECTED])

@@ -168,8 +168,18 @@ class Converter:
     """Copies user functions with their globals and closures rebound to the proxy."""
 
     def __init__(self, transform: Callable | None = None) -> None:
-        self._memo: dict[int, types.FunctionType] = {}
+        # id(function) -> (function, its copy); the function is kept alive so
+        # its id cannot be reused by another object while this converter lives
+        self._memo: dict[int, tuple[object, types.FunctionType]] = {}
         self._transform = transform  # e.g. the AST frontend's rewrite
+
+    @staticmethod
+    def _replaced(value: object) -> bool:
+        """Whether ``replace`` hands back something else for ``value``."""
+        return (value is np or (isinstance(value, types.ModuleType)
+                                and value.__name__ == "numpy.random")
+                or (callable(value) and id(value) in _BY_IDENTITY)
+                or _is_user_function(value))
 
     def replace(self, value: object) -> object:
         if value is np:
@@ -184,31 +194,39 @@ class Converter:
 
     def convert(self, fn: types.FunctionType) -> types.FunctionType:
         if id(fn) in self._memo:
-            return self._memo[id(fn)]
+            return self._memo[id(fn)][1]
         original = fn
         if self._transform is not None:
             fn = self._transform(fn)
         new_globals = dict(fn.__globals__)
         closure = None
         if fn.__closure__ is not None:
-            closure = tuple(self._replace_cell(c) for c in fn.__closure__)
+            closure = tuple(self._own_cell(c) for c in fn.__closure__)
         new = types.FunctionType(fn.__code__, new_globals, fn.__name__, fn.__defaults__,
                                  closure)
         new.__kwdefaults__ = fn.__kwdefaults__
         new.__dict__.update(fn.__dict__)
-        self._memo[id(original)] = new
+        # memoised before its globals and cells are converted: a function that
+        # refers to itself (recursion; the AST rewrite refers to itself through
+        # a cell) finds its copy instead of converting again
+        self._memo[id(original)], self._memo[id(fn)] = (original, new), (fn, new)
+        for cell, old in zip(closure or (), fn.__closure__ or (), strict=True):
+            if cell is not old:
+                cell.cell_contents = self.replace(cell.cell_contents)
         for name in _referenced_names(fn.__code__):
             if name in new_globals:
                 new_globals[name] = self.replace(new_globals[name])
         return new
 
-    def _replace_cell(self, cell: types.CellType) -> types.CellType:
+    def _own_cell(self, cell: types.CellType) -> types.CellType:
+        """A new cell where the value will be replaced (filled in by convert);
+        the same cell otherwise (a cell assigned later, as a recursive inner
+        function's, must stay shared)."""
         try:
             value = cell.cell_contents
-        except ValueError:  # not yet assigned (e.g. a recursive inner function)
+        except ValueError:
             return cell
-        replaced = self.replace(value)
-        return cell if replaced is value else types.CellType(replaced)
+        return types.CellType(value) if self._replaced(value) else cell
 
 
 def traceable(fn: Callable) -> Callable:

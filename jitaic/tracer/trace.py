@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from jitaic.errors import UnsupportedError
+from jitaic.errors import UnsupportedError, recursion_error
 from jitaic.ir.graph import Graph, Value
 from jitaic.ir.types import SUPPORTED_DTYPES, TensorType
 from jitaic.tracer.core import TraceContext, Tracer, new_tracer
@@ -161,7 +161,10 @@ def trace(fn: Callable, args: Sequence, kwargs: dict, arg_names: Sequence[str],
                          for k in sorted(kwargs)}
         ctx.converter = converter or Converter()
         call = ctx.converter.convert(fn) if isinstance(fn, types.FunctionType) else fn
-        out = call(*traced_args, **traced_kwargs)
+        try:
+            out = call(*traced_args, **traced_kwargs)
+        except RecursionError as exc:
+            raise recursion_error(exc) from None
         results, out_leaves = _collect_outputs(out)
         out_tree = flatten(out)[1]
         updates = {t._buffer.param_index: t._buffer.value for t in tracers
