@@ -602,6 +602,7 @@ def _concatenate_infer(in_types, attrs, regions):
 concatenate = define("concatenate", _concatenate_infer,
                      lambda *xs, axis: np.concatenate(xs, axis=axis))
 
+
 def _dim_size_infer(in_types, attrs, regions):
     (x,) = in_types
     if not 0 <= attrs["axis"] < x.ndim:
@@ -612,6 +613,7 @@ def _dim_size_infer(in_types, attrs, regions):
 # The run-time extent of one axis (len(x[:i]), the count in np.mean(x[:i])).
 dim_size = define("dim_size", _dim_size_infer,
                   lambda x, axis: np.int64(np.shape(x)[axis]))
+
 
 # ---------------------------------------------------------------- constants
 
@@ -741,16 +743,10 @@ def _fill(index: tuple, values, shape: tuple[int, ...]) -> tuple:
     return tuple(out)
 
 
-def static_view(index: tuple) -> tuple:
-    """The template with run-time entries at 0: same result shape."""
-    return tuple(0 if e == DYNAMIC else (0, slice_span(e[1], e[2]), e[2])
-                 if is_dynamic_slice(e) else e for e in index)
-
-
 def _dyn_getitem_infer(in_types, attrs, regions):
     x, *dyn = in_types
     _check_dynamic(dyn, attrs["index"], x.shape)
-    return [x.with_shape(slice_shape(x.shape, static_view(attrs["index"])))]
+    return [x.with_shape(slice_shape(x.shape, attrs["index"]))]
 
 
 def _check_dynamic(dyn, index, shape) -> None:
@@ -771,7 +767,7 @@ dyn_getitem = define(
 def _dyn_setitem_infer(in_types, attrs, regions):
     x, v, *dyn = in_types
     _check_dynamic(dyn, attrs["index"], x.shape)
-    return _setitem_infer([x, v], {"index": static_view(attrs["index"])}, regions)
+    return _setitem_infer([x, v], attrs, regions)
 
 
 def _dyn_setitem_reference(x, v, *dyn, index):

@@ -591,25 +591,15 @@ def _buffered_row(em: Emitter, last: str, length: Extent, chunk: Extent, buf: st
         em.scratch(f"{sums} = np.empty({len(lengths)}, {np_type(dtype)})")
     number, start, count, j = em.fresh("chunk"), em.fresh("c"), em.fresh("n"), em.fresh("j")
     chunks = [(number, len(lengths))]
-    if program and allocate and em.runs_parallel(chunks, length):
-        starts = em.constant_arg(np.cumsum([0, *lengths[:-1]], dtype=np.int64))
-        with em.loops(chunks, length):
-            em.line(allocate)
-            em.line(f"{count} = {sizes}[{number}]")
-            em.line(f"{start} = max({starts}[{number}], 0)")  # non-negative: vectorises
-            with em.block(f"for {j} in range({count}):"):
-                em.line(f"{last} = {start} + {j}")
-                body(f"{buf}[{j}]", store=True)
-            em.line(f"{sums}[{number}] = {reduced(count)}")
-        tree = em.constant_arg(np.array(program, np.int8))
-        em.line(f"{acc} = {monoid.combine(acc, f'rt.combine_postfix({sums}, {tree})')}")
-        return
-    em.line(f"{start} = 0")
-    with em.loops(chunks):
+    parallel = bool(program and allocate and em.runs_parallel(chunks, length))
+    starts = em.constant_arg(np.cumsum([0, *lengths[:-1]], dtype=np.int64))
+    with em.loops(chunks, length if parallel else 0):
+        if parallel:
+            em.line(allocate)  # each thread its own buffer
         em.line(f"{count} = {sizes}[{number}]")
         # a no-op that tells LLVM the start is non-negative: without it every
         # load checks for a negative index and the element loop stays scalar (3x)
-        em.line(f"{start} = max({start}, 0)")
+        em.line(f"{start} = max({starts}[{number}], 0)")
         with em.block(f"for {j} in range({count}):"):
             em.line(f"{last} = {start} + {j}")
             body(f"{buf}[{j}]", store=True)
@@ -617,7 +607,6 @@ def _buffered_row(em: Emitter, last: str, length: Extent, chunk: Extent, buf: st
             em.line(f"{sums}[{number}] = {reduced(count)}")
         else:
             em.line(f"{acc} = {monoid.combine(acc, reduced(count))}")
-        em.line(f"{start} += {count}")
     if program:
         tree = em.constant_arg(np.array(program, np.int8))
         em.line(f"{acc} = {monoid.combine(acc, f'rt.combine_postfix({sums}, {tree})')}")
@@ -777,8 +766,6 @@ def _dot(lhs: str, lhs_ndim: int, rhs: str, rhs_ndim: int, k: Extent,
     """A (batch-free) matrix product: BLAS for floats, loops for integers."""
     if dtype.kind == "f":
         return f"np.dot({lhs}, {rhs})"
-    if isinstance(k, str):  # a run-time length: the names are plain arrays here
-        k = f"{lhs}.shape[{lhs_ndim - 1}]"
     lhs2 = f"{lhs}.reshape((1, {k}))" if lhs_ndim == 1 else lhs
     rhs2 = f"{rhs}.reshape(({k}, 1))" if rhs_ndim == 1 else rhs
     product = f"rt.int_matmul({lhs2}, {rhs2})"
@@ -915,15 +902,17 @@ def _index_dims(em: Emitter, indices: Sequence[Value]) -> tuple[Extent, ...]:
                    v.shape[v.type.ndim - back] != 1]
         extents.append(d if d is not None or not sources else
                        extent(em, sources[0], sources[0].type.ndim - back))
-    for v in indices:
-        check_extents(em, v, tuple(extents), "integer-array index")
     return tuple(extents)
 
 
 def _gathered_shape(em: Emitter, node: Node, x: Value,
                     indices: Sequence[Value]) -> tuple[Extent, ...]:
-    return ops.gather_shape(dims(em, x), _index_dims(em, indices), node.attrs["axes"],
-                            node.attrs["front"])
+    """The gathered region's extents, after run-time checks that the index
+    arrays' run-time lengths agree (once, before the element loops)."""
+    index_dims = _index_dims(em, indices)
+    for v in indices:
+        check_extents(em, v, index_dims, "integer-array index")
+    return ops.gather_shape(dims(em, x), index_dims, node.attrs["axes"], node.attrs["front"])
 
 
 def _gathered_element(em: Emitter, node: Node, array: str, x: Value,
@@ -1108,7 +1097,7 @@ def _dynamic_entries(em: Emitter, x: Value, index: tuple, dyn: Sequence[Value],
 
 def _region_dims(em: Emitter, x: Value, index: tuple, counts: dict[int, str]) -> tuple:
     """The extents of the region ``x[index]`` (index from _dynamic_entries)."""
-    static = slice_shape(x.shape, ops.static_view(index))
+    static = slice_shape(x.shape, index)
     it = iter(static)
     region = []
     for dim, e in enumerate(index):

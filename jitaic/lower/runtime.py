@@ -23,8 +23,6 @@ def int_matmul(a, b):
     return out
 
 
-
-
 # Float sums of a fused kernel's row go through a buffer and `pairwise_sum`:
 # NumPy's own pairwise summation (8 partial sums over blocks of up to 128,
 # halves split at multiples of 8), so a float64 sum is bit-identical to

@@ -164,6 +164,17 @@ def _referenced_names(code: types.CodeType) -> set[str]:
     return names
 
 
+def _numpy_substitute(value: object) -> object | None:
+    """What traced code sees instead of a NumPy module or function, if anything."""
+    if value is np:
+        return PROXY
+    if isinstance(value, types.ModuleType) and value.__name__ == "numpy.random":
+        return _OVERRIDES["random"]
+    if callable(value) and id(value) in _BY_IDENTITY:
+        return _BY_IDENTITY[id(value)]
+    return None
+
+
 class Converter:
     """Copies user functions with their globals and closures rebound to the proxy."""
 
@@ -173,24 +184,11 @@ class Converter:
         self._memo: dict[int, tuple[object, types.FunctionType]] = {}
         self._transform = transform  # e.g. the AST frontend's rewrite
 
-    @staticmethod
-    def _replaced(value: object) -> bool:
-        """Whether ``replace`` hands back something else for ``value``."""
-        return (value is np or (isinstance(value, types.ModuleType)
-                                and value.__name__ == "numpy.random")
-                or (callable(value) and id(value) in _BY_IDENTITY)
-                or _is_user_function(value))
-
     def replace(self, value: object) -> object:
-        if value is np:
-            return PROXY
-        if isinstance(value, types.ModuleType) and value.__name__ == "numpy.random":
-            return _OVERRIDES["random"]
-        if callable(value) and id(value) in _BY_IDENTITY:
-            return _BY_IDENTITY[id(value)]
-        if _is_user_function(value):
-            return self.convert(value)
-        return value
+        substitute = _numpy_substitute(value)
+        if substitute is not None:
+            return substitute
+        return self.convert(value) if _is_user_function(value) else value
 
     def convert(self, fn: types.FunctionType) -> types.FunctionType:
         if id(fn) in self._memo:
@@ -226,7 +224,8 @@ class Converter:
             value = cell.cell_contents
         except ValueError:
             return cell
-        return types.CellType(value) if self._replaced(value) else cell
+        replaced = _numpy_substitute(value) is not None or _is_user_function(value)
+        return types.CellType(value) if replaced else cell
 
 
 def traceable(fn: Callable) -> Callable:
