@@ -328,10 +328,14 @@ def per_call_overhead(repeats: int) -> dict[str, float]:
     def add_one(x):
         return x + 1
 
+    python_dispatch = jitaic.jit(add_one)
+    with jitaic.config.override(hot_calls=0):  # decided on the first call: never hot
+        python_dispatch(x)
     impls = {
         "numpy": add_one,
         "numba": numba.njit(add_one),
-        "jitaic": jitaic.jit(add_one),
+        "jitaic": jitaic.jit(add_one),  # hot after 100 calls: the compiled dispatcher
+        "jitaic (Python dispatch)": python_dispatch,
     }
     if jax is not None:
         jitted = jax.jit(add_one)

@@ -27,6 +27,8 @@ from jitaic.ir.interpreter import evaluate
 from jitaic.ir.printer import format_graph
 from jitaic.ir.verifier import verify
 from jitaic.lower.compile import Compiled, compile_graph
+from jitaic.lower.dispatch import HotEntry, Miss as HotMiss
+from jitaic.lower.dispatch import build as build_dispatcher
 from jitaic.passes.pipeline import optimize
 from jitaic.tracer.core import is_tracing
 from jitaic.tracer.numpy_proxy import Converter, traceable
@@ -51,6 +53,10 @@ MODES = ("auto", "trace", "ast")
 # rows would mean 30 000 nodes and minutes of numba compile).
 AUTO_UNROLL_NODES = 64
 
+# Specialisations of one function its compiled dispatcher serves (each new one
+# recompiles the dispatcher, ~0.1 s a distinct argument-type signature).
+MAX_HOT = 8
+
 
 @dataclass
 class Specialization:
@@ -63,8 +69,21 @@ class Specialization:
     parallel: bool = True
     fn: Callable | None = None
     compiled: Compiled | None = None
-    hits: int = 0
+    _hits: int = field(default=0, repr=False)           # calls the Python path served
+    _hot_counter: np.ndarray | None = field(default=None, repr=False)  # and the compiled one
+    _promote_at: int | None = field(default=None, repr=False)  # hits that make it hot
     _converters: list[Callable] = field(default_factory=list, repr=False)
+
+    @property
+    def hot(self) -> bool:
+        """Served by the function's compiled dispatcher (see ``hot_calls``)."""
+        return self._hot_counter is not None
+
+    @property
+    def hits(self) -> int:
+        """Cached calls this specialisation served."""
+        hot = 0 if self._hot_counter is None else int(self._hot_counter[0])
+        return self._hits + hot
 
     @property
     def graph(self) -> Graph:
@@ -87,13 +106,17 @@ class Specialization:
         is_array = [isinstance(x, np.ndarray) for x in leaves]
         self.compiled = compile_graph(self.graph, is_array, leaves, self.parallel)
 
+    @property
+    def returns_entry_array(self) -> bool:
+        """The result is the entry function's first output, an array, as it is."""
+        return (self.traced.out_tree == LEAF and not self.compiled.constants
+                and self.traced.out_leaves[0][0] == "result"
+                and self.graph.results[0].type.ndim > 0)
+
     def runner(self) -> Callable[[Sequence[object]], object]:
         """The cheapest call of the compiled entry for argument leaves."""
-        entry, constants = self.compiled.entry, self.compiled.constants
-        single_array = (self.traced.out_tree == LEAF and not constants
-                        and self.traced.out_leaves[0][0] == "result"
-                        and self.graph.results[0].type.ndim > 0)
-        if single_array:
+        if self.returns_entry_array:
+            entry = self.compiled.entry
             return lambda leaves: entry(*leaves)[0]
         return self.run
 
@@ -181,6 +204,10 @@ class JitFunction:
         # by a cheap key and mapped straight to the compiled entry function.
         self._fast_ok = self._simple and not any(self._static_mask)
         self._fast: dict[tuple, tuple[Specialization, Callable]] = {}
+        # Hot path: specialisations called often join a compiled dispatcher
+        # (lower/dispatch.py) that a generated __call__ tries first.
+        self._hot: list[Specialization] = []
+        self._hot_counts = np.zeros(MAX_HOT, np.int64)
 
     # ------------------------------------------------------------ calling
     def __call__(self, *args, **kwargs):
@@ -192,7 +219,10 @@ class JitFunction:
             else:
                 hit = self._fast.get(key)
                 if hit is not None and (len(args) < 2 or len(set(map(id, args))) == len(args)):
-                    hit[0].hits += 1
+                    spec = hit[0]
+                    spec._hits += 1
+                    if spec._hits == spec._promote_at:
+                        self._promote(spec, args)
                     return hit[1](args)
         return self._call(args, kwargs)
 
@@ -207,16 +237,48 @@ class JitFunction:
         if spec is None:
             spec = self._specialize(key, args, kwargs, static, leaves)
         else:
-            spec.hits += 1
-        self._remember_fast(args, kwargs, leaves, spec)
+            spec._hits += 1
+        if self._remember_fast(args, kwargs, leaves, spec) and spec._hits == spec._promote_at:
+            self._promote(spec, args)
         return spec.run(leaves)
 
-    def _remember_fast(self, args, kwargs, leaves, spec: Specialization) -> None:
+    def _remember_fast(self, args, kwargs, leaves, spec: Specialization) -> bool:
         eligible = (self._fast_ok and not kwargs and spec.compiled is not None
                     and len(leaves) == len(args)
                     and all(type(a) is np.ndarray or isinstance(a, np.generic) for a in args))
         if eligible:
             self._fast[tuple(_fast_key(a) for a in args)] = (spec, spec.runner())
+            if spec._promote_at is None:  # -1: never
+                hot_calls = config.get("hot_calls")
+                spec._promote_at = max(spec._hits, 1) + hot_calls - 1 if hot_calls > 0 else -1
+        return eligible
+
+    # ------------------------------------------------------------ hot path
+    def _promote(self, spec: Specialization, args: tuple) -> None:
+        """Serve a specialisation called this often from the compiled dispatcher."""
+        spec._promote_at = -1  # decided once
+        with self._lock:
+            if not self._hot_eligible(spec, args):
+                return
+            slot = len(self._hot)
+            hot = [*self._hot, (spec, tuple(a.shape for a in args))]
+            entries = [HotEntry(s.compiled.entry, shapes, self._hot_counts.ctypes.data + 8 * k)
+                       for k, (s, shapes) in enumerate(hot)]
+            dispatcher = build_dispatcher(_identifier(self.__name__), entries)
+            if dispatcher is None:
+                return
+            self._hot = hot
+            spec._hot_counter = self._hot_counts[slot:slot + 1]
+            self.__class__ = _hot_class(self, dispatcher)
+
+    def _hot_eligible(self, spec: Specialization, args: tuple) -> bool:
+        """Arrays in, one array out, nothing written in place, names we can use."""
+        return (len(self._hot) < MAX_HOT and all(spec is not s for s, _ in self._hot)
+                and spec.compiled is not None and spec.returns_entry_array
+                and not spec.graph.updates
+                and all(type(a) is np.ndarray for a in args)
+                and not config.get("disable_jit")
+                and not any(name.startswith("_jitaic_") for name in self._signature.parameters))
 
     def _bind(self, args: tuple, kwargs: dict) -> tuple[tuple, dict, tuple]:
         if self._simple and not kwargs and len(args) == self._n_params:
@@ -358,6 +420,9 @@ class JitFunction:
         return Lowered(spec)
 
     def clear_cache(self) -> None:
+        self.__class__ = JitFunction  # drops the compiled dispatcher
+        self._hot.clear()
+        self._hot_counts[:] = 0
         self._fast.clear()
         self._cache.clear()
         self._order.clear()
@@ -365,6 +430,43 @@ class JitFunction:
 
     def __repr__(self) -> str:
         return f"<jitaic.jit {self.__qualname__} ({len(self._cache)} specializations)>"
+
+
+def _hot_class(jitted: JitFunction, dispatcher: Callable) -> type:
+    """A subclass of JitFunction for one instance whose __call__ tries the
+    compiled dispatcher first.
+
+    The generated __call__ has the user's own parameters (keywords and
+    defaults bind as they would for the function, and a wrong call raises
+    Python's own message about it) and is a staticmethod closing over the
+    instance: a call pays one Python frame, then numba's C dispatcher.
+    """
+    params = list(jitted._signature.parameters.values())
+    names = [p.name for p in params]
+    arrays = " and ".join(f"type({n}) is _jitaic_ndarray" for n in names) or "True"
+    listed = ", ".join(names)
+    name = _identifier(jitted.__name__)
+    source = (f"def {name}({listed}):\n"
+              f"    if not _jitaic_overrides and {arrays}:\n"
+              f"        try:\n"
+              f"            return _jitaic_hot({listed})\n"
+              f"        except (_jitaic_Miss, TypeError):\n"
+              f"            pass\n"
+              f"    return _jitaic_general(_jitaic_self, {listed})\n")
+    namespace = {"_jitaic_overrides": config._overrides, "_jitaic_ndarray": np.ndarray,
+                 "_jitaic_hot": dispatcher, "_jitaic_Miss": HotMiss,
+                 "_jitaic_general": JitFunction.__call__, "_jitaic_self": jitted}
+    exec(compile(source, f"<jitaic hot call {name}>", "exec"), namespace)
+    call = namespace[name]
+    call.__defaults__ = tuple(p.default for p in params if p.default is not p.empty) or None
+    call.__code__ = call.__code__.replace(co_qualname=jitted.__qualname__)
+    return type(JitFunction.__name__, (JitFunction,),
+                {"__call__": staticmethod(call), "__module__": JitFunction.__module__,
+                 "__qualname__": JitFunction.__qualname__})
+
+
+def _identifier(name: str) -> str:
+    return name if name.isidentifier() else "jitted"
 
 
 def _fast_key(a: object) -> tuple:

@@ -29,6 +29,9 @@ KNOBS: dict[str, Knob] = {
                         "call the Python function unchanged"),
     "checks": Knob("JITAIC_CHECKS", False, lambda s: s not in ("", "0"),
                    "verify the IR after tracing and after every pass"),
+    "hot_calls": Knob("JITAIC_HOT_CALLS", 100, int,
+                      "cached calls after which a specialisation is served by a compiled "
+                      "shape dispatcher (~0.6 µs a call instead of ~1.6); 0 turns it off"),
     "exact_math": Knob("JITAIC_EXACT_MATH", False, lambda s: s not in ("", "0"),
                        "exp/expm1/log/log1p/tanh call libm instead of jitaic's vectorisable "
                        "versions (within 1 ulp of exact; read when a specialisation compiles)"),

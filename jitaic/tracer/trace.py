@@ -62,6 +62,12 @@ def _unflatten(treedef: tuple, it) -> object:
 
 # ---------------------------------------------------------------- leaves
 
+# ndarray subclasses compiled as plain arrays: a memmap is one (file-backed
+# storage); others (masked arrays, np.matrix, unit-carrying arrays) change what
+# operators mean, and are rejected rather than silently stripped.
+PLAIN_ARRAY_TYPES = frozenset({np.ndarray, np.memmap})
+
+
 def array_key(x: np.ndarray) -> tuple:
     """Shape, dtype, layout (C, F or any) and writeability: numba's array type."""
     flags = x.flags
@@ -71,8 +77,10 @@ def array_key(x: np.ndarray) -> tuple:
 
 def leaf_key(x: object) -> tuple:
     """What a compiled specialisation depends on for one argument leaf."""
-    if isinstance(x, np.ndarray):
+    if type(x) in PLAIN_ARRAY_TYPES:
         return array_key(x)
+    if isinstance(x, np.ndarray):
+        return ("array subclass", type(x))  # rejected by check_leaf
     if isinstance(x, np.generic):
         return ("scalar", x.dtype)
     if isinstance(x, float):
@@ -82,6 +90,13 @@ def leaf_key(x: object) -> tuple:
 
 def check_leaf(x: object, name: str) -> None:
     """Reject argument leaves jitaic cannot compile, naming the argument."""
+    if isinstance(x, np.ndarray) and type(x) not in PLAIN_ARRAY_TYPES:
+        kind = type(x)
+        raise UnsupportedError(
+            f"argument {name!r} is a {kind.__module__}.{kind.__qualname__}, a subclass of "
+            f"numpy.ndarray whose operations may mean something else (a mask, matrix "
+            f"products, units): jitaic compiles plain arrays; pass np.asarray({name}) "
+            f"(or its .filled() data for a masked array)")
     if isinstance(x, (np.ndarray, np.generic)):
         if x.dtype not in SUPPORTED_DTYPES:
             raise UnsupportedError(

@@ -1,0 +1,187 @@
+"""The compiled dispatcher: specialisations called ``hot_calls`` times are
+served by a numba function that tests shapes itself (lower/dispatch.py).
+
+Every test checks results against NumPy and that the call went where it should
+(``Specialization.hot`` and the hit counts the dispatcher keeps).
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+from helpers import assert_same
+
+import jitaic
+from jitaic import config
+
+
+def _scaled_sum(x, y):
+    return 2.0 * x + y
+
+
+def _hot(fn, *args, calls: int = 2):
+    """A jitted fn whose specialisation for args is hot after `calls` calls."""
+    f = jitaic.jit(fn)
+    with config.override(hot_calls=calls):
+        for _ in range(calls + 1):
+            f(*args)
+    (spec,) = f.specializations()
+    assert spec.hot
+    return f, spec
+
+
+def test_hot_specialisation_serves_calls_and_counts_them(rng) -> None:
+    x, y = rng.standard_normal(8), rng.standard_normal(8)
+    f, spec = _hot(_scaled_sum, x, y)
+    before = spec.hits
+    for _ in range(5):
+        assert_same(f(x, y), _scaled_sum(x, y))
+    assert spec.hits == before + 5
+    assert f.cache_info().hits == spec.hits
+
+
+def test_cold_specialisations_stay_on_the_python_path(rng) -> None:
+    f = jitaic.jit(_scaled_sum)
+    x, y = rng.standard_normal(8), rng.standard_normal(8)
+    with config.override(hot_calls=50):
+        for _ in range(3):
+            f(x, y)
+    assert not f.specializations()[0].hot
+
+
+def test_a_new_shape_misses_then_compiles_and_can_become_hot(rng) -> None:
+    x, y = rng.standard_normal(8), rng.standard_normal(8)
+    f, first = _hot(_scaled_sum, x, y)
+    u, v = rng.standard_normal((3, 5)), rng.standard_normal((3, 5))
+    with config.override(hot_calls=2):
+        for _ in range(3):
+            assert_same(f(u, v), _scaled_sum(u, v))
+    second = next(s for s in f.specializations() if s is not first)
+    assert second.hot and first.hot
+    assert f.cache_info().misses == 2
+    hits = first.hits, second.hits
+    assert_same(f(x, y), _scaled_sum(x, y))
+    assert_same(f(u, v), _scaled_sum(u, v))
+    assert (first.hits, second.hits) == (hits[0] + 1, hits[1] + 1)
+
+
+def test_other_dtypes_layouts_and_values_fall_back_correctly(rng) -> None:
+    x, y = rng.standard_normal((4, 6)), rng.standard_normal((4, 6))
+    f, spec = _hot(_scaled_sum, x, y)
+    before = spec.hits
+    cases = [
+        (x.astype(np.float32), y.astype(np.float32)),  # not compiled for these types
+        (x[:, ::2], y[:, ::2]),                         # a shape it has no branch for
+        (np.asfortranarray(x), np.asfortranarray(y)),   # another layout
+        (x, 1.5),                                       # a Python scalar
+        (x, y[0]),                                      # broadcasting
+    ]
+    for args in cases:
+        assert_same(f(*args), _scaled_sum(*args))
+    assert spec.hits == before  # none of them ran the hot specialisation
+    assert f.cache_info().misses == 1 + len(cases)
+
+
+def test_keywords_defaults_and_wrong_calls_behave_as_for_the_function(rng) -> None:
+    def affine(x, scale, shift=None):
+        return x * scale if shift is None else x * scale + shift
+
+    x, scale, shift = rng.standard_normal((3, 5))
+    f, spec = _hot(affine, x, scale, shift)
+    before = spec.hits
+    assert_same(f(shift=shift, scale=scale, x=x), affine(x, scale, shift))  # hot
+    assert spec.hits == before + 1
+    assert_same(f(x, scale), affine(x, scale))  # the default: another specialisation
+    assert spec.hits == before + 1
+    with pytest.raises(TypeError, match=r"affine\(\) takes from 2 to 3 positional"):
+        f(x, scale, shift, 4)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'z'"):
+        f(x, scale, z=1)
+
+
+def test_config_overrides_bypass_the_compiled_dispatcher(rng) -> None:
+    x, y = rng.standard_normal(8), rng.standard_normal(8)
+    f, spec = _hot(_scaled_sum, x, y)
+    hot_hits = int(spec._hot_counter[0])
+    with config.override(backend="reference"):
+        assert_same(f(x, y), _scaled_sum(x, y))
+    with config.override(disable_jit=True):
+        assert_same(f(x, y), _scaled_sum(x, y))
+    assert int(spec._hot_counter[0]) == hot_hits
+
+
+@pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
+def test_array_subclasses_are_rejected_not_stripped(rng) -> None:
+    x = rng.standard_normal(4)
+    f, _ = _hot(lambda a: a * 2.0, x)
+    masked = np.ma.array(x, mask=[0, 1, 0, 0])
+    with pytest.raises(jitaic.UnsupportedError, match=r"numpy.ma.MaskedArray.*np.asarray\(a\)"):
+        f(masked)
+    with pytest.raises(jitaic.UnsupportedError, match="numpy.matrix"):
+        f(np.asmatrix(x))
+
+
+def test_functions_that_write_arguments_are_not_served_hot(rng) -> None:
+    def bump(x):
+        x[0] += 1.0
+        return x * 2.0
+
+    f = jitaic.jit(bump)
+    x = rng.standard_normal(4)
+    expected = x.copy()
+    with config.override(hot_calls=1):
+        for _ in range(3):
+            f(x)
+            expected[0] += 1.0
+    assert_same(x, expected)
+    assert not f.specializations()[0].hot
+
+
+def test_scalar_results_are_not_served_hot(rng) -> None:
+    x = rng.standard_normal(16)
+    f = jitaic.jit(lambda a: np.sum(a * a))
+    with config.override(hot_calls=1):
+        for _ in range(3):
+            result = f(x)
+    assert isinstance(result, np.float64) and result == pytest.approx(np.sum(x * x))
+    assert not f.specializations()[0].hot
+
+
+def test_run_time_errors_of_a_hot_kernel_reach_the_caller(rng) -> None:
+    def head_max(x, n):
+        return np.max(x[: n[0]]) + x * 0
+
+    x, n = rng.standard_normal(6), np.array([3])
+    f, _ = _hot(head_max, x, n)
+    with pytest.raises(ValueError, match="zero-size array"):
+        f(x, np.array([0]))
+
+
+def test_clear_cache_drops_the_dispatcher(rng) -> None:
+    x, y = rng.standard_normal(8), rng.standard_normal(8)
+    f, _ = _hot(_scaled_sum, x, y)
+    f.clear_cache()
+    assert type(f) is jitaic.JitFunction
+    assert_same(f(x, y), _scaled_sum(x, y))
+    assert f.cache_info().misses == 1 and not f.specializations()[0].hot
+
+
+def test_concurrent_hot_calls_agree_with_numpy(rng) -> None:
+    x, y = rng.standard_normal(64), rng.standard_normal(64)
+    f, spec = _hot(_scaled_sum, x, y)
+    failures = []
+
+    def worker():
+        for _ in range(200):
+            if not np.array_equal(f(x, y), _scaled_sum(x, y)):
+                failures.append(1)
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures
+    assert spec.hot
