@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -354,6 +355,25 @@ def per_call_overhead(repeats: int) -> dict[str, float]:
     return {name: out[name] for name in impls}
 
 
+def peak_memory(n: int = 10**7) -> dict[str, float]:
+    """MB allocated at the peak of one call of the chain on n float64 elements,
+    beyond its inputs (tracemalloc sees NumPy's and numba's allocations; XLA
+    allocates outside it, so jax is not measured)."""
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((2, n))
+    impls = {"numpy": chain_np, "numba": numba.njit(chain_loop), "jitaic": jitaic.jit(chain_np)}
+    out = {}
+    for name, fn in impls.items():
+        fn(x, y)  # compile first
+        tracemalloc.start()
+        try:
+            fn(x, y)
+            out[name] = tracemalloc.get_traced_memory()[1] / 1e6
+        finally:
+            tracemalloc.stop()
+    return out
+
+
 # --------------------------------------------------------------------------
 # report
 # --------------------------------------------------------------------------
@@ -381,6 +401,10 @@ def main(argv: list[str] | None = None) -> int:
     print("\n## Per-call overhead: cached `x + 1` on an 8-element array (µs per call)\n")
     over = per_call_overhead(opts.repeats)
     print_table(list(over), [[f"{v:.2f}" for v in over.values()]], text_columns=0)
+
+    print("\n## Peak memory of one call of the chain on 1e7 elements (MB; the result is 80)\n")
+    peak = peak_memory()
+    print_table(list(peak), [[f"{v:.1f}" for v in peak.values()]], text_columns=0)
 
     failures = harness.failures_of((f"{w.name} [{w.size}]", cells) for w, cells in results)
     label = f"{OVERHEAD.name} [{OVERHEAD.size}]"

@@ -13,6 +13,7 @@ Every test compiles at most a few specialisations (numba takes ~0.3 s each).
 from __future__ import annotations
 
 import re
+import tracemalloc
 from dataclasses import dataclass
 
 import numpy as np
@@ -162,6 +163,41 @@ def test_softmax_and_layer_norm_make_one_pass_over_the_rows(rng) -> None:
 def row_softmax_last(x):
     e = np.exp(x - x.max(axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)
+
+
+@pytest.mark.parametrize("fn, shapes", [
+    (elementwise_chain, [(512, 1024), (512, 1024)]),   # parallel at this size
+    (row_softmax_last, [(256, 1024)]),
+    (layer_norm, [(256, 1024), (1024,), (1024,)]),
+    (sum_of_squares, [(512, 1024)]),
+], ids=["chain", "softmax", "layer_norm", "sum_of_squares"])
+def test_fused_workloads_allocate_only_their_outputs(fn, shapes, rng) -> None:
+    """Peak memory of a call (NumPy's and numba's allocations are both traced)
+    is the result plus row buffers: no array-sized temporary."""
+    args = [rng.standard_normal(shape) for shape in shapes]
+    f = jitaic.jit(fn)
+    expected = fn(*args)
+    f(*args)  # compile outside the measurement
+    tracemalloc.start()
+    try:
+        result = f(*args)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert_same(result, expected)
+    array_bytes = args[0].nbytes
+    assert peak - np.asarray(result).nbytes < array_bytes // 32, (peak, array_bytes)
+    numpy_peak = _numpy_peak(fn, args)
+    assert numpy_peak >= np.asarray(result).nbytes + array_bytes  # the check can tell
+
+
+def _numpy_peak(fn, args) -> int:
+    tracemalloc.start()
+    try:
+        fn(*args)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
 
 
 def sum_then_read_across_rows(x):
