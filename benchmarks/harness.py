@@ -3,9 +3,13 @@
 Import it before numpy: it pins BLAS to one thread (unless OPENBLAS_NUM_THREADS /
 OMP_NUM_THREADS / MKL_NUM_THREADS are set) before numpy and scipy load their
 BLAS.  numba's np.dot calls scipy's BLAS, numpy calls its own, and two spinning
-thread pools on a small machine slow each other down by 2x or more; the
-compiled loops (numba, jitaic) are single-threaded too, so the benchmarks
-compare code generation, not thread counts.
+thread pools on a small machine slow each other down by 2x or more.  Threads
+are then what each tool itself does with them: NumPy and the hand-written
+numba loops run on one core; jitaic runs large loop nests and large matrix
+products (as row blocks, since the BLAS is single-threaded) on numba's
+threads, as it does by default; XLA uses its own thread pool.  Setting
+OPENBLAS_NUM_THREADS=2 instead gives NumPy's and numba's matrix products both
+cores (jitaic then makes one BLAS call per product).
 
 The conventions every script follows:
 

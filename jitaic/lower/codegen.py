@@ -178,6 +178,7 @@ class Emitter:
         """Whether ``loops(extents, work)`` makes its outermost loop a prange."""
         extents = [e for e in extents if e[0] not in self._bound]
         return bool(self.parallel_min_work is not None and work is not None
+                    and not self._in_prange  # numba runs a nested prange serially
                     and work >= self.parallel_min_work and extents
                     and isinstance(extents[0][1], int) and extents[0][1] > 1)
 

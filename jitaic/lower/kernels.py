@@ -703,6 +703,12 @@ def _check_core_dims(em: Emitter, a: Value, b: Value) -> None:
                 f"str({ka}) + ' vs ' + str({kb}) + ')')")
 
 
+# A matrix product of at least PARALLEL_MIN_WORK * SPLIT_DOT_PER_ROW
+# multiply-adds (2^22: ~0.1 ms of one core's BLAS) is worth splitting across
+# threads, when the BLAS runs on one thread.
+SPLIT_DOT_PER_ROW = 16
+
+
 @lowering(ops.matmul)
 def _matmul(em: Emitter, node: Node) -> None:
     a, b = node.inputs
@@ -736,6 +742,9 @@ def _matmul(em: Emitter, node: Node) -> None:
     em.line(f"{bn} = {_as_dtype(em, b, dtype)}")
     if a.type.ndim <= 2 and b.type.ndim <= 2:
         k = extent(em, a, a.type.ndim - 1)
+        if _splits_rows(em, a, b, out, k):
+            em.line(f"{name} = rt.split_dot({an}, {bn}, rt.dot_threads())")
+            return
         em.line(f"{name} = {_dot(an, a.type.ndim, bn, b.type.ndim, k, out.shape, dtype)}")
         return
     for v in (a, b, out):
@@ -759,6 +768,13 @@ def _matmul(em: Emitter, node: Node) -> None:
         product = _dot(matrix(an, a), min(a.type.ndim, 2), matrix(bn, b),
                        min(b.type.ndim, 2), k, core, dtype)
         em.line(f"{name}[{', '.join(index)}] = {product}")
+
+
+def _splits_rows(em: Emitter, a: Value, b: Value, out: Value, k: Extent) -> bool:
+    """A float matrix-matrix product with enough multiply-adds to split across threads."""
+    return (out.dtype.kind == "f" and a.type.ndim == b.type.ndim == 2 and out.type.static
+            and isinstance(k, int)
+            and em.runs_parallel([("row", a.shape[0])], out.type.size * k // SPLIT_DOT_PER_ROW))
 
 
 def _dot(lhs: str, lhs_ndim: int, rhs: str, rhs_ndim: int, k: Extent,

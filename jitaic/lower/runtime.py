@@ -23,6 +23,53 @@ def int_matmul(a, b):
     return out
 
 
+def _blas_thread_query():
+    """The ctypes function giving the thread count of the BLAS that numba's
+    np.dot calls (scipy's, found through scipy's BLAS module), or None."""
+    try:
+        from scipy.linalg import cython_blas
+        lib = ctypes.CDLL(cython_blas.__file__)
+    except (ImportError, OSError):
+        return None
+    for name in ("scipy_openblas_get_num_threads", "openblas_get_num_threads",
+                 "MKL_Get_Max_Threads"):
+        fn = getattr(lib, name, None)  # dlsym searches the module's dependencies too
+        if fn is not None:
+            fn.argtypes, fn.restype = [], ctypes.c_int
+            return fn
+    return None
+
+
+_BLAS_THREADS = _blas_thread_query()
+
+if _BLAS_THREADS is None:
+    @numba.njit
+    def dot_threads():
+        return 1  # an unknown BLAS: never split its calls
+else:
+    @numba.njit  # not cached: a call through a ctypes pointer (and get_num_threads)
+    def dot_threads():
+        """Threads to split a matrix product over: numba's, when the BLAS runs
+        on one thread (read at every call: threadpoolctl may change it after
+        a specialisation compiled), else 1. Splitting the calls of a
+        multi-threaded BLAS oversubscribes the cores (measured 8x slower)."""
+        return numba.get_num_threads() if _BLAS_THREADS() == 1 else 1
+
+
+@numba.njit(parallel=True, cache=True)
+def split_dot(a, b, threads):
+    """``a @ b`` with a's rows split into blocks, one per thread. Each block is
+    the same BLAS kernel on fewer rows, so the result equals one call's."""
+    m = a.shape[0]
+    if threads < 2 or m < 2 * threads:
+        return np.dot(a, b)
+    out = np.empty((m, b.shape[1]), a.dtype)
+    for block in numba.prange(threads):
+        rows = slice(block * m // threads, (block + 1) * m // threads)
+        np.dot(a[rows], b, out[rows])
+    return out
+
+
 # Float sums of a fused kernel's row go through a buffer and `pairwise_sum`:
 # NumPy's own pairwise summation (8 partial sums over blocks of up to 128,
 # halves split at multiples of 8), so a float64 sum is bit-identical to
