@@ -536,6 +536,18 @@ def test_large_matrix_products_split_rows_across_threads(layouts, rng) -> None:
     assert "split_dot" not in f.lower(a[:8, :8], b[:8, :8]).source()  # small
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_pairwise_sum_helper_is_numpys_sum_bit_for_bit(dtype, rng) -> None:
+    """rt.pairwise_sum (its 128-element leaves one 8-lane vector accumulator)
+    against np.sum, over every leaf length, odd tails, offsets and magnitudes."""
+    from jitaic.lower import runtime as rt
+
+    for n in [*range(140), 255, 256, 1000, 4096, 100_003]:
+        a = (rng.standard_normal(n + 3) * 10.0 ** rng.uniform(-3, 3, n + 3)).astype(dtype)
+        for start in (0, 3):
+            assert dtype(rt.pairwise_sum(a, start, n, dtype(0))) == np.sum(a[start:start + n])
+
+
 def test_whole_array_sums_split_across_threads_stay_numpys_sums(rng) -> None:
     """A 1-D sum's chunks (subtrees of NumPy's pairwise tree) run in parallel and
     are combined in the tree's order: np.sum's and np.var's results, bit for bit."""
