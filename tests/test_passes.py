@@ -3,7 +3,7 @@
 For each pass: the structure before and after (op counts), the ``changed``
 flag, and equal results by the reference interpreter before and after.
 
-Every rule of ``simplify.RULES`` is checked for soundness: small traced
+Every rule of ``simplify.RULES`` and ``simplify.REASSOCIATION_RULES`` is checked for soundness: small traced
 programs that trigger it (and near misses that must not), evaluated by the
 reference interpreter before and after the pipeline on inputs full of IEEE
 corner cases (signed zeros, infinities, NaN, subnormals, the largest finite
@@ -40,7 +40,7 @@ from jitaic.passes import rewrite
 from jitaic.passes.cleanup import eliminate_common_subexpressions, eliminate_dead_code
 from jitaic.passes.fold import MAX_FOLDED_ELEMENTS, fold_constants
 from jitaic.passes.pipeline import MAX_ROUNDS, PASS_SECONDS, PIPELINE, optimize
-from jitaic.passes.simplify import RULES, simplify
+from jitaic.passes.simplify import REASSOCIATION_RULES, RULES, simplify
 from jitaic.tracer.trace import trace
 
 FLOATS = (np.float64, np.float32)
@@ -48,14 +48,6 @@ INTS = (np.int32, np.int64)
 SHAPE = (4, 6)
 
 
-def known_bug(reason: str) -> pytest.MarkDecorator:
-    """A jitaic bug this file found and that is not fixed yet (remove when it is)."""
-    return pytest.mark.xfail(strict=True, raises=AssertionError, reason=f"jitaic bug: {reason}")
-
-
-REASSOCIATE_SHARED = known_bug(
-    "reassociate_matmul_chain counts uses before substitutions and runs before CSE, so it "
-    "rewrites (A@B)@C while A@B is still needed elsewhere: one more matmul")
 
 # ---------------------------------------------------------------- helpers
 
@@ -455,7 +447,8 @@ RULE_CASES: dict[str, list[Case]] = {
 
 KNOWN_UNSOUND: dict[tuple[str, str], pytest.MarkDecorator] = {}
 
-ALL_RULES = sorted({r.name for rules in RULES.values() for r in rules})
+RULE_TABLES = [RULES, REASSOCIATION_RULES]
+ALL_RULES = sorted({r.name for table in RULE_TABLES for rules in table.values() for r in rules})
 CASES = [pytest.param(name, c, id=f"{name}:{c.label}",
                       marks=[KNOWN_UNSOUND[name, c.label]] if (name, c.label) in KNOWN_UNSOUND
                       else [])
@@ -473,7 +466,7 @@ def test_every_rule_has_a_soundness_case() -> None:
 
 
 def test_every_rule_states_before_and_after() -> None:
-    for rules in RULES.values():
+    for rules in (rules for table in RULE_TABLES for rules in table.values()):
         for r in rules:
             assert "->" in (r.fn.__doc__ or ""), f"{r.name}: docstring 'before -> after'"
 
@@ -786,8 +779,7 @@ def shared_by_cse(a, b, c):
     return (a @ b) @ c, (a @ b) + 1  # CSE makes the two a @ b one
 
 
-@pytest.mark.parametrize("fn", [pytest.param(shared_through_identity, marks=REASSOCIATE_SHARED),
-                                pytest.param(shared_by_cse, marks=REASSOCIATE_SHARED)])
+@pytest.mark.parametrize("fn", [shared_through_identity, shared_by_cse])
 def test_reassociation_never_adds_a_matmul(fn, rng) -> None:
     """(A@B)@C -> A@(B@C) pays only when A@B has no other use; otherwise A@B
     is computed anyway and the rewrite adds B@C and A@(B@C) (8x6x5 + 6x5x1 +

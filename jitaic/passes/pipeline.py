@@ -23,7 +23,7 @@ from jitaic.ir.printer import format_graph
 from jitaic.ir.verifier import verify
 from jitaic.passes.cleanup import eliminate_common_subexpressions, eliminate_dead_code
 from jitaic.passes.fold import fold_constants
-from jitaic.passes.simplify import simplify
+from jitaic.passes.simplify import reassociate, simplify
 
 log = logging.getLogger("jitaic")
 Pass = Callable[[Graph], tuple[Graph, bool]]
@@ -33,6 +33,7 @@ PIPELINE: list[tuple[str, Pass]] = [
     ("simplify", simplify),
     ("cse", eliminate_common_subexpressions),
     ("dce", eliminate_dead_code),
+    ("reassociate", reassociate),  # reads use counts: after CSE and DCE
 ]
 MAX_ROUNDS = 8
 PASS_SECONDS: dict[str, float] = defaultdict(float)  # cumulative, per pass name

@@ -16,12 +16,16 @@ from jitaic.ir.graph import Graph, Node, Value
 from jitaic.passes.rewrite import Rebuilder, Rule, apply_rules
 
 RULES: dict[ops.Op, list[Rule]] = {}
+# Rules that need exact use counts: a pass of their own, after CSE and DCE
+# (a sweep of RULES substitutes values as it goes, and duplicates are not yet
+# merged, so a value's readers are not all known during it).
+REASSOCIATION_RULES: dict[ops.Op, list[Rule]] = {}
 
 
-def rule(*op_list: ops.Op):
+def rule(*op_list: ops.Op, table: dict[ops.Op, list[Rule]] = RULES):
     def register(fn):
         for op in op_list:
-            RULES.setdefault(op, []).append(Rule(fn.__name__, fn))
+            table.setdefault(op, []).append(Rule(fn.__name__, fn))
         return fn
 
     return register
@@ -188,7 +192,11 @@ def _matmul_flops(a: tuple[int, ...], b: tuple[int, ...]) -> int:
     return m * a[-1] * n
 
 
-@rule(ops.matmul)
+def reassociate(graph: Graph) -> tuple[Graph, bool]:
+    return apply_rules(graph, REASSOCIATION_RULES)
+
+
+@rule(ops.matmul, table=REASSOCIATION_RULES)
 def reassociate_matmul_chain(node: Node, rb: Rebuilder) -> Value | None:
     """(A @ B) @ C -> A @ (B @ C) when that needs fewer FLOPs (2-D/1-D operands).
 
