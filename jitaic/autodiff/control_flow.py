@@ -10,12 +10,22 @@ recording loop takes the forward loop's place, so the forward runs once, and
 the replayed body's results are bound to the next iteration's saved values,
 so the replay keeps only what the backward needs (tanh's output is read back,
 not recomputed).
+
+A gradient that will itself be differentiated (grad of grad) cannot read
+tapes: their length is known at run time only, and differentiating the reads
+would need tapes of tapes. A while loop's VJP built while an outer
+differentiation records it therefore saves nothing: the backward iteration t
+recomputes the carried values at forward iteration t by running the body t
+times from the start (quadratic in the trip count, for second derivatives
+only), which the outer VJP differentiates like any loop.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -27,6 +37,22 @@ from jitaic.tracer import numpy_api as npa
 from jitaic.tracer.core import Tracer, current, new_tracer
 
 _TAPE_SLOTS = itertools.count()  # one per tape (see ops.tape_new)
+_RECORDING = threading.local()  # .depth: differentiations recording the current trace
+
+
+@contextlib.contextmanager
+def recording_for_differentiation() -> Iterator[None]:
+    """While the nodes a VJP will walk are being traced (see reverse.py)."""
+    _RECORDING.depth = getattr(_RECORDING, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _RECORDING.depth -= 1
+
+
+def _differentiated_again() -> bool:
+    """Whether the VJP being built is itself recorded by an outer differentiation."""
+    return getattr(_RECORDING, "depth", 0) > 0
 
 # rule(node, output cotangents, backpropagate) -> [(value, cotangent)]
 REGION_VJP_RULES: dict[ops.Op, Callable] = {}
@@ -136,14 +162,15 @@ def _static_int(v: Value) -> int | None:
 
 
 def _backward_loop(init: list[Value], body: Region, n: object, restore: Callable,
-                   cotangents: list, backpropagate: Callable) -> list:
+                   cotangents: list, backpropagate: Callable, read_next: bool = True) -> list:
     """The reverse sweep shared by for and while loops.
 
     Iteration ``t`` runs from ``n - 1`` down to 0: ``restore(t)`` gives the body's
     parameter bindings as saved at the start of forward iteration ``t`` and the
     carried values among them; the body is replayed from them and the carried
-    cotangents are backpropagated through the copy. Cotangents of outer values
-    the body reads are summed over iterations.
+    cotangents are backpropagated through the copy (reading the body's results
+    from ``restore(t + 1)`` where ``read_next``). Cotangents of outer values the
+    body reads are summed over iterations.
     """
     float_carried = [j for j, v in enumerate(init) if v.dtype.kind == "f"]
     captured = [v for v in _captured(body) if v.dtype.kind == "f"]
@@ -159,8 +186,8 @@ def _backward_loop(init: list[Value], body: Region, n: object, restore: Callable
         t = (n - 1) - t_rev
         bindings, carried = restore(t)
         aliases: dict[int, Value] = {}
-        nodes, results = _replay(body, bindings, _saved_results(body, restore(t + 1)[1]),
-                                 aliases)
+        known = _saved_results(body, restore(t + 1)[1]) if read_next else {}
+        nodes, results = _replay(body, bindings, known, aliases)
         seeds: dict[int, Tracer] = {}
         for j, g in zip(float_carried, g_carried, strict=True):
             r = results[j]
@@ -282,9 +309,11 @@ def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
         test, index = None, new_tracer(start, scalar=True)
     else:
         test, body = node.regions
-        init, index = list(node.inputs), None
+        init, index, step = list(node.inputs), None, None
     state = ([index] if index is not None else []) + [new_tracer(v) for v in init]
     k = len(state)
+    if _differentiated_again():
+        return _recomputing_vjp(node, body, test, state, step, cotangents, backpropagate)
 
     def keep_going(*carried):
         if test is None:  # range(start, stop, step) with either sign of step
@@ -331,3 +360,42 @@ def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
 
 
 REGION_VJP_RULES[ops.while_loop] = _while_vjp
+
+
+def _recomputing_vjp(node: Node, body: Region, test: Region | None, state: list[Tracer],
+                     step: Value | None, cotangents: list, backpropagate: Callable) -> list:
+    """The while-loop VJP without tapes (see the module docstring): a counting
+    copy of the loop replaces it; backward iteration t reruns t iterations."""
+    indexed = test is None  # a for loop with traced bounds: its index is carried first
+    k = len(state)
+
+    def advance(values):
+        _, results = _replay(body, {id(p): v.value for p, v in
+                                    zip(body.params, values, strict=True)})
+        moved = [values[0] + new_tracer(step)] if indexed else []
+        return [*moved, *(new_tracer(r) for r in results)]
+
+    def keep_going(*carried):
+        if indexed:
+            i, stop = carried[0], new_tracer(node.inputs[1])
+            return npa.where(new_tracer(step) > 0, i < stop, i > stop)
+        _, results = _replay(test, {id(p): c.value for p, c in
+                                    zip(test.params, carried[:k], strict=True)})
+        return new_tracer(results[0])
+
+    def counting_loop():
+        zero = npa.astype(npa.as_tracer(0), np.int64)
+        return control_flow.while_loop(keep_going,
+                                       lambda *c: (*advance(list(c[:k])), c[k] + 1),
+                                       [*state, zero])
+
+    init = list(node.inputs[3:] if indexed else node.inputs)
+    count = _in_place_of(node, 1 if indexed else 0, counting_loop)[k]
+
+    def restore(t):
+        rows = control_flow.for_loop(0, t, 1, lambda _, *c: tuple(advance(list(c))), state)
+        rows = [r.value for r in rows]
+        return {id(p): r for p, r in zip(body.params, rows, strict=True)}, rows[k - len(init):]
+
+    return _backward_loop(init, body, count, restore, cotangents, backpropagate,
+                          read_next=False)

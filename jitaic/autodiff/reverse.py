@@ -7,8 +7,8 @@ fuses and compiles like any other; differentiating again walks the backward
 nodes too (grad of grad).
 
 Outside a trace, ``grad(f)`` is compiled with ``jit`` and cached per shape.
-Control flow (cond/while/for regions) has no gradient yet: it needs the AST
-frontend and raises UnsupportedError.
+Control flow (cond, for and while loops from the AST frontend) differentiates
+through REGION_VJP_RULES (autodiff/control_flow.py).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 
-from jitaic.autodiff.control_flow import REGION_VJP_RULES
+from jitaic.autodiff.control_flow import REGION_VJP_RULES, recording_for_differentiation
 from jitaic.autodiff.vjp_rules import NON_DIFFERENTIABLE, VJP_RULES
 from jitaic.errors import UnsupportedError, at
 from jitaic.ir import ops
@@ -28,10 +28,12 @@ from jitaic.tracer.trace import flatten, unflatten
 
 
 def _recorded(fn: Callable, *args, **kwargs) -> tuple[object, list[Node]]:
-    """Call ``fn`` in the active trace; return its result and the nodes it added."""
+    """Call ``fn`` in the active trace; return its result and the nodes it added
+    (a VJP built meanwhile, by a grad inside ``fn``, will be differentiated)."""
     block = current().builder._blocks[-1]
     start = len(block)
-    out = traceable(fn)(*args, **kwargs)
+    with recording_for_differentiation():
+        out = traceable(fn)(*args, **kwargs)
     return out, list(block[start:])
 
 
