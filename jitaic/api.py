@@ -115,7 +115,7 @@ class Specialization:
 
     def runner(self) -> Callable[[Sequence[object]], object]:
         """The cheapest call of the compiled entry for argument leaves."""
-        if self.returns_entry_array:
+        if self.returns_entry_array and not self.compiled.serialised:
             entry = self.compiled.entry
             return lambda leaves: entry(*leaves)[0]
         return self.run
@@ -275,6 +275,7 @@ class JitFunction:
         """Arrays in, one array out, nothing written in place, names we can use."""
         return (len(self._hot) < MAX_HOT and all(spec is not s for s, _ in self._hot)
                 and spec.compiled is not None and spec.returns_entry_array
+                and not spec.compiled.serialised
                 and not spec.graph.updates
                 and all(type(a) is np.ndarray for a in args)
                 and not config.get("disable_jit")

@@ -12,7 +12,10 @@ Every test compiles at most a few specialisations (numba takes ~0.3 s each).
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 import tracemalloc
 from dataclasses import dataclass
 
@@ -511,6 +514,34 @@ def test_large_kernels_run_in_parallel_with_the_serial_results(rng) -> None:
     small = x[:4]  # below the threshold: serial either way
     assert "numba.prange" not in parallel.lower(small, g, b).source()
     assert_same(parallel(small, g, b), layer_norm(small, g, b))
+
+
+CONCURRENT_PARALLEL_CALLS = """
+import threading, numpy as np, jitaic
+f = jitaic.jit(lambda x: np.tanh(x) * 2.0 + x)
+x = np.random.default_rng(0).standard_normal(1 << 19)  # above the parallel threshold
+expected = np.tanh(x) * 2.0 + x
+assert f.specializations() == [] and np.allclose(f(x), expected)
+assert f.specializations()[0].compiled.serialised
+failures = []
+def work():
+    for _ in range(20):
+        failures.extend([1] if not np.allclose(f(x), expected) else [])
+threads = [threading.Thread(target=work) for _ in range(4)]
+for t in threads: t.start()
+for t in threads: t.join()
+print("failures", len(failures))
+"""
+
+
+def test_parallel_calls_from_many_threads_on_the_workqueue_layer() -> None:
+    """numba's workqueue layer aborts the process when two threads launch
+    parallel regions at once: jitaic serialises its parallel calls there."""
+    env = {**os.environ, "NUMBA_THREADING_LAYER": "workqueue"}
+    done = subprocess.run([sys.executable, "-c", CONCURRENT_PARALLEL_CALLS], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "failures 0" in done.stdout
 
 
 @pytest.mark.parametrize("layouts", ["CC", "FC", "CF", "AC"])

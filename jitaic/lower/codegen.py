@@ -104,6 +104,7 @@ class Emitter:
         self.constant_names: list[str] = []
         self.parallel_min_work: int | None = None  # None: serial loops only
         self.uses_prange = False
+        self.launches_threads = False  # a prange, or a helper that runs one (rt.split_dot)
         self.overwritable: set[tuple[int, int]] = set()  # (id(value), id(node))
         self.reusable: dict[int, Value] = {}  # kernel output -> dead input whose buffer it takes
         self.view_starts: dict[int, tuple] = {}  # run-time views: index with first indices
@@ -236,6 +237,7 @@ class Emitter:
             loop = "numba.prange" if parallel else "range"
             self.line(f"for {var} in {loop}({extent}):")
             self.uses_prange |= parallel
+            self.launches_threads |= parallel
             self._in_prange |= parallel
             parallel = False
             self._indent += 1

@@ -6,8 +6,10 @@ name, so tracebacks, pdb and ``inspect`` show it like any other module.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import linecache
+import threading
 import re
 import time
 import warnings
@@ -46,9 +48,28 @@ class Compiled:
     constants: tuple[np.ndarray, ...]
     compile_seconds: float
     report: str = ""  # which nodes went into which kernel, and why boundaries stayed
+    serialised: bool = False  # launches threads on a layer that allows one launch at a time
 
     def __call__(self, *leaves: object) -> tuple:
+        if self.serialised:
+            with _PARALLEL_LAUNCH:
+                return self.entry(*leaves, *self.constants)
         return self.entry(*leaves, *self.constants)
+
+
+# numba's workqueue threading layer (used where neither TBB nor OpenMP is
+# available, or when NUMBA_THREADING_LAYER asks for it) aborts the process
+# when two Python threads launch parallel regions at once; jitaic serialises
+# its parallel calls there.
+_PARALLEL_LAUNCH = threading.Lock()
+
+
+@functools.cache
+def threading_layer_is_threadsafe() -> bool:
+    from numba.np.ufunc.parallel import _launch_threads
+
+    _launch_threads()  # picks the layer (numba.threading_layer() needs it)
+    return numba.threading_layer() != "workqueue"
 
 
 def _memory_root(value: Value) -> Value:
@@ -214,8 +235,8 @@ PARALLEL_MIN_WORK = 1 << 18
 
 
 def generate(graph: Graph, param_is_array: Sequence[bool],
-             parallel: bool = True) -> tuple[str, str, list, str, bool]:
-    """(function name, source, array constants, fusion report, uses prange)."""
+             parallel: bool = True) -> tuple[str, str, list, str, Emitter]:
+    """(function name, source, array constants, fusion report, the emitter)."""
     em = Emitter()
     em.parallel_min_work = PARALLEL_MIN_WORK if parallel else None
     schedule = plan(graph.nodes, (*graph.results, *graph.updates.values()))
@@ -258,8 +279,7 @@ def generate(graph: Graph, param_is_array: Sequence[bool],
     fn_name = em.fresh(re.sub(r"\W", "_", graph.name) or "f")
     header = f"def {fn_name}({', '.join([*arg_names, *em.constant_names])}):"
     lines = [header, *em.prologue, *em.lines]
-    return (fn_name, "\n".join(lines), em.constants, fusion_report(schedule, bodies),
-            em.uses_prange)
+    return fn_name, "\n".join(lines), em.constants, fusion_report(schedule, bodies), em
 
 
 def _result(em: Emitter, graph: Graph, v: Value) -> str:
@@ -302,8 +322,7 @@ def _module_source(graph: Graph, fn_source: str) -> str:
 def compile_graph(graph: Graph, param_is_array: Sequence[bool],
                   example_args: Sequence[object], parallel: bool = True) -> Compiled:
     """Generate, register and compile the entry function for these arguments."""
-    fn_name, fn_source, constants, report, uses_prange = generate(graph, param_is_array,
-                                                                  parallel)
+    fn_name, fn_source, constants, report, em = generate(graph, param_is_array, parallel)
     source = _module_source(graph, fn_source)
     filename = f"<jitaic-generated {graph.name}#{next(_counter)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
@@ -313,7 +332,7 @@ def compile_graph(graph: Graph, param_is_array: Sequence[bool],
         exec(compile(source, filename, "exec"), namespace)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", numba.NumbaPerformanceWarning)
-            entry = numba.njit(error_model="numpy", parallel=uses_prange)(namespace[fn_name])
+            entry = numba.njit(error_model="numpy", parallel=em.uses_prange)(namespace[fn_name])
             signature = tuple(numba.typeof(a) for a in (*example_args, *constants))
             entry.compile(signature)
     except Exception as exc:
@@ -324,4 +343,5 @@ def compile_graph(graph: Graph, param_is_array: Sequence[bool],
             f"f.lower(...).source()). Backend message: {first[0] if first else exc}"
         ) from None
     seconds = time.perf_counter() - start
-    return Compiled(entry, source, filename, tuple(constants), seconds, report)
+    serialised = em.launches_threads and not threading_layer_is_threadsafe()
+    return Compiled(entry, source, filename, tuple(constants), seconds, report, serialised)

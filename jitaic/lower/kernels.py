@@ -744,6 +744,7 @@ def _matmul(em: Emitter, node: Node) -> None:
         k = extent(em, a, a.type.ndim - 1)
         if _splits_rows(em, a, b, out, k):
             em.line(f"{name} = rt.split_dot({an}, {bn}, rt.dot_threads())")
+            em.launches_threads = True
             return
         em.line(f"{name} = {_dot(an, a.type.ndim, bn, b.type.ndim, k, out.shape, dtype)}")
         return
