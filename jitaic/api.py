@@ -107,15 +107,23 @@ class Specialization:
         self.compiled = compile_graph(self.graph, is_array, leaves, self.parallel)
 
     @property
-    def returns_entry_array(self) -> bool:
-        """The result is the entry function's first output, an array, as it is."""
-        return (self.traced.out_tree == LEAF and not self.compiled.constants
-                and self.traced.out_leaves[0][0] == "result"
-                and self.graph.results[0].type.ndim > 0)
+    def entry_result_kind(self) -> type | None:
+        """What the result is made of when it is the entry's first output alone:
+        ``np.ndarray`` (passed on as it is), a NumPy scalar type (numba returns
+        a Python number, converted to it), or None (anything else)."""
+        if self.traced.out_tree != LEAF or self.compiled.constants:
+            return None
+        described = self.traced.out_leaves[0]
+        if described[0] != "result" or described[1] != 0:
+            return None
+        value = self.graph.results[0]
+        if value.type.ndim > 0:
+            return np.ndarray
+        return value.dtype.type if described[2] else None
 
     def runner(self) -> Callable[[Sequence[object]], object]:
         """The cheapest call of the compiled entry for argument leaves."""
-        if self.returns_entry_array and not self.compiled.serialised:
+        if self.entry_result_kind is np.ndarray and not self.compiled.serialised:
             entry = self.compiled.entry
             return lambda leaves: entry(*leaves)[0]
         return self.run
@@ -269,12 +277,15 @@ class JitFunction:
                 return
             self._hot = hot
             spec._hot_counter = self._hot_counts[slot:slot + 1]
-            self.__class__ = _hot_class(self, dispatcher)
+            self.__class__ = _hot_class(self, dispatcher, spec.entry_result_kind)
 
     def _hot_eligible(self, spec: Specialization, args: tuple) -> bool:
-        """Arrays in, one array out, nothing written in place, names we can use."""
+        """Arrays in; out one array, or one scalar, of the same kind as the
+        other hot specialisations'; nothing written in place; names we can use."""
+        kind = spec.entry_result_kind if spec.compiled is not None else None
         return (len(self._hot) < MAX_HOT and all(spec is not s for s, _ in self._hot)
-                and spec.compiled is not None and spec.returns_entry_array
+                and kind is not None
+                and all(s.entry_result_kind is kind for s, _ in self._hot)
                 and not spec.compiled.serialised
                 and not spec.graph.updates
                 and all(type(a) is np.ndarray for a in args)
@@ -433,29 +444,35 @@ class JitFunction:
         return f"<jitaic.jit {self.__qualname__} ({len(self._cache)} specializations)>"
 
 
-def _hot_class(jitted: JitFunction, dispatcher: Callable) -> type:
+def _hot_class(jitted: JitFunction, dispatcher: Callable, result_kind: type) -> type:
     """A subclass of JitFunction for one instance whose __call__ tries the
     compiled dispatcher first.
 
     The generated __call__ has the user's own parameters (keywords and
     defaults bind as they would for the function, and a wrong call raises
     Python's own message about it) and is a staticmethod closing over the
-    instance: a call pays one Python frame, then numba's C dispatcher.
+    instance: a call pays one Python frame, then numba's C dispatcher (and,
+    for a scalar result, the conversion of numba's Python number to NumPy's
+    scalar type, as the Python path returns).
     """
     params = list(jitted._signature.parameters.values())
     names = [p.name for p in params]
     arrays = " and ".join(f"type({n}) is _jitaic_ndarray" for n in names) or "True"
     listed = ", ".join(names)
     name = _identifier(jitted.__name__)
+    call_hot = f"_jitaic_hot({listed})"
+    if result_kind is not np.ndarray:
+        call_hot = f"_jitaic_scalar({call_hot})"
     source = (f"def {name}({listed}):\n"
               f"    if not _jitaic_overrides and {arrays}:\n"
               f"        try:\n"
-              f"            return _jitaic_hot({listed})\n"
+              f"            return {call_hot}\n"
               f"        except (_jitaic_Miss, TypeError):\n"
               f"            pass\n"
               f"    return _jitaic_general(_jitaic_self, {listed})\n")
     namespace = {"_jitaic_overrides": config._overrides, "_jitaic_ndarray": np.ndarray,
                  "_jitaic_hot": dispatcher, "_jitaic_Miss": HotMiss,
+                 "_jitaic_scalar": result_kind,
                  "_jitaic_general": JitFunction.__call__, "_jitaic_self": jitted}
     exec(compile(source, f"<jitaic hot call {name}>", "exec"), namespace)
     call = namespace[name]

@@ -139,13 +139,28 @@ def test_functions_that_write_arguments_are_not_served_hot(rng) -> None:
     assert not f.specializations()[0].hot
 
 
-def test_scalar_results_are_not_served_hot(rng) -> None:
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+def test_scalar_results_are_served_hot_as_numpy_scalars(dtype, rng) -> None:
+    """numba returns Python numbers; the hot path gives NumPy's scalar type,
+    as the Python path (and NumPy) does."""
+    x = (rng.standard_normal(16) * 10).astype(dtype)
+    f, spec = _hot(lambda a: np.sum(a * a), x)
+    before = spec.hits
+    for _ in range(3):
+        result = f(x)
+    expected = np.sum(x * x)
+    assert type(result) is type(expected) and result == pytest.approx(expected, rel=1e-6)
+    assert spec.hits == before + 3
+
+
+def test_tuple_results_stay_on_the_python_path(rng) -> None:
     x = rng.standard_normal(16)
-    f = jitaic.jit(lambda a: np.sum(a * a))
+    f = jitaic.jit(lambda a: (a.sum(), a * 2.0))
     with config.override(hot_calls=1):
         for _ in range(3):
-            result = f(x)
-    assert isinstance(result, np.float64) and result == pytest.approx(np.sum(x * x))
+            total, doubled = f(x)
+    assert_same(doubled, x * 2.0)
+    assert total == pytest.approx(x.sum())
     assert not f.specializations()[0].hot
 
 
