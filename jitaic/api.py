@@ -27,7 +27,8 @@ from jitaic.ir.interpreter import evaluate
 from jitaic.ir.printer import format_graph
 from jitaic.ir.verifier import verify
 from jitaic.lower.compile import Compiled, compile_graph
-from jitaic.lower.dispatch import HotEntry, Miss as HotMiss
+from jitaic.lower.dispatch import HotEntry
+from jitaic.lower.dispatch import Miss as HotMiss
 from jitaic.lower.dispatch import build as build_dispatcher
 from jitaic.passes.pipeline import optimize
 from jitaic.tracer.core import is_tracing
@@ -214,7 +215,7 @@ class JitFunction:
         self._fast: dict[tuple, tuple[Specialization, Callable]] = {}
         # Hot path: specialisations called often join a compiled dispatcher
         # (lower/dispatch.py) that a generated __call__ tries first.
-        self._hot: list[Specialization] = []
+        self._hot: list[tuple[Specialization, tuple]] = []  # with the argument shapes
         self._hot_counts = np.zeros(MAX_HOT, np.int64)
 
     # ------------------------------------------------------------ calling
@@ -272,12 +273,12 @@ class JitFunction:
             hot = [*self._hot, (spec, tuple(a.shape for a in args))]
             entries = [HotEntry(s.compiled.entry, shapes, self._hot_counts.ctypes.data + 8 * k)
                        for k, (s, shapes) in enumerate(hot)]
-            dispatcher = build_dispatcher(_identifier(self.__name__), entries)
-            if dispatcher is None:
+            built = build_dispatcher(_identifier(self.__name__), entries)
+            if built is None or slot not in built[1]:  # not compiled, or a result type apart
                 return
             self._hot = hot
             spec._hot_counter = self._hot_counts[slot:slot + 1]
-            self.__class__ = _hot_class(self, dispatcher, spec.entry_result_kind)
+            self.__class__ = _hot_class(self, built[0], spec.entry_result_kind)
 
     def _hot_eligible(self, spec: Specialization, args: tuple) -> bool:
         """Arrays in; out one array, or one scalar, of the same kind as the

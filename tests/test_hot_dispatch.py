@@ -67,6 +67,22 @@ def test_a_new_shape_misses_then_compiles_and_can_become_hot(rng) -> None:
     assert (first.hits, second.hits) == (hits[0] + 1, hits[1] + 1)
 
 
+def test_a_specialisation_with_another_result_type_is_left_out(rng) -> None:
+    """Same argument types, another result type (numba needs one per compiled
+    signature): it stays on the Python path, and the first stays hot."""
+    def pairs_if_even(x):
+        return x.reshape(-1, 2) if x.shape[0] % 2 == 0 else x * 1.0
+
+    even, odd = rng.standard_normal(4), rng.standard_normal(3)
+    f, first = _hot(pairs_if_even, even)
+    with config.override(hot_calls=2):
+        for _ in range(3):
+            assert_same(f(odd), pairs_if_even(odd))
+    second = next(s for s in f.specializations() if s is not first)
+    assert first.hot and not second.hot
+    assert_same(f(even), pairs_if_even(even))
+
+
 def test_other_dtypes_layouts_and_values_fall_back_correctly(rng) -> None:
     x, y = rng.standard_normal((4, 6)), rng.standard_normal((4, 6))
     f, spec = _hot(_scaled_sum, x, y)

@@ -3,9 +3,9 @@
 For each pass: the structure before and after (op counts), the ``changed``
 flag, and equal results by the reference interpreter before and after.
 
-Every rule of ``simplify.RULES`` and ``simplify.REASSOCIATION_RULES`` is checked for soundness: small traced
-programs that trigger it (and near misses that must not), evaluated by the
-reference interpreter before and after the pipeline on inputs full of IEEE
+Every rule of ``simplify.RULES`` and ``simplify.REASSOCIATION_RULES`` is checked
+for soundness: small traced programs that trigger it (and near misses that must
+not), evaluated by the reference interpreter before and after the pipeline on inputs full of IEEE
 corner cases (signed zeros, infinities, NaN, subnormals, the largest finite
 values), and compared bit for bit. A rule added to the table without cases
 here fails ``test_every_rule_has_a_soundness_case``.

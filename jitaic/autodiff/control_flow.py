@@ -304,7 +304,7 @@ def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
     """
     builder = current().builder
     if node.op is ops.for_loop:
-        start, stop, step, *init = node.inputs
+        start, _, step, *init = node.inputs
         (body,) = node.regions
         test, index = None, new_tracer(start, scalar=True)
     else:
@@ -315,13 +315,7 @@ def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
     if _differentiated_again():
         return _recomputing_vjp(node, body, test, state, step, cotangents, backpropagate)
 
-    def keep_going(*carried):
-        if test is None:  # range(start, stop, step) with either sign of step
-            i = carried[0]
-            return npa.where(new_tracer(step) > 0, i < new_tracer(stop), i > new_tracer(stop))
-        _, results = _replay(test, {id(p): c.value for p, c in
-                                    zip(test.params, carried[:k], strict=True)})
-        return new_tracer(results[0])
+    keep_going = _loop_test(node, test, step, k)
 
     def record(*carried):
         values, tapes, count = carried[:k], carried[k:2 * k], carried[2 * k]
@@ -362,6 +356,21 @@ def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
 REGION_VJP_RULES[ops.while_loop] = _while_vjp
 
 
+def _loop_test(node: Node, test: Region | None, step: Value | None, k: int) -> Callable:
+    """The test of a recording copy of loop ``node``, on its first ``k`` carried
+    values: the while loop's own test, or (a for loop with traced bounds, its
+    index carried first) range(start, stop, step) with either sign of step."""
+    def keep_going(*carried):
+        if test is None:
+            i, stop = carried[0], new_tracer(node.inputs[1])
+            return npa.where(new_tracer(step) > 0, i < stop, i > stop)
+        _, results = _replay(test, {id(p): c.value for p, c in
+                                    zip(test.params, carried[:k], strict=True)})
+        return new_tracer(results[0])
+
+    return keep_going
+
+
 def _recomputing_vjp(node: Node, body: Region, test: Region | None, state: list[Tracer],
                      step: Value | None, cotangents: list, backpropagate: Callable) -> list:
     """The while-loop VJP without tapes (see the module docstring): a counting
@@ -375,13 +384,7 @@ def _recomputing_vjp(node: Node, body: Region, test: Region | None, state: list[
         moved = [values[0] + new_tracer(step)] if indexed else []
         return [*moved, *(new_tracer(r) for r in results)]
 
-    def keep_going(*carried):
-        if indexed:
-            i, stop = carried[0], new_tracer(node.inputs[1])
-            return npa.where(new_tracer(step) > 0, i < stop, i > stop)
-        _, results = _replay(test, {id(p): c.value for p, c in
-                                    zip(test.params, carried[:k], strict=True)})
-        return new_tracer(results[0])
+    keep_going = _loop_test(node, test, step, k)
 
     def counting_loop():
         zero = npa.astype(npa.as_tracer(0), np.int64)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import functools
 import itertools
 import linecache
-import threading
 import re
+import threading
 import time
 import warnings
 from collections import Counter

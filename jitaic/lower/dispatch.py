@@ -53,8 +53,10 @@ class HotEntry:
     counter_address: int                      # int64 incremented on every hot call
 
 
-def build(name: str, hot: Sequence[HotEntry]) -> numba.core.dispatcher.Dispatcher | None:
-    """One numba function dispatching on shape to the hot entries (None if it fails).
+def build(name: str, hot: Sequence[HotEntry]) -> tuple[numba.core.dispatcher.Dispatcher,
+                                                       set[int]] | None:
+    """One numba function dispatching on shape to the hot entries, and the
+    indices of the entries it serves (None if it fails to compile).
 
     Each entry returns a tuple whose first item is the caller's result. Entries
     compiled for the same argument types form one group: one compiled
@@ -68,16 +70,17 @@ def build(name: str, hot: Sequence[HotEntry]) -> numba.core.dispatcher.Dispatche
         group = groups.setdefault(tuple(signature.args), [])
         if not group or _result_type(group[0][1]) == signature.return_type:
             group.append((k, h))
+    served = {k for members in groups.values() for k, _ in members}
     table = next(_counter)
     params = ", ".join(f"a{i}" for i in range(len(hot[0].shapes)))
     try:
         _TABLES[table] = {arg_types: _group_impl(f"{name}#{table}", arg_types, members, params)
                           for arg_types, members in groups.items()}
-        top = _exec(f"def hot_{name}({params}):\n    return _by_types({table}, {params})\n",
-                    f"{name}#{table}", {"_by_types": _by_types})
+        top = _exec(f"def hot({params}):\n    return _by_types({table}, {params})\n",
+                    f"{name}#{table}", {"_by_types": _by_types}, "hot")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", numba.NumbaWarning)
-            return numba.njit(list(groups))(top)  # compiles every signature now
+            return numba.njit(list(groups))(top), served  # compiles every signature now
     except Exception as exc:  # the Python path still serves every call
         log.debug("%s: no compiled dispatcher (%s)", name, exc)
         return None
@@ -87,7 +90,7 @@ def build(name: str, hot: Sequence[HotEntry]) -> numba.core.dispatcher.Dispatche
 
 def _group_impl(label: str, arg_types: tuple, members, params: str):
     """The shape tests and entry calls for one group, as a Python function."""
-    lines = [f"def group(table, *args):", f"    {params}, = args"]
+    lines = ["def group(table, *args):", f"    {params}, = args"]
     indent = "    "
     layout_tests = [_layout_test(i, t) for i, t in enumerate(arg_types) if t.layout == "A"]
     if layout_tests:
@@ -104,11 +107,12 @@ def _group_impl(label: str, arg_types: tuple, members, params: str):
     return _exec("\n".join(lines) + "\n", label, namespace, "group")
 
 
-def _exec(source: str, label: str, namespace: dict, fn_name: str | None = None):
+def _exec(source: str, label: str, namespace: dict, fn_name: str):
+    """Define ``fn_name`` from generated source (kept for tracebacks)."""
     filename = f"<jitaic-dispatch {label}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), namespace)
-    return namespace[fn_name or source.split("(")[0].removeprefix("def ")]
+    return namespace[fn_name]
 
 
 # Group implementations per dispatcher, chosen while numba types a call: the
