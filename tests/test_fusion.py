@@ -516,6 +516,23 @@ def test_large_kernels_run_in_parallel_with_the_serial_results(rng) -> None:
     assert_same(parallel(small, g, b), layer_norm(small, g, b))
 
 
+def diagonal_tanh_shift(a):
+    trace = 0.0
+    for i in range(a.shape[0]):
+        trace += np.tanh(a[i, i])
+    return a + trace
+
+
+def test_loop_temporaries_next_to_a_parallel_kernel_compile(rng) -> None:
+    """numba's parallel lowering renames SSA versions t.2 -> t_2: generated
+    names never end in _<digits> (NPBench's go_fast failed to compile)."""
+    a = rng.standard_normal((600, 600))  # above the parallel threshold
+    f = jitaic.jit(diagonal_tanh_shift, mode="ast")
+    assert_same(f(a), diagonal_tanh_shift(a))
+    source = f.lower(a).source()
+    assert "numba.prange" in source and not re.search(r"\b\w+_\d+\b", source)
+
+
 CONCURRENT_PARALLEL_CALLS = """
 import threading, numpy as np, jitaic
 f = jitaic.jit(lambda x: np.tanh(x) * 2.0 + x)

@@ -123,13 +123,21 @@ class Emitter:
         return (id(value), id(node)) in self.overwritable
 
     def fresh(self, hint: str = "t") -> str:
+        """A new variable name from ``hint``: never one ending in ``_<digits>``.
+
+        numba's parallel lowering renames a variable's SSA versions ``t.2`` to
+        ``t_2``, and fails ("key already in dictionary") if that name exists.
+        """
         base = re.sub(r"\W", "_", hint) or "t"
         if base[0].isdigit() or keyword.iskeyword(base) or base in ("np", "rt"):
             base = f"v_{base}"
-        name, n = base, 0
+        if re.search(r"_\d+$", base):
+            base += "v"
+        separator = "v" if base[-1].isdigit() else ""
+        name, n = base, 1
         while name in self._taken:
             n += 1
-            name = f"{base}_{n}"
+            name = f"{base}{separator}{n}"
         self._taken.add(name)
         return name
 
