@@ -182,24 +182,20 @@ def test_fused_workloads_allocate_only_their_outputs(fn, shapes, rng) -> None:
     f = jitaic.jit(fn)
     expected = fn(*args)
     f(*args)  # compile outside the measurement
-    tracemalloc.start()
-    try:
-        result = f(*args)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    result, peak = _peak_bytes(f, args)
     assert_same(result, expected)
     array_bytes = args[0].nbytes
     assert peak - np.asarray(result).nbytes < array_bytes // 32, (peak, array_bytes)
-    numpy_peak = _numpy_peak(fn, args)
+    _, numpy_peak = _peak_bytes(fn, args)
     assert numpy_peak >= np.asarray(result).nbytes + array_bytes  # the check can tell
 
 
-def _numpy_peak(fn, args) -> int:
+def _peak_bytes(fn, args) -> tuple[object, int]:
+    """fn's result and the peak bytes allocated during the call."""
     tracemalloc.start()
     try:
-        fn(*args)
-        return tracemalloc.get_traced_memory()[1]
+        result = fn(*args)
+        return result, tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
 

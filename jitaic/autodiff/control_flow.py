@@ -313,7 +313,8 @@ def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
     state = ([index] if index is not None else []) + [new_tracer(v) for v in init]
     k = len(state)
     if _differentiated_again():
-        return _recomputing_vjp(node, body, test, state, step, cotangents, backpropagate)
+        return _recomputing_vjp(node, body, test, init, state, step, cotangents,
+                                backpropagate)
 
     keep_going = _loop_test(node, test, step, k)
 
@@ -371,8 +372,9 @@ def _loop_test(node: Node, test: Region | None, step: Value | None, k: int) -> C
     return keep_going
 
 
-def _recomputing_vjp(node: Node, body: Region, test: Region | None, state: list[Tracer],
-                     step: Value | None, cotangents: list, backpropagate: Callable) -> list:
+def _recomputing_vjp(node: Node, body: Region, test: Region | None, init: list[Value],
+                     state: list[Tracer], step: Value | None, cotangents: list,
+                     backpropagate: Callable) -> list:
     """The while-loop VJP without tapes (see the module docstring): a counting
     copy of the loop replaces it; backward iteration t reruns t iterations."""
     indexed = test is None  # a for loop with traced bounds: its index is carried first
@@ -392,7 +394,6 @@ def _recomputing_vjp(node: Node, body: Region, test: Region | None, state: list[
                                        lambda *c: (*advance(list(c[:k])), c[k] + 1),
                                        [*state, zero])
 
-    init = list(node.inputs[3:] if indexed else node.inputs)
     count = _in_place_of(node, 1 if indexed else 0, counting_loop)[k]
 
     def restore(t):
@@ -400,5 +401,5 @@ def _recomputing_vjp(node: Node, body: Region, test: Region | None, state: list[
         rows = [r.value for r in rows]
         return {id(p): r for p, r in zip(body.params, rows, strict=True)}, rows[k - len(init):]
 
-    return _backward_loop(init, body, count, restore, cotangents, backpropagate,
+    return _backward_loop(list(init), body, count, restore, cotangents, backpropagate,
                           read_next=False)

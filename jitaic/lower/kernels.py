@@ -703,10 +703,11 @@ def _check_core_dims(em: Emitter, a: Value, b: Value) -> None:
                 f"str({ka}) + ' vs ' + str({kb}) + ')')")
 
 
-# A matrix product of at least PARALLEL_MIN_WORK * SPLIT_DOT_PER_ROW
-# multiply-adds (2^22: ~0.1 ms of one core's BLAS) is worth splitting across
-# threads, when the BLAS runs on one thread.
-SPLIT_DOT_PER_ROW = 16
+# BLAS does this many multiply-adds in the time a fused loop takes for one
+# element: a matrix product of PARALLEL_MIN_WORK * 16 = 2^22 multiply-adds
+# (~0.1 ms of one core) is worth splitting across threads, when the BLAS runs
+# on one thread.
+MULTIPLY_ADDS_PER_LOOP_ELEMENT = 16
 
 
 @lowering(ops.matmul)
@@ -775,7 +776,8 @@ def _splits_rows(em: Emitter, a: Value, b: Value, out: Value, k: Extent) -> bool
     """A float matrix-matrix product with enough multiply-adds to split across threads."""
     return (out.dtype.kind == "f" and a.type.ndim == b.type.ndim == 2 and out.type.static
             and isinstance(k, int)
-            and em.runs_parallel([("row", a.shape[0])], out.type.size * k // SPLIT_DOT_PER_ROW))
+            and em.runs_parallel([("row", a.shape[0])],
+                                 out.type.size * k // MULTIPLY_ADDS_PER_LOOP_ELEMENT))
 
 
 def _dot(lhs: str, lhs_ndim: int, rhs: str, rhs_ndim: int, k: Extent,
