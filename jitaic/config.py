@@ -35,6 +35,10 @@ KNOBS: dict[str, Knob] = {
     "exact_math": Knob("JITAIC_EXACT_MATH", False, lambda s: s not in ("", "0"),
                        "exp/expm1/log/log1p/tanh call libm instead of jitaic's vectorisable "
                        "versions (within 1 ulp of exact; read when a specialisation compiles)"),
+    "numpy_blas": Knob("JITAIC_NUMPY_BLAS", True, lambda s: s not in ("", "0"),
+                       "float matrix products call NumPy's own BLAS the way NumPy's matmul "
+                       "does (same results bit for bit); 0: numba's np.dot, which calls the "
+                       "BLAS scipy bundles (read when a specialisation compiles)"),
 }
 
 _overrides: list[dict[str, object]] = []

@@ -19,7 +19,6 @@ import sys
 import tracemalloc
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 import pytest
 from helpers import assert_same, copy_tree
@@ -555,29 +554,6 @@ def test_parallel_calls_from_many_threads_on_the_workqueue_layer() -> None:
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "failures 0" in done.stdout
-
-
-@pytest.mark.parametrize("layouts", ["CC", "FC", "CF", "AC"])
-def test_large_matrix_products_split_rows_across_threads(layouts, rng) -> None:
-    """A big float matmul compiles to rt.split_dot: row blocks of one BLAS
-    kernel, one per thread when the BLAS itself is single-threaded (checked
-    at every call)."""
-    from jitaic.lower import runtime as rt
-
-    def operand(shape, layout):
-        a = rng.standard_normal(shape)
-        return {"C": a, "F": np.asfortranarray(a), "A": a[:, ::-1]}[layout]
-
-    a, b = operand((300, 200), layouts[0]), operand((200, 150), layouts[1])
-    f = jitaic.jit(lambda a, b: a @ b)
-    assert_same(f(a, b), a @ b)  # numba calls scipy's BLAS, NumPy its own
-    assert "rt.split_dot" in f.lower(a, b).source()
-    for threads in (1, 2, 3):  # (equal bit for bit with OpenBLAS; reassociation at most)
-        np.testing.assert_allclose(rt.split_dot(a, b, threads), a @ b, rtol=1e-13, atol=1e-13)
-    assert rt.dot_threads() in (1, numba.get_num_threads())
-    serial = jitaic.jit(lambda a, b: a @ b, parallel=False)
-    assert "split_dot" not in serial.lower(a, b).source()
-    assert "split_dot" not in f.lower(a[:8, :8], b[:8, :8]).source()  # small
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])

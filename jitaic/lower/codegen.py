@@ -64,6 +64,9 @@ def index_text(index: tuple) -> str:
 # with 4 KiB pages here, ~4 ms with 2 MiB pages.
 HUGE_PAGE_MIN_BYTES = 1 << 22
 
+# What generated modules import (compile._module_source): no variable may take these names.
+MODULE_NAMES = ("np", "numba", "blas", "rt", "vm")
+
 
 # Extents in generated code are ints (static) or source text (a run-time
 # length, such as ``view.shape[0]``, inside loop bodies).
@@ -129,7 +132,7 @@ class Emitter:
         ``t_2``, and fails ("key already in dictionary") if that name exists.
         """
         base = re.sub(r"\W", "_", hint) or "t"
-        if base[0].isdigit() or keyword.iskeyword(base) or base in ("np", "rt"):
+        if base[0].isdigit() or keyword.iskeyword(base) or base in MODULE_NAMES:
             base = f"v_{base}"
         if re.search(r"_\d+$", base):
             base += "v"

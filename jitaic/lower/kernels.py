@@ -20,6 +20,7 @@ from jitaic.errors import CompileError
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Value
 from jitaic.ir.ops import Op, slice_shape, ufunc_loop_dtypes
+from jitaic.lower import blas
 from jitaic.lower.codegen import (
     Emitter,
     Extent,
@@ -718,6 +719,9 @@ def _matmul(em: Emitter, node: Node) -> None:
     k = a.shape[-1]
     if None in (k, b.shape[max(b.type.ndim - 2, 0)]):
         _check_core_dims(em, a, b)
+    if dtype.kind == "f" and config.get("numpy_blas") and blas.AVAILABLE:
+        _numpy_blas_matmul(em, a, b, out)
+        return
     if not (a.type.static and b.type.static) and dtype.kind == "f" and \
             a.type.ndim <= 2 and b.type.ndim <= 2 and a.type.ndim + b.type.ndim < 4:
         # Views with run-time extents in loop bodies (x[:i] @ y[:i],
@@ -756,20 +760,58 @@ def _matmul(em: Emitter, node: Node) -> None:
     batch = out.shape[: out.type.ndim - core_ndim]
     core = out.shape[out.type.ndim - core_ndim:]
     index = [em.fresh(f"b{d}") for d in range(len(batch))]
-
-    def matrix(array: str, v: Value) -> str:
-        if v.type.ndim <= 2:
-            return array
-        dims = v.shape[: v.type.ndim - 2]
-        offset = len(batch) - len(dims)
-        subs = [index[offset + j] if d != 1 else "0" for j, d in enumerate(dims)]
-        return f"np.ascontiguousarray({array}[{', '.join(subs)}])"
-
     em.line(f"{name} = {empty(out.shape, dtype)}")
     with em.loops(list(zip(index, batch, strict=True))):
-        product = _dot(matrix(an, a), min(a.type.ndim, 2), matrix(bn, b),
-                       min(b.type.ndim, 2), k, core, dtype)
+        # numba's np.dot takes contiguous matrices only.
+        lhs, rhs = (_batch_item(array, v, index) if v.type.ndim <= 2 else
+                    f"np.ascontiguousarray({_batch_item(array, v, index)})"
+                    for array, v in ((an, a), (bn, b)))
+        product = _dot(lhs, min(a.type.ndim, 2), rhs, min(b.type.ndim, 2), k, core, dtype)
         em.line(f"{name}[{', '.join(index)}] = {product}")
+
+
+# NumPy's BLAS, called as NumPy's matmul calls it (lower/blas.py), by operand ranks.
+_BLAS_PRODUCTS = {(1, 1): "blas.vec_vec", (1, 2): "blas.vec_mat", (2, 1): "blas.mat_vec",
+                  (2, 2): "blas.matmul"}
+
+
+def _numpy_blas_matmul(em: Emitter, a: Value, b: Value, out: Value) -> None:
+    """A float product through NumPy's own BLAS: views (transposes, slices,
+    run-time extents) go in as they are; the helpers copy only what BLAS
+    cannot read."""
+    lhs, rhs = _as_dtype(em, a, out.dtype, False), _as_dtype(em, b, out.dtype, False)
+    product = blas.product(out.dtype)  # an address: generated kernels live in one process
+    name = em.define(out)
+    if a.type.ndim <= 2 and b.type.ndim <= 2:
+        if _splits_rows(em, a, b, out, a.shape[-1]):
+            em.line(f"{name} = blas.split_matmul({lhs}, {rhs}, blas.split_threads(), {product})")
+            em.launches_threads = True
+            return
+        em.line(f"{name} = {_BLAS_PRODUCTS[a.type.ndim, b.type.ndim]}({lhs}, {rhs}, {product})")
+        return
+    for v in (a, b, out):
+        ops.check_static(v.type, "a batched matmul")
+    # Batched: one BLAS product per matrix of the broadcast batch dims.
+    core = (min(a.type.ndim, 2), min(b.type.ndim, 2))
+    batch = out.shape[: out.type.ndim - (core[0] > 1) - (core[1] > 1)]
+    index = [em.fresh(f"b{d}") for d in range(len(batch))]
+    em.line(f"{name} = {empty(out.shape, out.dtype)}")
+    with em.loops(list(zip(index, batch, strict=True))):
+        operands = f"{_batch_item(lhs, a, index)}, {_batch_item(rhs, b, index)}"
+        target = f"{name}[{', '.join(index)}]"
+        if core == (2, 2):
+            em.line(f"blas.matmul_into({operands}, {target}, {product})")
+        else:
+            em.line(f"{target} = {_BLAS_PRODUCTS[core]}({operands}, {product})")
+
+
+def _batch_item(array: str, v: Value, index: list[str]) -> str:
+    """The matrix (or vector) of ``v`` at a batch index of the broadcast result."""
+    if v.type.ndim <= 2:
+        return array
+    dims = v.shape[: v.type.ndim - 2]
+    offset = len(index) - len(dims)
+    return f"{array}[{', '.join(index[offset + j] if d != 1 else '0' for j, d in enumerate(dims))}]"
 
 
 def _splits_rows(em: Emitter, a: Value, b: Value, out: Value, k: Extent) -> bool:
