@@ -27,7 +27,7 @@ from jitaic.ir.interpreter import evaluate
 from jitaic.ir.printer import format_graph
 from jitaic.ir.verifier import verify
 from jitaic.lower.compile import Compiled, compile_graph
-from jitaic.lower.dispatch import HotEntry
+from jitaic.lower.dispatch import DIRECT_CALLS, HotEntry
 from jitaic.lower.dispatch import Miss as HotMiss
 from jitaic.lower.dispatch import build as build_dispatcher
 from jitaic.passes.pipeline import optimize
@@ -273,12 +273,18 @@ class JitFunction:
             hot = [*self._hot, (spec, tuple(a.shape for a in args))]
             entries = [HotEntry(s.compiled.entry, shapes, self._hot_counts.ctypes.data + 8 * k)
                        for k, (s, shapes) in enumerate(hot)]
-            built = build_dispatcher(_identifier(self.__name__), entries)
+            params = self._signature.parameters.values()
+            direct = spec.entry_result_kind is np.ndarray and DIRECT_CALLS
+            built = build_dispatcher(
+                _identifier(self.__name__), [p.name for p in params],
+                tuple(p.default for p in params if p.default is not p.empty), entries,
+                fallback=functools.partial(JitFunction.__call__, self) if direct else None)
             if built is None or slot not in built[1]:  # not compiled, or a result type apart
                 return
             self._hot = hot
             spec._hot_counter = self._hot_counts[slot:slot + 1]
-            self.__class__ = _hot_class(self, built[0], spec.entry_result_kind)
+            self.__class__ = (_direct_class(built[0]) if direct else
+                              _hot_class(self, built[0], spec.entry_result_kind))
 
     def _hot_eligible(self, spec: Specialization, args: tuple) -> bool:
         """Arrays in; out one array, or one scalar, of the same kind as the
@@ -296,7 +302,11 @@ class JitFunction:
     def _bind(self, args: tuple, kwargs: dict) -> tuple[tuple, dict, tuple]:
         if self._simple and not kwargs and len(args) == self._n_params:
             return args, kwargs, self._static_mask
-        bound = self._signature.bind(*args, **kwargs)
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError:
+            _check_call(self._fn, self._signature, args, kwargs)
+            raise
         bound.apply_defaults()
         names = self._positional_names(len(bound.args))
         static = tuple(n in self._static_names for n in names)
@@ -482,6 +492,46 @@ def _hot_class(jitted: JitFunction, dispatcher: Callable, result_kind: type) -> 
     return type(JitFunction.__name__, (JitFunction,),
                 {"__call__": staticmethod(call), "__module__": JitFunction.__module__,
                  "__qualname__": JitFunction.__qualname__})
+
+
+def _direct_class(dispatcher: Callable) -> type:
+    """A subclass of JitFunction for one instance whose __call__ is the compiled
+    dispatcher itself: numba's C dispatcher, no Python frame. Whatever it does
+    not serve it hands to JitFunction.__call__ (lower/dispatch.py); a wrong
+    call (a missing or unknown argument) raises numba's TypeError."""
+    return type(JitFunction.__name__, (JitFunction,),
+                {"__call__": staticmethod(dispatcher), "__module__": JitFunction.__module__,
+                 "__qualname__": JitFunction.__qualname__})
+
+
+class _DefaultAt:
+    """Default ``index`` of a signature, as source text."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def __repr__(self) -> str:
+        return f"_jitaic_defaults[{self.index}]"
+
+
+def _check_call(fn: Callable, signature: inspect.Signature, args: tuple, kwargs: dict) -> None:
+    """Call an empty function with ``fn``'s signature: a wrong call raises
+    Python's own TypeError, which names the function (inspect's does not)."""
+    defaults, params = [], []
+    for p in signature.parameters.values():
+        if p.default is not p.empty:
+            defaults.append(p.default)
+            p = p.replace(default=_DefaultAt(len(defaults) - 1))
+        params.append(p.replace(annotation=p.empty))
+    plain = signature.replace(parameters=params, return_annotation=signature.empty)
+    namespace = {"_jitaic_defaults": defaults}
+    try:
+        exec(f"def stub{plain}:\n    pass\n", namespace)
+    except SyntaxError:  # a signature Python source cannot spell: inspect's error stands
+        return
+    stub = namespace["stub"]
+    stub.__qualname__ = getattr(fn, "__qualname__", "stub")  # what the message names
+    stub(*args, **kwargs)
 
 
 def _identifier(name: str) -> str:

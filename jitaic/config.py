@@ -11,6 +11,8 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import numpy as np
+
 
 @dataclass(frozen=True)
 class Knob:
@@ -43,6 +45,8 @@ KNOBS: dict[str, Knob] = {
 
 _overrides: list[dict[str, object]] = []
 _from_env: dict[str, object] = {}
+# 1 while overridden_or_disabled(): compiled hot dispatchers read it (lower/dispatch.py).
+BYPASS = np.zeros(1, np.int64)
 
 
 def reload() -> None:
@@ -51,6 +55,7 @@ def reload() -> None:
     for name, knob in KNOBS.items():
         raw = os.environ.get(knob.env)
         _from_env[name] = knob.default if raw is None else knob.parse(raw)
+    BYPASS[0] = overridden_or_disabled()
 
 
 def get(name: str) -> object:
@@ -60,12 +65,12 @@ def get(name: str) -> object:
     return _from_env[name]
 
 
-reload()
-
-
 def overridden_or_disabled() -> bool:
     """Cheap check for the call fast path: any override active, or jit disabled."""
     return bool(_overrides) or bool(_from_env["disable_jit"])
+
+
+reload()
 
 
 @contextlib.contextmanager
@@ -75,7 +80,9 @@ def override(**values: object) -> Iterator[None]:
     if unknown:
         raise KeyError(f"unknown jitaic config knob(s): {sorted(unknown)}")
     _overrides.append(values)
+    BYPASS[0] = 1
     try:
         yield
     finally:
         _overrides.pop()
+        BYPASS[0] = overridden_or_disabled()

@@ -83,6 +83,24 @@ def test_a_specialisation_with_another_result_type_is_left_out(rng) -> None:
     assert_same(f(even), pairs_if_even(even))
 
 
+def test_a_miss_may_return_anything_the_python_path_does(rng) -> None:
+    """A call the compiled dispatcher has no branch for is served from inside
+    it (an array result makes it the function's __call__): results of another
+    rank or kind, and errors, reach the caller as the Python path gives them."""
+    def head_or_pair(x):
+        return x[0] if x.shape[0] > 3 else (x, x.sum())
+
+    f, spec = _hot(head_or_pair, rng.standard_normal((4, 3)))
+    small = rng.standard_normal((2, 3))
+    pair = f(small)
+    assert type(pair) is tuple and len(pair) == 2
+    assert_same(pair[0], small)
+    assert pair[1] == pytest.approx(small.sum())
+    g, _ = _hot(_scaled_sum, rng.standard_normal(4), rng.standard_normal(4))
+    with pytest.raises(ValueError, match="broadcast"):
+        g(rng.standard_normal(4), rng.standard_normal(3))
+
+
 def test_other_dtypes_layouts_and_values_fall_back_correctly(rng) -> None:
     x, y = rng.standard_normal((4, 6)), rng.standard_normal((4, 6))
     f, spec = _hot(_scaled_sum, x, y)
@@ -111,10 +129,29 @@ def test_keywords_defaults_and_wrong_calls_behave_as_for_the_function(rng) -> No
     assert spec.hits == before + 1
     assert_same(f(x, scale), affine(x, scale))  # the default: another specialisation
     assert spec.hits == before + 1
-    with pytest.raises(TypeError, match=r"affine\(\) takes from 2 to 3 positional"):
+    with pytest.raises(TypeError, match=r"affine\(\) missing 1 required positional.*'scale'"):
+        f(x, shift=shift)
+    # Too many arguments, or keywords the function does not take, are refused
+    # by numba's own argument folding before anything of jitaic runs: its
+    # messages, not Python's.
+    with pytest.raises(TypeError, match="too many arguments: expected 3, got 4"):
         f(x, scale, shift, 4)
-    with pytest.raises(TypeError, match="unexpected keyword argument 'z'"):
+    with pytest.raises(TypeError, match="some keyword arguments unexpected"):
         f(x, scale, z=1)
+    assert spec.hits == before + 1
+
+
+def test_wrong_calls_of_a_cold_function_raise_pythons_error(rng) -> None:
+    def affine(x, scale, shift=None, *, power=1):
+        return (x * scale + shift) ** power
+
+    f, x = jitaic.jit(affine), rng.standard_normal(4)
+    with pytest.raises(TypeError, match=r"affine\(\) takes from 2 to 3 positional"):
+        f(x, x, x, x)
+    with pytest.raises(TypeError, match=r"affine\(\) got an unexpected keyword argument 'z'"):
+        f(x, x, z=1)
+    with pytest.raises(TypeError, match=r"affine\(\) got multiple values for argument 'x'"):
+        f(x, x, x=x)
 
 
 def test_config_overrides_bypass_the_compiled_dispatcher(rng) -> None:
