@@ -497,8 +497,9 @@ def _hot_class(jitted: JitFunction, dispatcher: Callable, result_kind: type) -> 
 def _direct_class(dispatcher: Callable) -> type:
     """A subclass of JitFunction for one instance whose __call__ is the compiled
     dispatcher itself: numba's C dispatcher, no Python frame. Whatever it does
-    not serve it hands to JitFunction.__call__ (lower/dispatch.py); a wrong
-    call (a missing or unknown argument) raises numba's TypeError."""
+    not serve it hands to JitFunction.__call__ (lower/dispatch.py); a call
+    with too many arguments or an unknown keyword raises numba's TypeError
+    (its argument folding runs first)."""
     return type(JitFunction.__name__, (JitFunction,),
                 {"__call__": staticmethod(dispatcher), "__module__": JitFunction.__module__,
                  "__qualname__": JitFunction.__qualname__})

@@ -133,27 +133,14 @@ def build(name: str, params: Sequence[str], defaults: tuple, hot: Sequence[HotEn
 def _group_impl(label: str, arg_types: tuple, members, fallback: Callable | None):
     """The shape tests and entry calls for one group, as a Python function."""
     params = ", ".join(f"a{i}" for i in range(len(arg_types)))
-    lines = ["def group(table, *args):", f"    {params}, = args"]
     namespace = {f"e{k}": h.entry for k, h in members}
     namespace.update(Miss=Miss, _int64_at=_int64_at)
-    tests = [_layout_test(i, t) for i, t in enumerate(arg_types) if t.layout == "A"]
-    result = "{}"
-    if fallback is not None:
-        # numba's C dispatcher matches argument types exactly once it may
-        # compile (it may here: see _route_other_types): no layout tests.
-        tests = [f"_int64_at({config.BYPASS.ctypes.data})[0] == 0",
-                 f"_plain_arrays(({params},))"]
-        result_type = _result_type(members[0][1]).types[0]
-        result = "_as_hot_result({})"
-        number = next(_counter)
-        _fallbacks[number] = fallback
-        objects = ", ".join(f"_object_of(a{i})" for i in range(len(arg_types)))
-        miss = [f"    _call_fallback({number}, {objects})",
-                f"    return _stand_in({str(np.dtype(str(result_type.dtype)))!r}, "
-                f"{result_type.ndim})"]
-        namespace.update(_plain_arrays=_plain_arrays, _as_hot_result=_as_hot_result,
-                         _call_fallback=_fallback_callback(len(arg_types)),
-                         _object_of=_object_of, _stand_in=_stand_in)
+    if fallback is None:
+        tests = [_layout_test(i, t) for i, t in enumerate(arg_types) if t.layout == "A"]
+        served, miss = "{}", ["    raise Miss()"]
+    else:
+        tests, served, miss = _direct_call_parts(arg_types, members, fallback, namespace)
+    lines = ["def group(table, *args):", f"    {params}, = args"]
     indent = "    "
     if tests:
         lines.append(f"    if {' and '.join(tests)}:")
@@ -162,9 +149,28 @@ def _group_impl(label: str, arg_types: tuple, members, fallback: Callable | None
         shapes = " and ".join(f"a{i}.shape == {s!r}" for i, s in enumerate(h.shapes))
         lines += [f"{indent}if {shapes}:",
                   f"{indent}    _int64_at({h.counter_address})[0] += 1",
-                  f"{indent}    return {result.format(f'e{k}({params})[0]')}"]
-    lines += ["    raise Miss()"] if fallback is None else miss
-    return _exec("\n".join(lines) + "\n", label, namespace, "group")
+                  f"{indent}    return {served.format(f'e{k}({params})[0]')}"]
+    return _exec("\n".join(lines + miss) + "\n", label, namespace, "group")
+
+
+def _direct_call_parts(arg_types: tuple, members, fallback: Callable, namespace: dict):
+    """(tests, served result, miss lines) of a group whose dispatcher is the
+    function's __call__ (module docstring). numba's C dispatcher matches
+    argument types exactly once it may compile (it may: _route_other_types),
+    so no layout tests; an override or a subclass must take the Python path."""
+    number = next(_counter)
+    _fallbacks[number] = fallback
+    arrays = ", ".join(f"a{i}" for i in range(len(arg_types)))
+    objects = ", ".join(f"_object_of(a{i})" for i in range(len(arg_types)))
+    result_type = _result_type(members[0][1]).types[0]
+    dtype = numpy_support.as_dtype(result_type.dtype).name
+    namespace.update(_plain_arrays=_plain_arrays, _as_hot_result=_as_hot_result,
+                     _call_fallback=_fallback_callback(len(arg_types)),
+                     _object_of=_object_of, _stand_in=_stand_in)
+    tests = [f"_int64_at({config.BYPASS.ctypes.data})[0] == 0", f"_plain_arrays(({arrays},))"]
+    miss = [f"    _call_fallback({number}, {objects})",
+            f"    return _stand_in({dtype!r}, {result_type.ndim})"]
+    return tests, "_as_hot_result({})", miss
 
 
 def _exec(source: str, label: str, namespace: dict, fn_name: str):
