@@ -9,6 +9,7 @@ entry in ``LOWERINGS`` that writes its statements into the Emitter.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -753,15 +754,8 @@ def _matmul(em: Emitter, node: Node) -> None:
             return
         em.line(f"{name} = {_dot(an, a.type.ndim, bn, b.type.ndim, k, out.shape, dtype)}")
         return
-    for v in (a, b, out):
-        ops.check_static(v.type, "a batched matmul")
-    # Batched: one BLAS call per matrix of the broadcast batch dims.
-    core_ndim = (a.type.ndim > 1) + (b.type.ndim > 1)
-    batch = out.shape[: out.type.ndim - core_ndim]
-    core = out.shape[out.type.ndim - core_ndim:]
-    index = [em.fresh(f"b{d}") for d in range(len(batch))]
-    em.line(f"{name} = {empty(out.shape, dtype)}")
-    with em.loops(list(zip(index, batch, strict=True))):
+    core = out.shape[out.type.ndim - (a.type.ndim > 1) - (b.type.ndim > 1):]
+    with _batch_loops(em, a, b, out, name) as index:
         # numba's np.dot takes contiguous matrices only.
         lhs, rhs = (_batch_item(array, v, index) if v.type.ndim <= 2 else
                     f"np.ascontiguousarray({_batch_item(array, v, index)})"
@@ -789,20 +783,27 @@ def _numpy_blas_matmul(em: Emitter, a: Value, b: Value, out: Value) -> None:
             return
         em.line(f"{name} = {_BLAS_PRODUCTS[a.type.ndim, b.type.ndim]}({lhs}, {rhs}, {product})")
         return
-    for v in (a, b, out):
-        ops.check_static(v.type, "a batched matmul")
-    # Batched: one BLAS product per matrix of the broadcast batch dims.
     core = (min(a.type.ndim, 2), min(b.type.ndim, 2))
-    batch = out.shape[: out.type.ndim - (core[0] > 1) - (core[1] > 1)]
-    index = [em.fresh(f"b{d}") for d in range(len(batch))]
-    em.line(f"{name} = {empty(out.shape, out.dtype)}")
-    with em.loops(list(zip(index, batch, strict=True))):
+    with _batch_loops(em, a, b, out, name) as index:
         operands = f"{_batch_item(lhs, a, index)}, {_batch_item(rhs, b, index)}"
         target = f"{name}[{', '.join(index)}]"
         if core == (2, 2):
             em.line(f"blas.matmul_into({operands}, {target}, {product})")
         else:
             em.line(f"{target} = {_BLAS_PRODUCTS[core]}({operands}, {product})")
+
+
+@contextlib.contextmanager
+def _batch_loops(em: Emitter, a: Value, b: Value, out: Value, name: str):
+    """Allocate a batched product's result ``name`` and loop over its batch
+    dims (one product per matrix); yields the batch index variables."""
+    for v in (a, b, out):
+        ops.check_static(v.type, "a batched matmul")
+    batch = out.shape[: out.type.ndim - (a.type.ndim > 1) - (b.type.ndim > 1)]
+    index = [em.fresh(f"b{d}") for d in range(len(batch))]
+    em.line(f"{name} = {empty(out.shape, out.dtype)}")
+    with em.loops(list(zip(index, batch, strict=True))):
+        yield index
 
 
 def _batch_item(array: str, v: Value, index: list[str]) -> str:
