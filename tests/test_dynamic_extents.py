@@ -156,3 +156,38 @@ def test_store_regions_follow_pythons_slice_rules() -> None:
                     first, count = slice_range(start, stop, step, size)
                     assert count == len(expected), (size, start, stop, step)
                     assert not count or first == expected[0], (size, start, stop, step)
+
+
+@pytest.mark.parametrize("n", [5, 1003, 40_000])
+@pytest.mark.parametrize("density", [0.0, 0.001, 0.02, 0.5, 1.0])
+def test_boolean_selections_of_any_density_match_numpy(n, density, rng) -> None:
+    """x[mask] walks a sparse mask 8 entries at a time (zero words skipped)
+    and a dense one entry by entry; the selection's sum reads it in place.
+    Every path gives NumPy's values, order and pairwise sums bit for bit."""
+    def select(x, rows, u, v):
+        mask = np.logical_and(u <= v, v < u + density)  # a traced mask
+        picked = x[mask]
+        return picked, picked.sum(), picked.mean() if picked.size else 0.0, rows[mask[:4]]
+
+    v = rng.random(n)
+    args = (rng.standard_normal(n), rng.standard_normal((4, 3)), np.zeros(n), v)
+    f = jitaic.jit(select)
+    for got, want in zip(f(*args), select(*args), strict=True):
+        np.testing.assert_array_equal(got, want)
+    source = f.lower(*args).source()
+    assert "rt.mask_words(" in source and "rt.pairwise_sum(" in source
+
+
+def test_size_and_len_of_a_run_time_length() -> None:
+    """x.size of a selection is a traced count (Python code once got None,
+    which `if x.size:` read as 0); len() needs an int and says so."""
+    def mean_or_zero(x, u):
+        picked = x[u > 0.5]
+        return picked.mean() if picked.size else 0.0
+
+    x, u = np.arange(10.0), np.linspace(0.0, 1.0, 10)
+    f = jitaic.jit(mean_or_zero)
+    assert f(x, u) == mean_or_zero(x, u) == 7.0
+    assert f(x, u * 0.0) == mean_or_zero(x, u * 0.0) == 0.0
+    with pytest.raises(jitaic.UnsupportedError, match=r"len\(\) of an array whose length.*x.size"):
+        jitaic.jit(lambda x: len(x[x > 0]))(x)

@@ -448,6 +448,10 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
     """
     (x,) = node.inputs
     out, axes, keepdims = node.output, node.attrs["axes"], node.attrs["keepdims"]
+    if nest is None and _sums_in_place(em, node):
+        em.line(f"{em.define(out)} = rt.pairwise_sum({em(x)}, 0, {extent(em, x, 0)}, "
+                f"{literal(0, x.dtype)})")
+        return
     if nest is None:
         nest = LoopNest(dims(em, x), tuple(em.fresh(f"i{d}") for d in range(x.type.ndim)))
         element = load(em, x, nest)
@@ -518,6 +522,17 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
     with em.loops([(index[d], shape[d]) for d in range(x.type.ndim)]):
         body(f"{acc}[{', '.join(index[d] for d in kept)}]")
     em.line(f"{name} = {acc}.astype({np_type(out.dtype)}).reshape({shape_text(out_shape)})")
+
+
+def _sums_in_place(em: Emitter, node: Node) -> bool:
+    """The float sum of a whole 1-D array in memory whose length is known at
+    run time only (a boolean selection, a dynamic slice): the pairwise sum
+    reads it where it is (a static length goes through chunks, in parallel
+    when large)."""
+    (x,) = node.inputs
+    return (node.op is ops.reduce_sum and x.type.ndim == 1 and not node.attrs["keepdims"]
+            and x.dtype.kind == "f" and x.dtype == _accumulator_dtype(node)
+            and em.has(x) and em.layout(x) == "C" and isinstance(dims(em, x)[0], str))
 
 
 NO_IDENTITY = {ops.reduce_max: "maximum", ops.reduce_min: "minimum"}
@@ -1046,15 +1061,47 @@ def _count_true(em: Emitter, mask: Value, shape: tuple[Extent, ...]) -> str:
     return count
 
 
-def _each_true(em: Emitter, mask: Value, shape: tuple[Extent, ...], row: str):
+# A mask with fewer true entries than 1 in SPARSE_MASK is walked a uint64 word
+# (8 entries) at a time, skipping zero words: 4x faster at 1 in 1000 than an
+# entry at a time, slower from about 1 in 25 on.
+SPARSE_MASK = 32
+
+
+def _each_true(em: Emitter, mask: Value, shape: tuple[Extent, ...], row: str,
+               count: str | None = None):
     """Loops over the mask's true entries in order (C order, as NumPy): yields
-    the entry's index names; ``row`` counts the entries seen before it."""
+    the entry's index names; ``row`` counts the entries seen before it. Given
+    the ``count`` of true entries, a sparse 1-D mask in memory skips its
+    false entries 8 at a time (the caller's body is emitted for each loop)."""
     index = tuple(em.fresh(f"m{d}") for d in range(mask.type.ndim))
     em.line(f"{row} = 0")
+    if count is None or mask.type.ndim != 1 or not em.has(mask) or em.layout(mask) != "C":
+        yield from _each_true_entry(em, mask, shape, row, index)
+        return
+    (m,), words, w = index, em.fresh("words"), em.fresh("w")
+    with em.block(f"if {count} * {SPARSE_MASK} < {shape[0]}:"):
+        em.line(f"{words} = rt.mask_words({em(mask)})")
+        with em.block(f"for {w} in range({words}.shape[0]):"):
+            with em.block(f"if {words}[{w}] != 0:"):
+                with em.block(f"for {m} in range({w} * 8, {w} * 8 + 8):"):
+                    yield from _if_true(em, mask, shape, row, index)
+        with em.block(f"for {m} in range({words}.shape[0] * 8, {shape[0]}):"):
+            yield from _if_true(em, mask, shape, row, index)
+    with em.block("else:"):
+        yield from _each_true_entry(em, mask, shape, row, index)
+
+
+def _each_true_entry(em: Emitter, mask: Value, shape: tuple[Extent, ...], row: str,
+                     index: tuple[str, ...]):
     with em.loops(list(zip(index, shape, strict=True))):
-        with em.block(f"if {load(em, mask, LoopNest(shape, index))}:"):
-            yield index
-            em.line(f"{row} += 1")
+        yield from _if_true(em, mask, shape, row, index)
+
+
+def _if_true(em: Emitter, mask: Value, shape: tuple[Extent, ...], row: str,
+             index: tuple[str, ...]):
+    with em.block(f"if {load(em, mask, LoopNest(shape, index))}:"):
+        yield index
+        em.line(f"{row} += 1")
 
 
 @lowering(ops.compress)
@@ -1067,7 +1114,7 @@ def _compress(em: Emitter, node: Node) -> None:
     name = em.define(node.output)
     em.line(f"{name} = {empty((count, *rest), x.dtype)}")
     row, inner = em.fresh("row"), tuple(em.fresh(f"r{d}") for d in range(len(rest)))
-    for index in _each_true(em, mask, shape[:mask.type.ndim], row):
+    for index in _each_true(em, mask, shape[:mask.type.ndim], row, count):
         with em.loops(list(zip(inner, rest, strict=True))):
             element = load(em, x, LoopNest(shape, (*index, *inner)))
             em.line(f"{name}[{', '.join((row, *inner))}] = {element}")

@@ -186,6 +186,13 @@ def _eight_lane_sum(typingctx, buffer, start, n, zero):
 
 
 @numba.njit(cache=True)
+def mask_words(mask):
+    """A C-contiguous 1-D boolean mask's leading multiple of 8 entries as
+    uint64 words: a zero word is 8 false entries, skipped at once."""
+    return mask[: mask.shape[0] // 8 * 8].view(np.uint64)
+
+
+@numba.njit(cache=True)
 def mat_vec(m, v):
     """``m @ v`` for strided views: one BLAS dot per row (no copy of m)."""
     out = np.empty(m.shape[0], m.dtype)

@@ -152,8 +152,18 @@ class Tracer:
         return self.aval.ndim
 
     @property
-    def size(self) -> int:
-        return self.aval.size
+    def size(self) -> int | Tracer:
+        """The element count: an int, or a traced int64 when a dimension's
+        length is known at run time only (x[mask], x[:i]) - never None, which
+        Python code would read as 0."""
+        if None not in self.shape:
+            return self.aval.size
+        count: int | Tracer = int(np.prod([d for d in self.shape if d is not None],
+                                          dtype=np.int64))
+        for axis, d in enumerate(self.shape):
+            if d is None:
+                count = count * emit(ops.dim_size, [self], {"axis": axis})
+        return count
 
     @property
     def itemsize(self) -> int:
@@ -166,6 +176,11 @@ class Tracer:
     def __len__(self) -> int:
         if not self.shape:
             raise TypeError("len() of unsized object")
+        if self.shape[0] is None:
+            raise ConcretizationError(
+                f"len() of an array whose length is known only when the compiled code "
+                f"runs (x[mask], x[:i]){at(user_location())}: len() must return a Python "
+                f"int; x.size gives the count as a traced value")
         return self.shape[0]
 
     def __iter__(self):
