@@ -558,11 +558,13 @@ def test_parallel_calls_from_many_threads_on_the_workqueue_layer() -> None:
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_pairwise_sum_helper_is_numpys_sum_bit_for_bit(dtype, rng) -> None:
-    """rt.pairwise_sum (its 128-element leaves one 8-lane vector accumulator)
-    against np.sum, over every leaf length, odd tails, offsets and magnitudes."""
+    """rt.pairwise_sum (its 128-element leaves 8-lane vector accumulators, two
+    or four leaves summed together) against np.sum, over every leaf length,
+    the node lengths where two- and four-leaf sums start, odd tails, offsets
+    and magnitudes."""
     from jitaic.lower import runtime as rt
 
-    for n in [*range(140), 255, 256, 1000, 4096, 100_003]:
+    for n in [*range(140), *range(248, 280), 511, 512, 513, 1000, 4096, 100_003]:
         a = (rng.standard_normal(n + 3) * 10.0 ** rng.uniform(-3, 3, n + 3)).astype(dtype)
         for start in (0, 3):
             assert dtype(rt.pairwise_sum(a, start, n, dtype(0))) == np.sum(a[start:start + n])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import keyword
 import math
 import re
+from collections.abc import Sequence
 from contextlib import contextmanager
 
 import numpy as np
@@ -193,6 +194,25 @@ class Emitter:
                     and not self._in_prange  # numba runs a nested prange serially
                     and work >= self.parallel_min_work and extents
                     and isinstance(extents[0][1], int) and extents[0][1] > 1)
+
+    @contextmanager
+    def thread_blocks(self, var: str, extent: int, per_thread: Sequence[str] = ()):
+        """``for var in range(extent)`` split into one contiguous block per
+        thread (a ``numba.prange`` over the threads); the ``per_thread`` lines
+        (a buffer's allocation) run once per thread, before its block."""
+        threads, thread, stop = self.fresh("threads"), self.fresh("thread"), self.fresh("stop")
+        self.line(f"{threads} = numba.get_num_threads()")
+        with self.block(f"for {thread} in numba.prange({threads}):"):
+            self.uses_prange = self.launches_threads = True
+            saved, self._in_prange = self._in_prange, True
+            for line in per_thread:
+                self.line(line)
+            self.line(f"{stop} = ({thread} + 1) * {extent} // {threads}")
+            try:
+                with self.block(f"for {var} in range({thread} * {extent} // {threads}, {stop}):"):
+                    yield
+            finally:
+                self._in_prange = saved
 
     @contextmanager
     def bound(self, variables: tuple[str, ...]):

@@ -492,7 +492,8 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
         else:
             buffered = monoid.buffered if acc_dtype.kind == "f" and length > 1 else None
             laned = monoid.lanes and acc_dtype.kind == "f" and length >= 2 * LANES
-            chunk = LANES if laned else min(length, REDUCTION_CHUNK)
+            limit = WHOLE_ARRAY_CHUNK if not outer and len(axes) == 1 else REDUCTION_CHUNK
+            chunk = LANES if laned else min(length, limit)
         buf = em.fresh("lanes")
         allocate = f"{buf} = np.empty({chunk}, {np_type(acc_dtype)})"
         if buffered and isinstance(chunk, str):
@@ -554,6 +555,10 @@ def _check_not_empty(em: Emitter, reduced: list[Extent], name: str) -> None:
 # ... included). Sums follow NumPy's pairwise order exactly: chunks are whole
 # subtrees of NumPy's pairwise tree, combined in the tree's order.
 REDUCTION_CHUNK = 4096
+# A whole array's chunks are smaller: their buffer then stays in a 32 KiB L1
+# cache next to the input streaming through it (sum(x*x) of 1e6: 1.4x faster
+# than with 4096), and their many chunks are split across threads anyway.
+WHOLE_ARRAY_CHUNK = 1024
 
 
 def pairwise_chunks(n: int, limit: int = REDUCTION_CHUNK) -> tuple[list[int], list[int]]:
@@ -610,9 +615,8 @@ def _buffered_row(em: Emitter, last: str, length: Extent, chunk: Extent, buf: st
     chunks = [(number, len(lengths))]
     parallel = bool(program and allocate and em.runs_parallel(chunks, length))
     starts = em.constant_arg(np.cumsum([0, *lengths[:-1]], dtype=np.int64))
-    with em.loops(chunks, length if parallel else 0):
-        if parallel:
-            em.line(allocate)  # each thread its own buffer
+    # each thread its own buffer
+    with em.thread_blocks(number, len(lengths), [allocate]) if parallel else em.loops(chunks):
         em.line(f"{count} = {sizes}[{number}]")
         # a no-op that tells LLVM the start is non-negative: without it every
         # load checks for a negative index and the element loop stays scalar (3x)

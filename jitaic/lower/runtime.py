@@ -8,7 +8,7 @@ import sys
 import numba
 import numpy as np
 from llvmlite import ir
-from numba.core import cgutils
+from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 
@@ -119,13 +119,33 @@ def pairwise_sum(a, start, n, zero):
 
 @numba.njit  # recursive: not cached either
 def _pairwise_tree(a, start, n, zero):
-    """pairwise_sum's tree (n > 128 at the top), its blocks as vector sums."""
+    """pairwise_sum's tree (n > 128 at the top), its blocks as vector sums.
+
+    A node whose children are leaves, or whose grandchildren all are, sums
+    those 2 or 4 leaves together, their chains of adds interleaved (the same
+    additions per leaf, in the same order): 4 or 8 independent vector adds in
+    flight where one leaf has 2."""
     if n <= 128:
-        return _eight_lane_sum(a, start, n, zero)
+        return _leaf_sums_1(a, start, n, zero)[0]
+    half = _half(n)
+    right = n - half  # >= half: the larger child
+    if right <= 128:
+        left_sum, right_sum = _leaf_sums_2(a, start, start + half, half, right, zero)
+        return left_sum + right_sum
+    if half > 128 and half - _half(half) <= 128 and right - _half(right) <= 128:
+        # both children split into two leaves each
+        q, r = _half(half), _half(right)
+        s = _leaf_sums_4(a, start, start + q, start + half, start + half + r,
+                         q, half - q, r, right - r, zero)
+        return (s[0] + s[1]) + (s[2] + s[3])
+    return _pairwise_tree(a, start, half, zero) + _pairwise_tree(a, start + half, right, zero)
+
+
+@numba.njit
+def _half(n):
+    """The left child's length in NumPy's pairwise tree: half, a multiple of 8."""
     half = n // 2
-    half -= half % 8
-    return _pairwise_tree(a, start, half, zero) + _pairwise_tree(a, start + half, n - half,
-                                                                  zero)
+    return half - half % 8
 
 
 # 256-bit loads: the leaves read a buffer a kernel has just filled, and a load
@@ -134,55 +154,81 @@ def _pairwise_tree(a, start, n, zero):
 VECTOR_BYTES = 32
 
 
-@intrinsic
-def _eight_lane_sum(typingctx, buffer, start, n, zero):
-    """NumPy's pairwise-sum leaf over ``buffer[start:start + n]`` (n >= 8, a
-    contiguous 1-D array):
-    lane j sums elements j, j + 8, j + 16, ... in order; the lanes combine as
-    ((0+1)+(2+3))+((4+5)+(6+7)); the rest is added one by one.
+def _leaf_sums(leaves: int):
+    """An intrinsic ``(buffer, *starts, *lengths, zero)`` returning the pairwise
+    leaf sum of each ``buffer[start:start + n]`` (n >= 8, a contiguous 1-D
+    array), as NumPy computes a leaf: lane j sums elements j, j + 8, j + 16,
+    ... in order; the lanes combine as ((0+1)+(2+3))+((4+5)+(6+7)); the rest
+    is added one by one.
 
     Written as vector accumulators (two of 4 float64 lanes, one of 8 float32):
     LLVM keeps eight scalar accumulators scalar (measured 1 cycle an element;
     NumPy's C loop is vectorised by the C compiler), and the lane-wise adds
-    are the same IEEE additions in the same order.
+    are the same IEEE additions in the same order. The leaves' blocks advance
+    together while all have blocks left.
     """
-    signature = zero(buffer, start, n, zero)
+    def typer(typingctx, buffer, *rest):
+        zero = rest[-1]
+        return types.UniTuple(zero, leaves)(buffer, *rest), _leaf_sums_codegen(leaves)
 
+    names = ", ".join(f"a{i}" for i in range(2 * leaves + 1))
+    namespace = {"typer": typer}
+    exec(f"def leaf_sums(typingctx, buffer, {names}):\n"
+         f"    return typer(typingctx, buffer, {names})\n", namespace)
+    return intrinsic(namespace["leaf_sums"])
+
+
+def _leaf_sums_codegen(leaves: int):
     def codegen(context, builder, sig, args):
-        buffer, start, n, _ = args
-        scalar = context.get_value_type(sig.return_type)
+        buffer, starts, lengths = args[0], args[1:1 + leaves], args[1 + leaves:1 + 2 * leaves]
+        scalar = context.get_value_type(sig.return_type.dtype)
         itemsize = context.get_abi_sizeof(scalar)
         width = min(8, VECTOR_BYTES // itemsize)  # lanes per vector register
         vector = ir.VectorType(scalar, width)
         data = context.make_array(sig.args[0])(context, builder, buffer).data  # no refcount
-        base = builder.gep(data, [start])
-        index = n.type
+        bases = [builder.gep(data, [start]) for start in starts]
+        index = lengths[0].type
+        eight, one = ir.Constant(index, 8), ir.Constant(index, 1)
+        parts = range(0, 8, width)
 
-        def load(offset):  # lanes offset .. offset + width - 1
+        def load(base, offset):  # lanes offset .. offset + width - 1
             at = builder.bitcast(builder.gep(base, [offset]), vector.as_pointer())
             return builder.load(at, align=itemsize)
 
-        parts = range(0, 8, width)
-        accs = [cgutils.alloca_once_value(builder, load(ir.Constant(index, p))) for p in parts]
-        blocks = builder.sdiv(n, ir.Constant(index, 8))
-        one = ir.Constant(index, 1)
-        with cgutils.for_range_slice(builder, one, blocks, one) as (block, _):
-            offset = builder.mul(block, ir.Constant(index, 8))
-            for p, acc in zip(parts, accs):
-                lanes = load(builder.add(offset, ir.Constant(index, p)))
-                builder.store(builder.fadd(builder.load(acc), lanes), acc)
-        lanes = [builder.extract_element(builder.load(acc), ir.Constant(ir.IntType(32), j))
-                 for acc in accs for j in range(width)]
-        pairs = [builder.fadd(lanes[j], lanes[j + 1]) for j in range(0, 8, 2)]
-        res = cgutils.alloca_once_value(builder, builder.fadd(builder.fadd(pairs[0], pairs[1]),
-                                                              builder.fadd(pairs[2], pairs[3])))
-        done = builder.mul(blocks, ir.Constant(index, 8))
-        with cgutils.for_range_slice(builder, done, n, one) as (i, _):
-            element = builder.load(builder.gep(base, [i]))
-            builder.store(builder.fadd(builder.load(res), element), res)
-        return builder.load(res)
+        def add_blocks(leaf_set, first, stop):
+            with cgutils.for_range_slice(builder, first, stop, one) as (block, _):
+                offset = builder.mul(block, eight)
+                for leaf in leaf_set:
+                    for p, acc in zip(parts, accs[leaf]):
+                        lanes = load(bases[leaf], builder.add(offset, ir.Constant(index, p)))
+                        builder.store(builder.fadd(builder.load(acc), lanes), acc)
 
-    return signature, codegen
+        accs = [[cgutils.alloca_once_value(builder, load(base, ir.Constant(index, p)))
+                 for p in parts] for base in bases]
+        blocks = [builder.sdiv(n, eight) for n in lengths]
+        together = blocks[0]
+        for b in blocks[1:]:
+            together = builder.select(builder.icmp_signed("<", b, together), b, together)
+        add_blocks(range(leaves), one, together)
+        sums = []
+        for leaf in range(leaves):
+            add_blocks([leaf], together, blocks[leaf])
+            lanes = [builder.extract_element(builder.load(acc), ir.Constant(ir.IntType(32), j))
+                     for acc in accs[leaf] for j in range(width)]
+            pairs = [builder.fadd(lanes[j], lanes[j + 1]) for j in range(0, 8, 2)]
+            res = cgutils.alloca_once_value(builder, builder.fadd(
+                builder.fadd(pairs[0], pairs[1]), builder.fadd(pairs[2], pairs[3])))
+            done = builder.mul(blocks[leaf], eight)
+            with cgutils.for_range_slice(builder, done, lengths[leaf], one) as (i, _):
+                element = builder.load(builder.gep(bases[leaf], [i]))
+                builder.store(builder.fadd(builder.load(res), element), res)
+            sums.append(builder.load(res))
+        return context.make_tuple(builder, sig.return_type, sums)
+
+    return codegen
+
+
+_leaf_sums_1, _leaf_sums_2, _leaf_sums_4 = (_leaf_sums(k) for k in (1, 2, 4))
 
 
 @numba.njit(cache=True)
