@@ -35,7 +35,10 @@ LAYOUTS = {
 
 
 def _layout_fn(x):
-    return x[1:] * 2.0 - x[:-1].T.T + x.sum(axis=0) + x[1:, ::-1]
+    # row sums read C-contiguous rows in place (others through a buffer), and
+    # reshape copies a non-C argument first: each specialisation knows its layout
+    return (x[1:] * 2.0 - x[:-1].T.T + x.sum(axis=0) + x[1:, ::-1]
+            + x.sum(axis=1)[1:, None] - x.reshape(-1)[: x.shape[1]])
 
 
 _layout_jit = jitaic.jit(_layout_fn)

@@ -234,9 +234,11 @@ def _why_alone(node: Node) -> str:
 PARALLEL_MIN_WORK = 1 << 18
 
 
-def generate(graph: Graph, param_is_array: Sequence[bool],
-             parallel: bool = True) -> tuple[str, str, list, str, Emitter]:
-    """(function name, source, array constants, fusion report, the emitter)."""
+def generate(graph: Graph, param_is_array: Sequence[bool], parallel: bool = True,
+             param_layouts: Sequence[str] | None = None,
+             ) -> tuple[str, str, list, str, Emitter]:
+    """(function name, source, array constants, fusion report, the emitter).
+    ``param_layouts``: numba's layout of each array argument ("C" if not given)."""
     em = Emitter()
     em.parallel_min_work = PARALLEL_MIN_WORK if parallel else None
     schedule = plan(graph.nodes, (*graph.results, *graph.updates.values()))
@@ -244,8 +246,9 @@ def generate(graph: Graph, param_is_array: Sequence[bool],
     em.overwritable = _overwritable(life)
     em.reusable = _reusable(life, schedule)
     arg_names = []
-    for p, is_array in zip(graph.params, param_is_array, strict=True):
-        name = em.define(p, p.name or "arg")
+    layouts = param_layouts or ["C"] * len(graph.params)
+    for p, is_array, layout in zip(graph.params, param_is_array, layouts, strict=True):
+        name = em.define(p, p.name or "arg", layout)
         if p.type.ndim == 0 and is_array:  # 0-d array argument: work on its scalar
             arg_names.append(em.fresh(f"{name}_array"))
             em.line(f"{name} = {arg_names[-1]}[()]")
@@ -320,10 +323,19 @@ def _module_source(graph: Graph, fn_source: str) -> str:
             f"from jitaic.lower import vecmath as vm\n\n\n{fn_source}\n")
 
 
+def _layout(arg: object) -> str:
+    """numba's layout letter for an argument (specialisations are per layout)."""
+    if not isinstance(arg, np.ndarray) or arg.flags.c_contiguous:
+        return "C"
+    return "F" if arg.flags.f_contiguous else "A"
+
+
 def compile_graph(graph: Graph, param_is_array: Sequence[bool],
                   example_args: Sequence[object], parallel: bool = True) -> Compiled:
     """Generate, register and compile the entry function for these arguments."""
-    fn_name, fn_source, constants, report, em = generate(graph, param_is_array, parallel)
+    layouts = [_layout(a) for a in example_args]
+    fn_name, fn_source, constants, report, em = generate(graph, param_is_array, parallel,
+                                                         layouts)
     source = _module_source(graph, fn_source)
     filename = f"<jitaic-generated {graph.name}#{next(_counter)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)

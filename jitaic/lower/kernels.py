@@ -448,10 +448,6 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
     """
     (x,) = node.inputs
     out, axes, keepdims = node.output, node.attrs["axes"], node.attrs["keepdims"]
-    if nest is None and _sums_in_place(em, node):
-        em.line(f"{em.define(out)} = rt.pairwise_sum({em(x)}, 0, {extent(em, x, 0)}, "
-                f"{literal(0, x.dtype)})")
-        return
     if nest is None:
         nest = LoopNest(dims(em, x), tuple(em.fresh(f"i{d}") for d in range(x.type.ndim)))
         element = load(em, x, nest)
@@ -460,6 +456,7 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
         _check_not_empty(em, [shape[a] for a in axes], NO_IDENTITY[node.op])
     monoid, acc_dtype = MONOIDS[node.op], _accumulator_dtype(node)
     logical = node.op in (ops.reduce_any, ops.reduce_all)
+    row = _row_in_memory(em, node, nest, element)
     element = cast(element, x.dtype, np.dtype(bool) if logical else acc_dtype)
     index = nest.index
     kept = [d for d in range(x.type.ndim) if d not in axes]
@@ -494,13 +491,16 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
             laned = monoid.lanes and acc_dtype.kind == "f" and length >= 2 * LANES
             limit = WHOLE_ARRAY_CHUNK if not outer and len(axes) == 1 else REDUCTION_CHUNK
             chunk = LANES if laned else min(length, limit)
-        buf = em.fresh("lanes")
-        allocate = f"{buf} = np.empty({chunk}, {np_type(acc_dtype)})"
-        if buffered and isinstance(chunk, str):
+        in_place = buffered == "pairwise" and row is not None  # no buffer to fill
+        if in_place and outer:  # a row read in place needs no chunks (a whole array's
+            chunk = length      # chunks are split across threads)
+        buf = row if in_place else em.fresh("lanes")
+        allocate = "" if in_place else f"{buf} = np.empty({chunk}, {np_type(acc_dtype)})"
+        if buffered and isinstance(chunk, str) and allocate:
             em.line(allocate)
         with em.loops(outer, known_size(shape)):
             em.line(f"{acc} = {monoid.init(acc_dtype)}")
-            if (buffered or laned) and not isinstance(chunk, str):
+            if (buffered or laned) and not isinstance(chunk, str) and allocate:
                 em.scratch(allocate)
             with em.loops([(index[d], shape[d]) for d in axes[:-1]]):
                 if laned:
@@ -508,7 +508,7 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
                 elif buffered:
                     whole = not outer and len(axes) == 1  # a 1-D array to a scalar
                     _buffered_row(em, index[-1], length, chunk, buf, acc, monoid, acc_dtype,
-                                  body, allocate if whole else None)
+                                  None if in_place else body, allocate if whole else None)
                 else:
                     with em.loops([(index[d], shape[d]) for d in axes[-1:]]):
                         body(acc)
@@ -525,15 +525,17 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
     em.line(f"{name} = {acc}.astype({np_type(out.dtype)}).reshape({shape_text(out_shape)})")
 
 
-def _sums_in_place(em: Emitter, node: Node) -> bool:
-    """The float sum of a whole 1-D array in memory whose length is known at
-    run time only (a boolean selection, a dynamic slice): the pairwise sum
-    reads it where it is (a static length goes through chunks, in parallel
-    when large)."""
+def _row_in_memory(em: Emitter, node: Node, nest: LoopNest, element: str) -> str | None:
+    """The 1-D array a float sum over its input's last axis reads in place, with
+    no buffer: the input itself, or its row at the outer indices. Only when the
+    input is a C-contiguous array in memory and nothing is computed per element."""
     (x,) = node.inputs
-    return (node.op is ops.reduce_sum and x.type.ndim == 1 and not node.attrs["keepdims"]
+    if not (node.op is ops.reduce_sum and list(node.attrs["axes"]) == [x.type.ndim - 1]
             and x.dtype.kind == "f" and x.dtype == _accumulator_dtype(node)
-            and em.has(x) and em.layout(x) == "C" and isinstance(dims(em, x)[0], str))
+            and em.has(x) and em.layout(x) == "C"
+            and not nest.statements and not nest.stores and element == load(em, x, nest)):
+        return None
+    return em(x) if x.type.ndim == 1 else f"{em(x)}[{', '.join(nest.index[:-1])}]"
 
 
 NO_IDENTITY = {ops.reduce_max: "maximum", ops.reduce_min: "minimum"}
@@ -583,17 +585,19 @@ def pairwise_chunks(n: int, limit: int = REDUCTION_CHUNK) -> tuple[list[int], li
 
 
 def _buffered_row(em: Emitter, last: str, length: Extent, chunk: Extent, buf: str, acc: str,
-                  monoid: Monoid, dtype: np.dtype, body: Callable[..., None],
+                  monoid: Monoid, dtype: np.dtype, body: Callable[..., None] | None,
                   allocate: str | None = None) -> None:
     """Reduce the last axis (``last`` in range(length)) chunk by chunk through ``buf``.
 
-    With ``allocate`` (the line allocating ``buf``; a whole-array reduction) the
+    With ``allocate`` (the line allocating ``buf``, "" for none; a whole-array reduction) the
     chunks of a pairwise sum may run in parallel, each thread with its own
     buffer: chunks are whole subtrees of NumPy's pairwise tree, so their sums,
-    combined in the tree's order afterwards, are NumPy's bit for bit."""
-    def reduced(count: str) -> str:
+    combined in the tree's order afterwards, are NumPy's bit for bit. Without
+    a ``body`` (a pairwise sum of a row in memory), ``buf`` is that row, read
+    where it is."""
+    def reduced(count: str, start: str = "0") -> str:
         if monoid.buffered == "pairwise":
-            return f"rt.pairwise_sum({buf}, 0, {count}, {literal(0, dtype)})"
+            return f"rt.pairwise_sum({buf}, {start}, {count}, {literal(0, dtype)})"
         return f"{monoid.buffered}({buf}, {count})"
 
     if isinstance(length, str):
@@ -603,8 +607,9 @@ def _buffered_row(em: Emitter, last: str, length: Extent, chunk: Extent, buf: st
     else:
         lengths, program = [min(chunk, length - s) for s in range(0, length, chunk)], []
     if len(lengths) == 1:
-        with em.loops([(last, length)]):
-            body(f"{buf}[{last}]", store=True)
+        if body is not None:
+            with em.loops([(last, length)]):
+                body(f"{buf}[{last}]", store=True)
         em.line(f"{acc} = {monoid.combine(acc, reduced(str(length)))}")
         return
     sizes = em.constant_arg(np.array(lengths, np.int64))
@@ -613,21 +618,25 @@ def _buffered_row(em: Emitter, last: str, length: Extent, chunk: Extent, buf: st
         em.scratch(f"{sums} = np.empty({len(lengths)}, {np_type(dtype)})")
     number, start, count, j = em.fresh("chunk"), em.fresh("c"), em.fresh("n"), em.fresh("j")
     chunks = [(number, len(lengths))]
-    parallel = bool(program and allocate and em.runs_parallel(chunks, length))
+    parallel = bool(program and allocate is not None and em.runs_parallel(chunks, length))
     starts = em.constant_arg(np.cumsum([0, *lengths[:-1]], dtype=np.int64))
-    # each thread its own buffer
-    with em.thread_blocks(number, len(lengths), [allocate]) if parallel else em.loops(chunks):
+    per_thread = [allocate] if body is not None else []  # each thread its own buffer
+    with em.thread_blocks(number, len(lengths), per_thread) if parallel else em.loops(chunks):
         em.line(f"{count} = {sizes}[{number}]")
         # a no-op that tells LLVM the start is non-negative: without it every
         # load checks for a negative index and the element loop stays scalar (3x)
         em.line(f"{start} = max({starts}[{number}], 0)")
-        with em.block(f"for {j} in range({count}):"):
-            em.line(f"{last} = {start} + {j}")
-            body(f"{buf}[{j}]", store=True)
-        if program:
-            em.line(f"{sums}[{number}] = {reduced(count)}")
+        first = "0"
+        if body is None:
+            first = start
         else:
-            em.line(f"{acc} = {monoid.combine(acc, reduced(count))}")
+            with em.block(f"for {j} in range({count}):"):
+                em.line(f"{last} = {start} + {j}")
+                body(f"{buf}[{j}]", store=True)
+        if program:
+            em.line(f"{sums}[{number}] = {reduced(count, first)}")
+        else:
+            em.line(f"{acc} = {monoid.combine(acc, reduced(count, first))}")
     if program:
         tree = em.constant_arg(np.array(program, np.int8))
         em.line(f"{acc} = {monoid.combine(acc, f'rt.combine_postfix({sums}, {tree})')}")
