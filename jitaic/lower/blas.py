@@ -42,6 +42,8 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
+from jitaic.lower.runtime import fixed_arity_intrinsic
+
 ROW_MAJOR, COL_MAJOR = 101, 102
 NO_TRANS, TRANS = 111, 112
 UPPER = 121
@@ -134,12 +136,7 @@ def _cblas(routine: str):
 
         return signature, codegen
 
-    # numba's @intrinsic reads the typer's parameters: give it one per argument.
-    names = ", ".join(f"a{i}" for i in range(len(kinds)))
-    namespace = {"typer": typer}
-    exec(f"def {routine}(typingctx, {names}):\n    return typer(typingctx, {names})\n",
-         namespace)
-    return intrinsic(namespace[routine])
+    return fixed_arity_intrinsic(routine, len(kinds), typer)
 
 
 _gemm, _gemv, _syrk, _dot = (_cblas(name) for name in ("gemm", "gemv", "syrk", "dot"))

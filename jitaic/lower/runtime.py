@@ -171,11 +171,17 @@ def _leaf_sums(leaves: int):
         zero = rest[-1]
         return types.UniTuple(zero, leaves)(buffer, *rest), _leaf_sums_codegen(leaves)
 
-    names = ", ".join(f"a{i}" for i in range(2 * leaves + 1))
+    return fixed_arity_intrinsic("leaf_sums", 2 * leaves + 2, typer)
+
+
+def fixed_arity_intrinsic(name: str, arity: int, typer):
+    """``numba.extending.intrinsic`` over ``typer(typingctx, *args)`` for
+    exactly ``arity`` arguments: numba reads an intrinsic's parameters from its
+    signature, so one with ``*args`` cannot be typed."""
+    names = ", ".join(f"a{i}" for i in range(arity))
     namespace = {"typer": typer}
-    exec(f"def leaf_sums(typingctx, buffer, {names}):\n"
-         f"    return typer(typingctx, buffer, {names})\n", namespace)
-    return intrinsic(namespace["leaf_sums"])
+    exec(f"def {name}(typingctx, {names}):\n    return typer(typingctx, {names})\n", namespace)
+    return intrinsic(namespace[name])
 
 
 def _leaf_sums_codegen(leaves: int):
