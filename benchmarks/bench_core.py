@@ -94,6 +94,22 @@ def tanh_exp_jax(x):
     return jnp.tanh(1.5 * x + 0.5) * jnp.exp(-x * x) + 0.5 * x
 
 
+def power_np(x, y):
+    return (x * x + 1.0) ** -1.5 + np.abs(x) ** y
+
+
+def power_loop(x, y):
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        a = x[i]
+        out[i] = (a * a + 1.0) ** -1.5 + abs(a) ** y[i]
+    return out
+
+
+def power_jax(x, y):
+    return (x * x + 1.0) ** -1.5 + jnp.abs(x) ** y
+
+
 def sumsq_np(x):
     return np.sum(x * x)
 
@@ -256,6 +272,7 @@ def _mlp_inputs(rng):
 OVERHEAD = Workload("x + 1", "8", lambda rng: (), None, None, None)  # for the failure list
 CHAIN = "chain (2x+y)(x-y)+3y^2"
 TANH = "tanh(1.5x+.5)exp(-x^2)+.5x"
+POWER = "(x^2+1)^-1.5+|x|^y"
 
 
 def workloads(quick: bool) -> list[Workload]:
@@ -268,6 +285,11 @@ def workloads(quick: bool) -> list[Workload]:
     ]
     ws += [
         Workload(TANH, label, _vectors(n, 1), tanh_exp_np, tanh_exp_loop, tanh_exp_jax)
+        for n, label in [(10**5, "1e5"), (10**6, "1e6")]
+        if not (quick and n == 10**6)
+    ]
+    ws += [
+        Workload(POWER, label, _vectors(n, 2), power_np, power_loop, power_jax)
         for n, label in [(10**5, "1e5"), (10**6, "1e6")]
         if not (quick and n == 10**6)
     ]

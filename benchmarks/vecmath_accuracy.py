@@ -200,6 +200,97 @@ def vectorised(name: str, dtype: np.dtype) -> bool:
     return any(f"x {t}>" in ir for t in ("double", "float"))
 
 
+# --- pow: a function of two arguments, float64 ------------------------------------
+
+def pow_sample(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Ordinary operands, every exponent of x, results near overflow and
+    underflow, bases near 1 with huge exponents, negative bases with integer
+    exponents, and random bit patterns for both."""
+    q = n // 6
+    near = rng.uniform(1.5, 3.0, q)
+    sets = [
+        (rng.uniform(0, 10, q), rng.uniform(-10, 10, q)),
+        (np.exp2(rng.uniform(-1074, 1023, q)), rng.uniform(-1, 1, q)),
+        (near, (1 + rng.uniform(-0.01, 0.01, q)) * 709.78 / np.log(near)
+         * rng.choice([-1.05, 1.0], q)),
+        (1 + rng.uniform(-1e-3, 1e-3, q), rng.uniform(-1e5, 1e5, q)),
+        (-rng.uniform(0, 10, q), rng.integers(-60, 60, q).astype(np.float64)),
+        tuple(rng.integers(0, 2 ** 64 - 1, n - 5 * q, dtype=np.uint64).view(np.float64)
+              for _ in range(2)),
+    ]
+    return tuple(np.concatenate(parts) for parts in zip(*sets))
+
+
+def make_loop2(f):
+    @numba.njit(error_model="numpy")
+    def loop(x, y, out):
+        for i in range(x.size):
+            out[i] = f(x[i], y[i])
+    return loop
+
+
+def pow_accuracy(n_points: int, chunk: int = 1 << 21) -> dict:
+    loop = make_loop2(VECTOR_MATH["power"][DTYPES[0]])
+    x_all, y_all = pow_sample(n_points, np.random.default_rng(zlib.crc32(b"pow")))
+    worst = worst_ref = numpy_ref = total = 0.0
+    worst_xy, bad_kind = None, 0
+    for s in range(0, x_all.size, chunk):
+        x, y = x_all[s:s + chunk], y_all[s:s + chunk]
+        out = np.empty_like(x)
+        loop(x, y, out)
+        with np.errstate(all="ignore"):
+            want = np.power(x, y)
+            ref = (np.power(x.astype(np.longdouble), y.astype(np.longdouble)).astype(np.float64)
+                   if WIDE_LONGDOUBLE else None)
+        d = ulp_distance(out, want)
+        total += d.sum()
+        if d.max() > worst:
+            worst, worst_xy = d.max(), (x[np.argmax(d)], y[np.argmax(d)])
+        if ref is not None:
+            worst_ref = max(worst_ref, ulp_distance(out, ref).max())
+            numpy_ref = max(numpy_ref, ulp_distance(want, ref).max())
+        bad_kind += int(np.count_nonzero(kind(out) != kind(want)))
+    # Every pair of special operands; exact results (0, inf, NaN, +-1) bit for bit.
+    v = special_inputs(DTYPES[0])[::3]
+    sx, sy = (a.ravel() for a in np.meshgrid(v, v))
+    sout = np.empty_like(sx)
+    loop(sx, sy, sout)
+    with np.errstate(all="ignore"):
+        swant = np.power(sx, sy)
+    exact = np.isnan(swant) | np.isinf(swant) | (swant == 0) | (np.abs(swant) == 1)
+    same = (sout.view("u8") == swant.view("u8")) | (np.isnan(sout) & np.isnan(swant))
+    special_bad = int(np.count_nonzero(exact & ~same)) + int(
+        np.count_nonzero(kind(sout) != kind(swant)))
+    return dict(max_ulp=worst, mean_ulp=total / x_all.size, max_ulp_ref=worst_ref,
+                numpy_ulp_ref=numpy_ref, worst=worst_xy, bad_kind=bad_kind,
+                special_bad=special_bad, n_special=sx.size)
+
+
+def pow_speed(sizes=(10**5, 10**6), repeat: int = 21) -> list[dict]:
+    vm = make_loop2(VECTOR_MATH["power"][DTYPES[0]])
+    lib = make_loop2(numba.njit(lambda a, b: a ** b))
+    rows = []
+    for n in sizes:
+        rng = np.random.default_rng(n)
+        x, y = rng.uniform(0.1, 3.0, n), rng.uniform(-2.0, 2.0, n)
+        out = np.empty_like(x)
+        fns = (lambda xy, o: lib(*xy, o), lambda xy, o: vm(*xy, o),
+               lambda xy, o: np.power(*xy, out=o))
+        for f in fns:
+            f((x, y), out)
+        r = repeat if n <= 10**5 else max(5, repeat // 3)
+        t_lib, t_vm, t_np = median_times(fns, (x, y), out, r)
+        rows.append(dict(name="power", dtype="float64", n=n, lib=t_lib, vm=t_vm, np=t_np))
+    return rows
+
+
+def vectorised2() -> bool:
+    loop = make_loop2(VECTOR_MATH["power"][DTYPES[0]])
+    x = np.ones(8)
+    loop(x, x, np.empty(8))
+    return "x double>" in loop.inspect_llvm(loop.signatures[0])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="1e6 points instead of 1e7")
@@ -225,15 +316,23 @@ def main() -> None:
               f"| {vec} |")
         for a, b, c in r["special_bad"][:5]:
             print(f"|   | x={a!r} | got {b!r} | NumPy {c!r} | | | | | | |")
+    r = pow_accuracy(n_points)
+    failures += r["special_bad"] + r["bad_kind"]
+    vec = "yes" if vectorised2() else "NO"
+    print(f"| power | float64 | {r['max_ulp']:.0f} | {r['mean_ulp']:.4f} "
+          f"| {r['max_ulp_ref']:.0f} | {r['numpy_ulp_ref']:.0f} "
+          f"| {tuple(float(v) for v in r['worst'])!r} | {r['bad_kind']} "
+          f"| {r['n_special']} pairs, {r['special_bad']} WRONG | {vec} |")
     print(f"\n*exact: float64 against the {ref_name} ufunc rounded to float64; "
-          f"float32 against float64 NumPy rounded to float32.\n")
+          f"float32 against float64 NumPy rounded to float32. power: pairs (x, y); "
+          f"float32 power is libm's powf.\n")
 
     if not args.no_speed:
         print("## Speed (median seconds per call; ratios > 1 mean vecmath is faster)\n")
         print("| function | dtype | n | libm loop | vecmath loop | NumPy | libm / vecmath "
               "| NumPy / vecmath |")
         print("|---|---|---|---|---|---|---|---|")
-        for r in speed():
+        for r in speed() + pow_speed():
             print(f"| {r['name']} | {r['dtype']} | {r['n']:.0e} | {r['lib'] * 1e3:.3f} ms "
                   f"| {r['vm'] * 1e3:.3f} ms | {r['np'] * 1e3:.3f} ms "
                   f"| {r['lib'] / r['vm']:.2f} | {r['np'] / r['vm']:.2f} |")

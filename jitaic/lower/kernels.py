@@ -60,27 +60,29 @@ def _is_float(dtype: np.dtype) -> bool:
 
 for _op, _sym in [(ops.add, "+"), (ops.subtract, "-"), (ops.multiply, "*"),
                   (ops.true_divide, "/"), (ops.floor_divide, "//"), (ops.mod, "%"),
-                  (ops.power, "**"), (ops.equal, "=="), (ops.not_equal, "!="),
+                  (ops.equal, "=="), (ops.not_equal, "!="),
                   (ops.less, "<"), (ops.less_equal, "<="), (ops.greater, ">"),
                   (ops.greater_equal, ">="), (ops.bitwise_and, "&"),
                   (ops.bitwise_or, "|"), (ops.bitwise_xor, "^"), (ops.left_shift, "<<"),
                   (ops.right_shift, ">>")]:
     scalar_rule(_op)(_infix(_sym))
 
-def _vector_math(name: str) -> ScalarRule:
-    """exp/log/... through jitaic.lower.vecmath (LLVM vectorises loops calling it;
-    scalar libm calls stop vectorisation), unless config exact_math asks for libm."""
+def _vector_math(name: str, libm: ScalarRule) -> ScalarRule:
+    """exp/log/pow/... through jitaic.lower.vecmath (LLVM vectorises loops calling
+    it; scalar libm calls stop vectorisation) for float loops, else the libm
+    rule; config exact_math asks for libm everywhere."""
     def rule(a, dt, node):
         fn = VECTOR_MATH[name].get(np.dtype(dt[0]))
         if fn is None or config.get("exact_math"):
-            return f"np.{name}({a[0]})"
-        return f"vm.{fn.__name__}({a[0]})"
+            return libm(a, dt, node)
+        return f"vm.{fn.__name__}({', '.join(a)})"
 
     return rule
 
 
 for _op in (ops.exp, ops.expm1, ops.log, ops.log1p, ops.tanh):
-    scalar_rule(_op)(_vector_math(_op.name))
+    scalar_rule(_op)(_vector_math(_op.name, _call(f"np.{_op.name}")))
+scalar_rule(ops.power)(_vector_math("power", _infix("**")))
 
 for _op, _fn in [(ops.exp2, "np.exp2"),
                  (ops.log2, "np.log2"), (ops.log10, "np.log10"),

@@ -1,4 +1,4 @@
-"""Vectorisable scalar exp, expm1, log, log1p and tanh for numba loops.
+"""Vectorisable scalar exp, expm1, log, log1p, tanh and pow for numba loops.
 
 ``np.exp(x[i])`` inside a numba loop is a call to the scalar C library, and
 LLVM does not vectorise a loop that calls an opaque function. The functions
@@ -35,6 +35,14 @@ minimax fits (Remez exchange in 200-bit arithmetic, relative error):
   denominator also double-word and one Newton correction of the quotient;
   copysign puts the sign back. |x| is clamped at 20, past which tanh rounds
   to 1 (this also maps inf to 1).
+* pow (float64): log|x| as a double-word (s = f/(2 + f) as sh + sl, the
+  2s and (2/3)s**3 terms double-word, s**5 U(s*s) in double; relative error
+  about 2**-66), z = y*log|x| as zh + zl, and exp(zh + zl) with zl added to
+  the reduced argument's low part: a one-word log would cost up to
+  |z|*2**-53 in the exponent, hundreds of ulp near overflow. The special
+  cases of C99 Annex F (pow(x, +-0) = 1, pow(1, NaN) = 1, odd integer y
+  keeping the sign of x, x < 0 with non-integer y = NaN, +-inf, +-0) are
+  selects on x and y.
 * float32: the same algorithms in float32 arithmetic (8 lanes) with float32
   fits - P of degree 4 (2**-25.3), T of degree 2 (2**-28.5), ln2_hi of 16 bits.
 
@@ -55,10 +63,13 @@ ulp against NumPy, with no kind mismatch (NaN/inf/zero/subnormal/sign)::
     log        1 / 1          1 / 4   (NumPy's float32 SIMD log is 3 ulp off)
     log1p      1 / 1          1 / 1
     tanh       1 / 2          1 / 1
+    pow        1 / 1          -       (float32: libm's powf; see VECTOR_MATH)
 
 Without FMA hardware ``llvm.fmuladd`` is a multiply and an add; the
 reductions do not rely on fusion, and the error stays within 2 ulp (tanh;
-the rest 1 ulp), measured on an x86-64-v2 target.
+the rest 1 ulp), measured on an x86-64-v2 target. pow's double-word products
+need an exact a*b - fl(a*b): they use ``llvm.fma``, a libm call there
+(correct, not vectorised).
 """
 
 from __future__ import annotations
@@ -71,7 +82,8 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 __all__ = ["exp_f64", "exp_f32", "expm1_f64", "expm1_f32", "log_f64", "log_f32",
-           "log1p_f64", "log1p_f32", "tanh_f64", "tanh_f32", "VECTOR_MATH"]
+           "log1p_f64", "log1p_f32", "tanh_f64", "tanh_f32", "pow_f64",
+           "VECTOR_MATH"]
 
 
 # --- LLVM helpers ----------------------------------------------------------------
@@ -99,6 +111,15 @@ def _fma(typingctx, a, b, c):
         return None
     return a(a, a, a), lambda ctx, builder, sig, args: _llvm_intrinsic(builder, "fmuladd",
                                                                        a, args)
+
+
+@intrinsic
+def _fma_exact(typingctx, a, b, c):
+    """a*b + c with one rounding always (llvm.fma: one instruction on FMA
+    hardware, a libm call elsewhere): a*b - fl(a*b) is then exact."""
+    if not (a == b == c and a in _LL):
+        return None
+    return a(a, a, a), lambda ctx, builder, sig, args: _llvm_intrinsic(builder, "fma", a, args)
 
 
 @intrinsic
@@ -130,6 +151,14 @@ def _fabs(typingctx, a):
     if a not in _LL:
         return None
     return a(a), lambda ctx, builder, sig, args: _llvm_intrinsic(builder, "fabs", a, args)
+
+
+@intrinsic
+def _floor(typingctx, a):
+    """Round toward -inf (one roundpd; numba's math.floor returns an int)."""
+    if a not in _LL:
+        return None
+    return a(a), lambda ctx, builder, sig, args: _llvm_intrinsic(builder, "floor", a, args)
 
 
 @intrinsic
@@ -346,6 +375,96 @@ def tanh_f64(x):
     return _copysign(_fma(_fma(-q, dh, eh) + _fma(-q, dl, el), inv, q), x)
 
 
+# --- pow -----------------------------------------------------------------------------
+# pow(x, y) = exp(y * log|x|). Rounding log|x| to a double would cost up to
+# |y log x| * 2**-53 of absolute error in the exponent, i.e. hundreds of ulp
+# near overflow, so log|x| is a double-word Lh + Ll (relative error ~2**-66)
+# and y * log|x| a double-word zh + zl whose low part joins exp's reduction.
+
+_C3_HI = 2.0 / 3.0
+_C3_LO = float.fromhex("0x1.5555555555555p-55")     # 2/3 - _C3_HI
+# log(1+f) = 2s + (2/3)s**3 + s**5 U(s*s), U(w) = 2/5 + 2/7 w + ... (atanh's
+# tail) on w <= 0.0295. Degree 7, a Chebyshev fit in 200-bit arithmetic:
+# relative error 2**-53.8; U's term is below 2**-12.5 of the logarithm.
+_U64 = _coeffs(float, "0x1.999999999999ap-2", "0x1.2492492492521p-2",
+               "0x1.c71c71c6eaa8dp-3", "0x1.745d177a8f200p-3", "0x1.3b1395d4f9e5fp-3",
+               "0x1.1118c74823a2ep-3", "0x1.df7ce9a6bcccbp-4", "0x1.e02d197c00c78p-4")
+
+
+@_vm
+def _two_sum(a, b):
+    """(s, e) with s = fl(a + b) and s + e = a + b exactly, any magnitudes."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+@_vm
+def _log_dd(x, k0):
+    """(hi, lo) with hi + lo = log(x) + k0*ln2 to ~2**-66 relative, for normal
+    x > 0 and an integer-valued k0 (the scaling of a subnormal input)."""
+    k, f = _log_split(x)
+    k = k + k0
+    dh = 2.0 + f                                       # 2 + f = dh + dl exactly
+    dl = (2.0 - dh) + f
+    inv = _div(1.0, dh)                                # s = f / (2 + f) = sh + sl:
+    sh = f * inv                                       # sl corrects sh's error, so
+    sl = (_fma_exact(-sh, dh, f) - sh * dl) * inv            # one division serves both
+    s2h = sh * sh
+    s2l = _fma_exact(sh, sh, -s2h) + 2.0 * sh * sl
+    s3h = s2h * sh
+    s3l = _fma_exact(s2h, sh, -s3h) + (s2h * sl + s2l * sh)
+    th = _C3_HI * s3h                                  # (2/3) s**3 = th + tl
+    tl = _fma_exact(_C3_HI, s3h, -th) + (_C3_HI * s3l + _C3_LO * s3h)
+    rest = s3h * s2h * _horner(s2h, _U64)
+    a, ea = _two_sum(k * _LN2_HI, 2.0 * sh)            # k * _LN2_HI is exact
+    b, eb = _two_sum(a, th)
+    lo = ea + eb + (_fma(k, _LN2_LO, 2.0 * sl) + (tl + rest))
+    hi = b + lo
+    return hi, (b - hi) + lo
+
+
+@_vm
+def _exp_dd(zh, zl):
+    """exp(zh + zl) for |zl| <= ulp(zh), |zh| <= 1000, like exp_f64 otherwise."""
+    n = _rint(zh * _INV_LN2)
+    rh = _fma(n, -_LN2_HI, zh)                         # exact, as in _reduce64
+    r, rl = _two_sum(rh, _fma(n, -_LN2_LO, zl))
+    p = 1.0 + (r + _expm1_tail64(r, rl))
+    n1 = _rint(0.5 * n)
+    return p * _pow2(n1) * _pow2(n - n1)
+
+
+@_vm
+def pow_f64(x, y):
+    ax = _fabs(x)
+    sub = ax < 2.2250738585072014e-308
+    lh, ll = _log_dd(_select(sub, ax * 4503599627370496.0, ax), _select(sub, -52.0, 0.0))
+    zh = y * lh
+    zl = _fma_exact(y, lh, -zh) + y * ll
+    # |y log x| > 1000 overflows or underflows whatever the low part says.
+    small = _fabs(zh) <= 1000.0
+    zh = _select(small, zh, _copysign(1000.0, zh))
+    return _pow_special(x, y, _exp_dd(zh, _select(small, zl, 0.0)))
+
+
+@_vm
+def _pow_special(x, y, r):
+    """r = |x|**y for finite non-zero x, with C99 Annex F's special cases (as
+    libm, and so NumPy, returns them) put in for every other x and y."""
+    ax = _fabs(x)
+    y_int = _floor(y) == y                             # +-inf count as even integers
+    y_odd = y_int & (_fabs(y) < 9007199254740992.0) & (_floor(0.5 * y) != 0.5 * y)
+    r = _select(ax == 0.0, _select(y < 0.0, _INF, 0.0), r)
+    r = _select(ax == _INF, _select(y < 0.0, 0.0, _INF), r)
+    r = _select(_fabs(y) == _INF,
+                _select(ax == 1.0, 1.0, _select((ax < 1.0) == (y < 0.0), _INF, 0.0)), r)
+    r = _select(y_odd & (_copysign(1.0, x) < 0.0), -r, r)
+    r = _select((x < 0.0) & (x > -_INF) & ~y_int, _NAN, r)
+    r = _select((x != x) | (y != y), x + y, r)
+    return _select((y == 0.0) | (x == 1.0), 1.0, r)
+
+
 # --- float32 -----------------------------------------------------------------------
 # The same algorithms in float32 arithmetic. Every constant is a np.float32: a
 # Python float would promote the whole expression to float64.
@@ -458,4 +577,6 @@ VECTOR_MATH = {
     "log": {_F64: log_f64, _F32: log_f32},
     "log1p": {_F64: log1p_f64, _F32: log1p_f32},
     "tanh": {_F64: tanh_f64, _F32: tanh_f32},
+    # float32 pow stays libm's powf: through pow_f64 it is ~1.5x slower.
+    "power": {_F64: pow_f64},
 }
