@@ -35,12 +35,17 @@ KNOBS: dict[str, Knob] = {
                       "cached calls after which a specialisation is served by a compiled "
                       "shape dispatcher (~0.6 µs a call instead of ~1.6); 0 turns it off"),
     "exact_math": Knob("JITAIC_EXACT_MATH", False, lambda s: s not in ("", "0"),
-                       "exp/expm1/log/log1p/tanh call libm instead of jitaic's vectorisable "
+                       "exp/expm1/log/log1p/tanh/pow call libm instead of jitaic's vectorisable "
                        "versions (within 1 ulp of exact; read when a specialisation compiles)"),
     "numpy_blas": Knob("JITAIC_NUMPY_BLAS", True, lambda s: s not in ("", "0"),
                        "float matrix products call NumPy's own BLAS the way NumPy's matmul "
                        "does (same results bit for bit); 0: numba's np.dot, which calls the "
                        "BLAS scipy bundles (read when a specialisation compiles)"),
+    "buffer_cache_mb": Knob("JITAIC_BUFFER_CACHE_MB", 256, int,
+                            "freed arrays of 4 MiB and more that compiled code allocated are "
+                            "kept (up to 8, this many MiB in all) for the next allocation of "
+                            "their size, which then makes no page faults; 0: every array is "
+                            "freed at once (read when a specialisation compiles)"),
 }
 
 _overrides: list[dict[str, object]] = []

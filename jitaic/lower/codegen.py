@@ -14,7 +14,9 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from jitaic import config
 from jitaic.ir.graph import Value
+from jitaic.lower import buffers
 
 
 def np_type(dtype: np.dtype) -> str:
@@ -60,13 +62,8 @@ def index_text(index: tuple) -> str:
     return ", ".join(parts) if parts else "()"
 
 
-# Arrays of at least this many bytes get transparent huge pages (as NumPy's
-# allocator does): first-touch page faults on a fresh 32 MB output cost ~18 ms
-# with 4 KiB pages here, ~4 ms with 2 MiB pages.
-HUGE_PAGE_MIN_BYTES = 1 << 22
-
 # What generated modules import (compile._module_source): no variable may take these names.
-MODULE_NAMES = ("np", "numba", "blas", "rt", "vm")
+MODULE_NAMES = ("np", "numba", "blas", "rt", "vm", "buf")
 
 
 # Extents in generated code are ints (static) or source text (a run-time
@@ -87,11 +84,17 @@ def known_size(dims: tuple[Extent, ...]) -> int | None:
 
 
 def empty(shape: tuple[Extent, ...], dtype: np.dtype) -> str:
-    """Source allocating an uninitialised array (huge pages when it is big)."""
+    """Source allocating an uninitialised array. A big one takes a block freed
+    by an earlier call when one waits (lower/buffers.py: no page faults), else
+    gets huge pages: first-touch faults on a fresh 32 MB output cost ~18 ms
+    with 4 KiB pages here, ~3 ms with 2 MiB pages."""
     text = f"np.empty({shape_text(shape)}, {np_type(dtype)})"
-    size = known_size(shape)
-    nbytes = (size or 0) * np.dtype(dtype).itemsize
-    return f"rt.huge_pages({text})" if nbytes >= HUGE_PAGE_MIN_BYTES else text
+    nbytes = (known_size(shape) or 0) * np.dtype(dtype).itemsize
+    if nbytes < buffers.MIN_BYTES:
+        return text
+    if config.get("buffer_cache_mb") > 0:
+        return f"buf.empty({shape_text(shape)}, {np_type(dtype)})"
+    return f"rt.huge_pages({text})"
 
 
 class Emitter:

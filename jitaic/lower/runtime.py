@@ -325,7 +325,7 @@ def _madvise():
 _MADVISE = _madvise()
 _MADV_HUGEPAGE = 14
 _HUGE = 1 << 21
-_HUGE_MIN_BYTES = 1 << 22  # as codegen.HUGE_PAGE_MIN_BYTES
+_HUGE_MIN_BYTES = 1 << 22  # as buffers.MIN_BYTES
 
 if _MADVISE is None:
     @numba.njit(cache=True)

@@ -1,0 +1,288 @@
+"""A cache of large array buffers, kept across calls.
+
+A fresh array of tens of megabytes costs its page faults: the kernel maps and
+zeroes every page at the first write, ~3 ms for 32 MB here even with huge
+pages, as long as a fused pass over the data. NumPy's allocator and numba's
+(malloc) give such blocks back to the system when they are freed, so a
+function called in a loop pays the faults again on every call.
+
+Generated code allocates its large arrays (outputs and temporaries of at
+least ``MIN_BYTES``, static shape) through ``empty``: the block comes from
+this cache when a freed block of the same size waits there, else from
+malloc (with transparent huge pages). The array owns its block through a
+numba MemInfo made by NRT's ``manage_memory``; when the last reference dies
+(the caller dropped the result, or the call ended for a temporary), NRT calls
+``_release``, which keeps the block for the next allocation of its size while
+the cache holds fewer than ``SLOTS`` blocks and ``config.buffer_cache_mb`` in
+all, and frees it otherwise. A block is handed out again only after NRT freed
+it, so no live array ever shares memory with a new one; the cost is that up
+to ``buffer_cache_mb`` of freed memory stays with the process
+(``release_cached()`` gives it back).
+
+``_release`` may run on any thread, with or without the GIL (a numba
+function of the user's can drop the last reference), so the slots are taken
+and filled with atomic compare-and-swap and the byte count with atomic adds.
+Nothing here is cached on disk: the addresses are this process's.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import numba
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+from numba.np.arrayobj import make_array, populate_array
+
+from jitaic import config
+
+# Arrays of at least this many bytes go through the cache (and get huge pages,
+# as NumPy's allocator gives them).
+MIN_BYTES = 1 << 22
+SLOTS = 8
+# Each block's data is 64-byte aligned and preceded by its size (at data - 64)
+# and malloc's pointer (at data - 56).
+_HEADER = 64
+_HUGE = 1 << 21
+_MADV_HUGEPAGE = 14
+
+_libc = ctypes.CDLL(None)
+_malloc = _libc.malloc
+_malloc.argtypes, _malloc.restype = [ctypes.c_size_t], ctypes.c_void_p
+_free = _libc.free
+_free.argtypes, _free.restype = [ctypes.c_void_p], None
+
+# _STATE[0]: bytes cached now; _STATE[1]: the limit in bytes; _STATE[2 + k]:
+# the data address of the block in slot k, 0 when empty. Compiled code reaches
+# it by address (a global array would be frozen into the code as a constant).
+# It is malloc'd and never freed: arrays may die during interpreter shutdown,
+# after this module's objects, and their destructor still writes here.
+_STATE_ADDR = _malloc(8 * (2 + SLOTS))
+ctypes.memset(_STATE_ADDR, 0, 8 * (2 + SLOTS))
+_STATE = np.ctypeslib.as_array((ctypes.c_int64 * (2 + SLOTS)).from_address(_STATE_ADDR))
+try:
+    _madvise = _libc.madvise
+    _madvise.argtypes, _madvise.restype = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int], \
+        ctypes.c_int
+except AttributeError:   # no madvise: no huge pages, nothing else changes
+    _madvise = None
+
+
+# --- atomics on _STATE cells, by address -------------------------------------------
+
+def _cell(builder, index):
+    base = builder.inttoptr(ir.Constant(ir.IntType(64), _STATE_ADDR), ir.IntType(64).as_pointer())
+    return builder.gep(base, [index])
+
+
+@intrinsic
+def _load(typingctx, index):
+    if not isinstance(index, types.Integer):
+        return None
+
+    def codegen(ctx, builder, sig, args):
+        return builder.load_atomic(_cell(builder, args[0]), "monotonic", 8)
+    return types.int64(index), codegen
+
+
+@intrinsic
+def _add(typingctx, index, delta):
+    """Atomically adds delta to cell index; returns the old value."""
+    if not (isinstance(index, types.Integer) and delta == types.int64):
+        return None
+
+    def codegen(ctx, builder, sig, args):
+        return builder.atomic_rmw("add", _cell(builder, args[0]), args[1], "seq_cst")
+    return types.int64(index, delta), codegen
+
+
+@intrinsic
+def _swap_if(typingctx, index, expected, new):
+    """Atomically: if cell index holds expected, store new. True if it did."""
+    if not (isinstance(index, types.Integer) and expected == new == types.int64):
+        return None
+
+    def codegen(ctx, builder, sig, args):
+        pair = builder.cmpxchg(_cell(builder, args[0]), args[1], args[2], "seq_cst", "seq_cst")
+        return builder.extract_value(pair, 1)
+    return types.boolean(index, expected, new), codegen
+
+
+@intrinsic
+def _read_int(typingctx, address):
+    if address != types.int64:
+        return None
+
+    def codegen(ctx, builder, sig, args):
+        return builder.load(builder.inttoptr(args[0], ir.IntType(64).as_pointer()))
+    return types.int64(address), codegen
+
+
+@intrinsic
+def _write_int(typingctx, address, value):
+    if not (address == value == types.int64):
+        return None
+
+    def codegen(ctx, builder, sig, args):
+        builder.store(args[1], builder.inttoptr(args[0], ir.IntType(64).as_pointer()))
+        return ctx.get_dummy_value()
+    return types.none(address, value), codegen
+
+
+@intrinsic
+def _as_int(typingctx, pointer):
+    if pointer != types.voidptr:
+        return None
+
+    def codegen(ctx, builder, sig, args):
+        return builder.ptrtoint(args[0], ir.IntType(64))
+    return types.int64(pointer), codegen
+
+
+@intrinsic
+def _itemsize(typingctx, dtype):
+    if not isinstance(dtype, types.NumberClass):
+        return None
+    size = np.dtype(str(dtype.instance_type)).itemsize
+    return types.int64(dtype), lambda ctx, builder, sig, args: ir.Constant(ir.IntType(64), size)
+
+
+@intrinsic
+def _as_voidptr(typingctx, address):
+    if address != types.int64:
+        return None
+
+    def codegen(ctx, builder, sig, args):
+        return builder.inttoptr(args[0], cgutils.voidptr_t)
+    return types.voidptr(address), codegen
+
+
+# --- the cache -----------------------------------------------------------------------
+
+@numba.cfunc(types.void(types.voidptr))
+def _release(data):
+    """NRT's destructor of every cached array: keep the block or free it."""
+    address = _as_int(data)
+    nbytes = _read_int(address - _HEADER)
+    if _add(0, nbytes) + nbytes <= _load(1):
+        for k in range(SLOTS):
+            if _swap_if(2 + k, 0, address):
+                return
+    _add(0, -nbytes)
+    _free(_as_voidptr(_read_int(address - _HEADER + 8)))
+
+
+_RELEASE = _release.address
+
+
+@numba.njit
+def _take(nbytes):
+    """The data address of a cached block of nbytes, removed from the cache; 0 if none."""
+    for k in range(SLOTS):
+        address = _load(2 + k)
+        if address != 0 and _read_int(address - _HEADER) == nbytes \
+                and _swap_if(2 + k, address, 0):
+            _add(0, -nbytes)
+            return address
+    return 0
+
+
+@numba.njit
+def _allocate(nbytes):
+    address = _take(nbytes)
+    if address != 0:
+        return address
+    base = np.int64(_malloc(nbytes + 2 * _HEADER))
+    if base == 0:
+        raise MemoryError("jitaic could not allocate an array buffer")
+    address = (base + 2 * _HEADER - 1) & ~(_HEADER - 1)
+    _write_int(address - _HEADER, nbytes)
+    _write_int(address - _HEADER + 8, base)
+    if _madvise is not None:   # 2 MiB pages over the block's whole 2 MiB runs
+        start = (address + _HUGE - 1) & ~(_HUGE - 1)
+        end = (address + nbytes) & ~(_HUGE - 1)
+        if end > start:
+            _madvise(_as_voidptr(start), end - start, _MADV_HUGEPAGE)
+    return address
+
+
+@intrinsic
+def _wrap(typingctx, address, shape, dtype):
+    """A C-contiguous array over the block at address, owning it through a
+    MemInfo whose destructor is _release."""
+    if not (address == types.int64 and isinstance(shape, types.UniTuple)
+            and isinstance(dtype, types.NumberClass)):
+        return None
+    arrty = types.Array(dtype.instance_type, shape.count, "C")
+
+    def codegen(ctx, builder, sig, args):
+        address, shape_value, _ = args
+        voidptr = cgutils.voidptr_t
+        # NRT's API table: manage_memory(data, dtor) is its third entry.
+        manage_ty = ir.FunctionType(voidptr, [voidptr, voidptr])
+        table = builder.bitcast(ctx.nrt.get_nrt_api(builder), manage_ty.as_pointer().as_pointer())
+        manage = builder.load(builder.gep(table, [ir.Constant(ir.IntType(32), 2)]))
+        data = builder.inttoptr(address, voidptr)
+        meminfo = builder.call(manage, [data, ir.Constant(ir.IntType(64), _RELEASE)
+                                        .inttoptr(voidptr)])
+        with builder.if_then(cgutils.is_null(builder, meminfo), likely=False):
+            ctx.call_conv.return_user_exc(builder, MemoryError,
+                                          ("jitaic could not allocate an array",))
+        itemsize = ctx.get_constant(types.intp, np.dtype(str(dtype.instance_type)).itemsize)
+        dims = cgutils.unpack_tuple(builder, shape_value, shape.count)
+        strides = [itemsize]
+        for d in reversed(dims[1:]):
+            strides.append(builder.mul(strides[-1], d))
+        ary = make_array(arrty)(ctx, builder)
+        intp = ctx.get_value_type(types.intp)
+        populate_array(ary, data=builder.bitcast(data, ctx.get_data_type(arrty.dtype).as_pointer()),
+                       shape=cgutils.pack_array(builder, dims, ty=intp),
+                       strides=cgutils.pack_array(builder, strides[::-1], ty=intp),
+                       itemsize=itemsize, meminfo=meminfo)
+        return ary._getvalue()
+    return arrty(address, shape, dtype), codegen
+
+
+@numba.njit
+def empty(shape, dtype):
+    """np.empty(shape, dtype) (C order, dtype a NumPy scalar type) with its
+    block from the cache."""
+    nbytes = _itemsize(dtype)
+    for d in shape:
+        nbytes *= d
+    return _wrap(_allocate(max(nbytes, 1)), shape, dtype)
+
+
+def set_limit() -> None:
+    """Read config.buffer_cache_mb into the cache's limit (when code compiles)."""
+    _STATE[1] = int(config.get("buffer_cache_mb")) << 20
+
+
+set_limit()
+
+
+def cached_bytes() -> int:
+    return int(_STATE[0])
+
+
+def release_cached() -> int:
+    """Free every cached block (none is in use); returns the bytes given back."""
+    freed = 0
+    for k in range(SLOTS):
+        address = int(_STATE[2 + k])
+        if address and _take_slot(k, address):
+            nbytes = ctypes.c_int64.from_address(address - _HEADER).value
+            _free(ctypes.c_int64.from_address(address - _HEADER + 8).value)
+            freed += nbytes
+    return freed
+
+
+@numba.njit
+def _take_slot(k, address):
+    if _swap_if(2 + k, address, 0):
+        _add(0, -_read_int(address - _HEADER))
+        return True
+    return False
