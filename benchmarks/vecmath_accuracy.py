@@ -200,25 +200,29 @@ def vectorised(name: str, dtype: np.dtype) -> bool:
     return any(f"x {t}>" in ir for t in ("double", "float"))
 
 
-# --- pow: a function of two arguments, float64 ------------------------------------
+# --- pow: a function of two arguments ------------------------------------------------
 
-def pow_sample(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def pow_sample(n: int, dtype: np.dtype, rng: np.random.Generator):
     """Ordinary operands, every exponent of x, results near overflow and
     underflow, bases near 1 with huge exponents, negative bases with integer
     exponents, and random bit patterns for both."""
     q = n // 6
+    fi = np.finfo(dtype)
+    ut = np.uint64 if dtype == np.float64 else np.uint32
     near = rng.uniform(1.5, 3.0, q)
     sets = [
         (rng.uniform(0, 10, q), rng.uniform(-10, 10, q)),
-        (np.exp2(rng.uniform(-1074, 1023, q)), rng.uniform(-1, 1, q)),
-        (near, (1 + rng.uniform(-0.01, 0.01, q)) * 709.78 / np.log(near)
+        (np.exp2(rng.uniform(np.log2(float(fi.smallest_subnormal)), np.log2(float(fi.max)), q)),
+         rng.uniform(-1, 1, q)),
+        (near, (1 + rng.uniform(-0.01, 0.01, q)) * np.log(float(fi.max)) / np.log(near)
          * rng.choice([-1.05, 1.0], q)),
         (1 + rng.uniform(-1e-3, 1e-3, q), rng.uniform(-1e5, 1e5, q)),
         (-rng.uniform(0, 10, q), rng.integers(-60, 60, q).astype(np.float64)),
-        tuple(rng.integers(0, 2 ** 64 - 1, n - 5 * q, dtype=np.uint64).view(np.float64)
+        tuple(rng.integers(0, np.iinfo(ut).max, n - 5 * q, dtype=ut).view(dtype)
               for _ in range(2)),
     ]
-    return tuple(np.concatenate(parts) for parts in zip(*sets))
+    with np.errstate(invalid="ignore", over="ignore"):
+        return tuple(np.concatenate(parts).astype(dtype) for parts in zip(*sets))
 
 
 def make_loop2(f):
@@ -229,9 +233,17 @@ def make_loop2(f):
     return loop
 
 
-def pow_accuracy(n_points: int, chunk: int = 1 << 21) -> dict:
-    loop = make_loop2(VECTOR_MATH["power"][DTYPES[0]])
-    x_all, y_all = pow_sample(n_points, np.random.default_rng(zlib.crc32(b"pow")))
+def pow_reference(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
+    wide = np.float64 if x.dtype == np.float32 else np.longdouble
+    if wide is np.longdouble and not WIDE_LONGDOUBLE:
+        return None
+    return np.power(x.astype(wide), y.astype(wide)).astype(x.dtype)
+
+
+def pow_accuracy(n_points: int, dtype: np.dtype, chunk: int = 1 << 21) -> dict:
+    loop = make_loop2(VECTOR_MATH["power"][dtype])
+    rng = np.random.default_rng(zlib.crc32(f"pow-{dtype.name}".encode()))
+    x_all, y_all = pow_sample(n_points, dtype, rng)
     worst = worst_ref = numpy_ref = total = 0.0
     worst_xy, bad_kind = None, 0
     for s in range(0, x_all.size, chunk):
@@ -240,8 +252,7 @@ def pow_accuracy(n_points: int, chunk: int = 1 << 21) -> dict:
         loop(x, y, out)
         with np.errstate(all="ignore"):
             want = np.power(x, y)
-            ref = (np.power(x.astype(np.longdouble), y.astype(np.longdouble)).astype(np.float64)
-                   if WIDE_LONGDOUBLE else None)
+            ref = pow_reference(x, y)
         d = ulp_distance(out, want)
         total += d.sum()
         if d.max() > worst:
@@ -251,14 +262,15 @@ def pow_accuracy(n_points: int, chunk: int = 1 << 21) -> dict:
             numpy_ref = max(numpy_ref, ulp_distance(want, ref).max())
         bad_kind += int(np.count_nonzero(kind(out) != kind(want)))
     # Every pair of special operands; exact results (0, inf, NaN, +-1) bit for bit.
-    v = special_inputs(DTYPES[0])[::3]
+    v = special_inputs(dtype)[::3]
     sx, sy = (a.ravel() for a in np.meshgrid(v, v))
     sout = np.empty_like(sx)
     loop(sx, sy, sout)
     with np.errstate(all="ignore"):
         swant = np.power(sx, sy)
     exact = np.isnan(swant) | np.isinf(swant) | (swant == 0) | (np.abs(swant) == 1)
-    same = (sout.view("u8") == swant.view("u8")) | (np.isnan(sout) & np.isnan(swant))
+    u = f"u{dtype.itemsize}"
+    same = (sout.view(u) == swant.view(u)) | (np.isnan(sout) & np.isnan(swant))
     special_bad = int(np.count_nonzero(exact & ~same)) + int(
         np.count_nonzero(kind(sout) != kind(swant)))
     return dict(max_ulp=worst, mean_ulp=total / x_all.size, max_ulp_ref=worst_ref,
@@ -267,28 +279,30 @@ def pow_accuracy(n_points: int, chunk: int = 1 << 21) -> dict:
 
 
 def pow_speed(sizes=(10**5, 10**6), repeat: int = 21) -> list[dict]:
-    vm = make_loop2(VECTOR_MATH["power"][DTYPES[0]])
-    lib = make_loop2(numba.njit(lambda a, b: a ** b))
     rows = []
-    for n in sizes:
-        rng = np.random.default_rng(n)
-        x, y = rng.uniform(0.1, 3.0, n), rng.uniform(-2.0, 2.0, n)
-        out = np.empty_like(x)
-        fns = (lambda xy, o: lib(*xy, o), lambda xy, o: vm(*xy, o),
-               lambda xy, o: np.power(*xy, out=o))
-        for f in fns:
-            f((x, y), out)
-        r = repeat if n <= 10**5 else max(5, repeat // 3)
-        t_lib, t_vm, t_np = median_times(fns, (x, y), out, r)
-        rows.append(dict(name="power", dtype="float64", n=n, lib=t_lib, vm=t_vm, np=t_np))
+    for dtype in DTYPES:
+        vm = make_loop2(VECTOR_MATH["power"][dtype])
+        lib = make_loop2(numba.njit(lambda a, b: a ** b))
+        for n in sizes:
+            rng = np.random.default_rng(n)
+            x = rng.uniform(0.1, 3.0, n).astype(dtype)
+            y = rng.uniform(-2.0, 2.0, n).astype(dtype)
+            out = np.empty_like(x)
+            fns = (lambda xy, o, f=lib: f(*xy, o), lambda xy, o, f=vm: f(*xy, o),
+                   lambda xy, o: np.power(*xy, out=o))
+            for f in fns:
+                f((x, y), out)
+            r = repeat if n <= 10**5 else max(5, repeat // 3)
+            t_lib, t_vm, t_np = median_times(fns, (x, y), out, r)
+            rows.append(dict(name="power", dtype=dtype.name, n=n, lib=t_lib, vm=t_vm, np=t_np))
     return rows
 
 
-def vectorised2() -> bool:
-    loop = make_loop2(VECTOR_MATH["power"][DTYPES[0]])
-    x = np.ones(8)
-    loop(x, x, np.empty(8))
-    return "x double>" in loop.inspect_llvm(loop.signatures[0])
+def vectorised2(dtype: np.dtype) -> bool:
+    loop = make_loop2(VECTOR_MATH["power"][dtype])
+    x = np.ones(8, dtype)
+    loop(x, x, np.empty(8, dtype))
+    return any(f"x {t}>" in loop.inspect_llvm(loop.signatures[0]) for t in ("double", "float"))
 
 
 def main() -> None:
@@ -316,16 +330,16 @@ def main() -> None:
               f"| {vec} |")
         for a, b, c in r["special_bad"][:5]:
             print(f"|   | x={a!r} | got {b!r} | NumPy {c!r} | | | | | | |")
-    r = pow_accuracy(n_points)
-    failures += r["special_bad"] + r["bad_kind"]
-    vec = "yes" if vectorised2() else "NO"
-    print(f"| power | float64 | {r['max_ulp']:.0f} | {r['mean_ulp']:.4f} "
-          f"| {r['max_ulp_ref']:.0f} | {r['numpy_ulp_ref']:.0f} "
-          f"| {tuple(float(v) for v in r['worst'])!r} | {r['bad_kind']} "
-          f"| {r['n_special']} pairs, {r['special_bad']} WRONG | {vec} |")
+    for dtype in DTYPES:
+        r = pow_accuracy(n_points, dtype)
+        failures += r["special_bad"] + r["bad_kind"]
+        vec = "yes" if vectorised2(dtype) else "NO"
+        print(f"| power | {dtype.name} | {r['max_ulp']:.0f} | {r['mean_ulp']:.4f} "
+              f"| {r['max_ulp_ref']:.0f} | {r['numpy_ulp_ref']:.0f} "
+              f"| {tuple(float(v) for v in r['worst'])!r} | {r['bad_kind']} "
+              f"| {r['n_special']} pairs, {r['special_bad']} WRONG | {vec} |")
     print(f"\n*exact: float64 against the {ref_name} ufunc rounded to float64; "
-          f"float32 against float64 NumPy rounded to float32. power: pairs (x, y); "
-          f"float32 power is libm's powf.\n")
+          f"float32 against float64 NumPy rounded to float32. power: pairs (x, y).\n")
 
     if not args.no_speed:
         print("## Speed (median seconds per call; ratios > 1 mean vecmath is faster)\n")

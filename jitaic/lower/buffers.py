@@ -63,6 +63,14 @@ _free.argtypes, _free.restype = [ctypes.c_void_p], None
 _STATE_ADDR = _malloc(8 * (2 + SLOTS))
 ctypes.memset(_STATE_ADDR, 0, 8 * (2 + SLOTS))
 _STATE = np.ctypeslib.as_array((ctypes.c_int64 * (2 + SLOTS)).from_address(_STATE_ADDR))
+# Each block counts as allocated for tracemalloc while an array holds it (as
+# numba's PyMem_RawMalloc'd arrays do), in a domain of its own; both calls
+# return at once when tracemalloc is not tracing.
+_TRACE_DOMAIN = 0x6A1C
+_track = ctypes.pythonapi.PyTraceMalloc_Track
+_track.argtypes, _track.restype = [ctypes.c_uint, ctypes.c_size_t, ctypes.c_size_t], ctypes.c_int
+_untrack = ctypes.pythonapi.PyTraceMalloc_Untrack
+_untrack.argtypes, _untrack.restype = [ctypes.c_uint, ctypes.c_size_t], ctypes.c_int
 try:
     _madvise = _libc.madvise
     _madvise.argtypes, _madvise.restype = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int], \
@@ -167,6 +175,7 @@ def _release(data):
     """NRT's destructor of every cached array: keep the block or free it."""
     address = _as_int(data)
     nbytes = _read_int(address - _HEADER)
+    _untrack(_TRACE_DOMAIN, address)
     if _add(0, nbytes) + nbytes <= _load(1):
         for k in range(SLOTS):
             if _swap_if(2 + k, 0, address):
@@ -193,8 +202,14 @@ def _take(nbytes):
 @numba.njit
 def _allocate(nbytes):
     address = _take(nbytes)
-    if address != 0:
-        return address
+    if address == 0:
+        address = _fresh(nbytes)
+    _track(_TRACE_DOMAIN, address, nbytes)
+    return address
+
+
+@numba.njit
+def _fresh(nbytes):
     base = np.int64(_malloc(nbytes + 2 * _HEADER))
     if base == 0:
         raise MemoryError("jitaic could not allocate an array buffer")

@@ -42,7 +42,9 @@ minimax fits (Remez exchange in 200-bit arithmetic, relative error):
   |z|*2**-53 in the exponent, hundreds of ulp near overflow. The special
   cases of C99 Annex F (pow(x, +-0) = 1, pow(1, NaN) = 1, odd integer y
   keeping the sign of x, x < 0 with non-integer y = NaN, +-inf, +-0) are
-  selects on x and y.
+  selects on x and y. float32 pow computes in float64 with short
+  polynomials (float32 needs a result within 2**-28 before its rounding),
+  and shares float64's special cases (widening float32 is exact).
 * float32: the same algorithms in float32 arithmetic (8 lanes) with float32
   fits - P of degree 4 (2**-25.3), T of degree 2 (2**-28.5), ln2_hi of 16 bits.
 
@@ -63,7 +65,7 @@ ulp against NumPy, with no kind mismatch (NaN/inf/zero/subnormal/sign)::
     log        1 / 1          1 / 4   (NumPy's float32 SIMD log is 3 ulp off)
     log1p      1 / 1          1 / 1
     tanh       1 / 2          1 / 1
-    pow        1 / 1          -       (float32: libm's powf; see VECTOR_MATH)
+    pow        1 / 1          1 / 1
 
 Without FMA hardware ``llvm.fmuladd`` is a multiply and an add; the
 reductions do not rely on fusion, and the error stays within 2 ulp (tanh;
@@ -83,7 +85,7 @@ from numba.extending import intrinsic
 
 __all__ = ["exp_f64", "exp_f32", "expm1_f64", "expm1_f32", "log_f64", "log_f32",
            "log1p_f64", "log1p_f32", "tanh_f64", "tanh_f32", "pow_f64",
-           "VECTOR_MATH"]
+           "pow_f32", "VECTOR_MATH"]
 
 
 # --- LLVM helpers ----------------------------------------------------------------
@@ -255,6 +257,7 @@ def _coeffs(dtype, *hexes: str) -> tuple:
 # --- float64 -----------------------------------------------------------------------
 
 _INV_LN2 = 1.4426950408889634
+_LN2 = 0.6931471805599453
 _LN2_HI = float.fromhex("0x1.62e42fee00000p-1")   # 32 significant bits
 _LN2_LO = float.fromhex("0x1.a39ef35793c76p-33")   # ln2 - _LN2_HI
 _INF, _NAN, _NEG_NAN = np.inf, np.nan, -np.nan     # NumPy's log1p(x < -1) is -NaN
@@ -465,6 +468,38 @@ def _pow_special(x, y, r):
     return _select((y == 0.0) | (x == 1.0), 1.0, r)
 
 
+# float32 pow in float64 arithmetic (4 lanes), which float32 needs far less of
+# than float64 pow: a result within 2**-28 before its rounding to float32
+# (1/16 ulp). log(1 + f) = 2s + s*w*T(w), T of degree 3 (2**-29.1, so
+# 2**-35.8 of the logarithm); for |z| = |y log x| <= 104 (past that the result
+# overflows or underflows float32) z is within 2**-29; exp(z) = 2**n *
+# (1 + expm1(r)) with expm1 of degree 6 (2**-36.5). Chebyshev fits in 200-bit
+# arithmetic.
+_TF64 = _coeffs(float, "0x1.5555554bb2b2cp-1", "0x1.9999eb5d84f14p-2",
+                "0x1.245c438323e9ap-2", "0x1.ddced7078dd3ap-3")
+_PF64 = _coeffs(float, "0x1.0000000000000p-1", "0x1.5555556750672p-3",
+                "0x1.5555555c85f99p-5", "0x1.1110c63a4eed0p-7", "0x1.6c1685919d367p-10",
+                "0x1.a15169e096556p-13", "0x1.a1131351400c3p-16")
+
+
+@_vm
+def pow_f32(x, y):
+    xd, yd = np.float64(x), np.float64(y)           # exact: the special cases are pow_f64's
+    ax = _fabs(xd)
+    k, f = _log_split(_select((ax > 0.0) & (ax < _INF), ax, 1.0))  # subnormal float32s
+    s = _div(f, 2.0 + f)                               # are normal float64s
+    w = s * s
+    hfsq = 0.5 * f * f
+    log_ax = _fma(k, _LN2, f - (hfsq - s * (hfsq + w * _horner(w, _TF64))))
+    z = yd * log_ax
+    z = _select(z < 200.0, z, 200.0)                   # NaN too: the specials replace it
+    z = _select(z > -200.0, z, -200.0)
+    n = _rint(z * _INV_LN2)
+    r = _fma(n, -_LN2_LO, _fma(n, -_LN2_HI, z))
+    p = 1.0 + (r + r * r * _horner(r, _PF64))
+    return np.float32(_pow_special(xd, yd, p * _pow2(n)))   # 2**n normal: |n| <= 289
+
+
 # --- float32 -----------------------------------------------------------------------
 # The same algorithms in float32 arithmetic. Every constant is a np.float32: a
 # Python float would promote the whole expression to float64.
@@ -577,6 +612,5 @@ VECTOR_MATH = {
     "log": {_F64: log_f64, _F32: log_f32},
     "log1p": {_F64: log1p_f64, _F32: log1p_f32},
     "tanh": {_F64: tanh_f64, _F32: tanh_f32},
-    # float32 pow stays libm's powf: through pow_f64 it is ~1.5x slower.
-    "power": {_F64: pow_f64},
+    "power": {_F64: pow_f64, _F32: pow_f32},
 }
