@@ -511,6 +511,21 @@ def test_large_kernels_run_in_parallel_with_the_serial_results(rng) -> None:
     assert_same(parallel(small, g, b), layer_norm(small, g, b))
 
 
+def test_the_parallel_threshold_weighs_transcendental_elements(rng) -> None:
+    """Work is elements times their cost: a tanh/exp chain (cost 16) of
+    PARALLEL_MIN_WORK // 8 elements runs in parallel where plain arithmetic on
+    as many elements, or the chain on 1/32 of them, stays serial."""
+    from jitaic.lower.compile import PARALLEL_MIN_WORK
+
+    x = rng.standard_normal(PARALLEL_MIN_WORK // 8)
+    tanh_chain = jitaic.jit(lambda v: np.tanh(1.5 * v + 0.5) * np.exp(-v * v) + 0.5 * v)
+    arithmetic = jitaic.jit(lambda v: (2.0 * v + 1.0) * (v - 3.0))
+    assert "numba.prange" in tanh_chain.lower(x).source()
+    assert "numba.prange" not in arithmetic.lower(x).source()
+    assert "numba.prange" not in tanh_chain.lower(x[:x.size // 32]).source()
+    assert_same(tanh_chain(x), np.tanh(1.5 * x + 0.5) * np.exp(-x * x) + 0.5 * x)
+
+
 def diagonal_tanh_shift(a):
     trace = 0.0
     for i in range(a.shape[0]):

@@ -226,11 +226,12 @@ def _why_alone(node: Node) -> str:
     return "library call or own loop nest"
 
 
-# Loop nests touching fewer elements than this stay serial: starting and
-# joining the threads of a parallel loop costs ~10-30 us here, paid again on
-# every iteration of an enclosing while/for loop (a Newton step over 1e5
-# elements took 50 us parallel vs 27 us serial); 2^18 float64 elements of
-# simple arithmetic take ~100 us on one core.
+# Loop nests with less work than this stay serial: starting and joining the
+# threads of a parallel loop costs ~10-30 us here, paid again on every
+# iteration of an enclosing while/for loop (a Newton step over 1e5 elements
+# took 50 us parallel vs 27 us serial); 2^18 float64 elements of simple
+# arithmetic take ~100 us on one core. Work is elements times their cost
+# (kernels.element_cost: exp, tanh, pow... count for several).
 PARALLEL_MIN_WORK = 1 << 18
 
 

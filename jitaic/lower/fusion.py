@@ -29,6 +29,7 @@ from jitaic.lower.kernels import (
     LoopNest,
     check_extents,
     dims,
+    element_cost,
     emit_reduction,
     load,
     render,
@@ -253,7 +254,8 @@ def emit_rows(em: Emitter, row: RowGroup) -> None:
     em.comment(row.describe())
     index = tuple(em.fresh(f"r{d}") for d in range(len(row.rows)))
     extents = list(zip(index, row.rows, strict=True))
-    work = sum(int(np.prod(g.domain, dtype=np.int64)) for g in row.members)
+    work = sum(int(np.prod(g.domain, dtype=np.int64)) * element_cost(g.nodes)
+               for g in row.members)
     with em.hoisting():
         with em.loops(extents, work), em.bound(index):
             for group in row.members:
@@ -273,7 +275,7 @@ def emit_group(em: Emitter, group: FusionGroup, rows: tuple[str, ...] = ()) -> N
         allocation = em(reused) if reused is not None else empty(domain, v.dtype)
         em.allocate(f"{em.define(v)} = {allocation}")
     index = (*rows, *(em.fresh(f"i{d}") for d in range(len(rows), len(group.domain))))
-    nest = LoopNest(domain, index)
+    nest = LoopNest(domain, index, cost=element_cost(group.nodes))
     temps: dict[int, str] = {}
     reduction = group.reduction
     for node in group.nodes[:-1] if reduction else group.nodes:

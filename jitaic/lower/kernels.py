@@ -247,6 +247,23 @@ class LoopNest:
     index: tuple[str, ...]
     statements: list[str] = field(default_factory=list)
     stores: list[tuple[str, str]] = field(default_factory=list)  # (array, scalar expr)
+    cost: int = 1  # of one element, in simple arithmetic ops (element_cost)
+
+
+# What one element of these ops costs next to a simple add or multiply (~0.3 ns
+# a lane here), measured in vectorised loops (vecmath) or libm calls. The
+# parallel threshold weighs a loop's elements by them: a tanh chain of 1e5
+# elements is 0.5 ms of work on one core, far above a thread launch.
+ELEMENT_COST = {ops.exp: 6, ops.expm1: 6, ops.log: 8, ops.log1p: 8, ops.tanh: 9,
+                ops.power: 25, ops.sin: 15, ops.cos: 15, ops.tan: 20, ops.arcsin: 15,
+                ops.arccos: 15, ops.arctan: 15, ops.arctan2: 20, ops.sinh: 15, ops.cosh: 15,
+                ops.arcsinh: 20, ops.arccosh: 20, ops.arctanh: 20, ops.exp2: 15,
+                ops.log2: 15, ops.log10: 15, ops.cbrt: 15}
+
+
+def element_cost(nodes: Sequence[Node]) -> int:
+    """The cost of one element of a loop running ``nodes`` (1 for plain arithmetic)."""
+    return 1 + sum(ELEMENT_COST.get(n.op, 0) for n in nodes)
 
 
 def load(em: Emitter, value: Value, nest: LoopNest, name: str | None = None) -> str:
@@ -303,7 +320,8 @@ def _offset(start: int | str, step: int, i: str) -> str:
 
 
 def render(em: Emitter, nest: LoopNest) -> None:
-    work = known_size(nest.domain)
+    size = known_size(nest.domain)
+    work = None if size is None else size * nest.cost
     with em.loops(list(zip(nest.index, nest.domain, strict=True)), work):
         for statement in nest.statements:
             em.line(statement)
@@ -503,7 +521,8 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
         allocate = f"{buf} = np.empty({chunk}, {np_type(acc_dtype)})"
         if buffered and isinstance(chunk, str) and not in_place:
             em.line(allocate)
-        with em.loops(outer, known_size(shape)):
+        size = known_size(shape)
+        with em.loops(outer, None if size is None else size * nest.cost):
             em.line(f"{acc} = {monoid.init(acc_dtype)}")
             if (buffered or laned) and not isinstance(chunk, str):
                 em.scratch(allocate)
