@@ -249,6 +249,11 @@ class LoopNest:
     stores: list[tuple[str, str]] = field(default_factory=list)  # (array, scalar expr)
     cost: int = 1  # of one element, in simple arithmetic ops (element_cost)
 
+    def work(self) -> int | None:
+        """Elements times their cost (for the parallel threshold); None at run time."""
+        size = known_size(self.domain)
+        return None if size is None else size * self.cost
+
 
 # What one element of these ops costs next to a simple add or multiply (~0.3 ns
 # a lane here), measured in vectorised loops (vecmath) or libm calls. The
@@ -320,9 +325,7 @@ def _offset(start: int | str, step: int, i: str) -> str:
 
 
 def render(em: Emitter, nest: LoopNest) -> None:
-    size = known_size(nest.domain)
-    work = None if size is None else size * nest.cost
-    with em.loops(list(zip(nest.index, nest.domain, strict=True)), work):
+    with em.loops(list(zip(nest.index, nest.domain, strict=True)), nest.work()):
         for statement in nest.statements:
             em.line(statement)
         subscript = ", ".join(nest.index)
@@ -521,8 +524,7 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
         allocate = f"{buf} = np.empty({chunk}, {np_type(acc_dtype)})"
         if buffered and isinstance(chunk, str) and not in_place:
             em.line(allocate)
-        size = known_size(shape)
-        with em.loops(outer, None if size is None else size * nest.cost):
+        with em.loops(outer, nest.work()):
             em.line(f"{acc} = {monoid.init(acc_dtype)}")
             if (buffered or laned) and not isinstance(chunk, str):
                 em.scratch(allocate)
