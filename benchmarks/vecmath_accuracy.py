@@ -33,13 +33,21 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from jitaic.lower.vecmath import VECTOR_MATH  # noqa: E402
 
-NUMPY = {"exp": np.exp, "expm1": np.expm1, "log": np.log, "log1p": np.log1p, "tanh": np.tanh}
+NUMPY = {"exp": np.exp, "expm1": np.expm1, "log": np.log, "log1p": np.log1p, "tanh": np.tanh,
+         "sin": np.sin, "cos": np.cos}
 DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 # Where each function needs care: (low, high) for a uniform sample.
 DELICATE = {"exp": (-750.0, 712.0), "expm1": (-3.0, 3.0), "log": (0.5, 2.0),
-            "log1p": (-1.0, 1.0), "tanh": (-3.0, 3.0)}
+            "log1p": (-1.0, 1.0), "tanh": (-3.0, 3.0), "sin": (-1e5, 1e5), "cos": (-1e5, 1e5)}
 TIMING_RANGE = {"exp": (-10.0, 10.0), "expm1": (-5.0, 5.0), "log": (1e-3, 1e3),
-                "log1p": (-0.9, 1e3), "tanh": (-5.0, 5.0)}
+                "log1p": (-0.9, 1e3), "tanh": (-5.0, 5.0), "sin": (-10.0, 10.0),
+                "cos": (-10.0, 10.0)}
+
+
+def cases():
+    """(name, NumPy function, dtype) for every function and dtype vecmath has."""
+    return [(name, fn, dtype) for name, fn in NUMPY.items() for dtype in DTYPES
+            if dtype in VECTOR_MATH[name]]
 WIDE_LONGDOUBLE = np.finfo(np.longdouble).nmant > np.finfo(np.float64).nmant
 
 
@@ -117,51 +125,50 @@ def reference(fn, x: np.ndarray) -> np.ndarray | None:
 
 def accuracy(n_points: int, chunk: int = 1 << 21) -> list[dict]:
     rows = []
-    for name, fn in NUMPY.items():
-        for dtype in DTYPES:
-            loop = make_loop(VECTOR_MATH[name][dtype])
-            rng = np.random.default_rng(zlib.crc32(f"{name}-{dtype.name}".encode()))
-            x_all = sample(name, dtype, n_points, rng)
-            worst = worst_ref = numpy_ref = 0.0
-            total = 0.0
-            worst_x = None
-            bad_kind = 0
-            for s in range(0, x_all.size, chunk):
-                x = x_all[s:s + chunk]
-                out = np.empty_like(x)
-                loop(x, out)
-                with np.errstate(all="ignore"):
-                    want = fn(x)
-                    ref = reference(fn, x)
-                d = ulp_distance(out, want)
-                total += d.sum()
-                if d.max() > worst:
-                    worst, worst_x = d.max(), x[np.argmax(d)]
-                if ref is not None:
-                    worst_ref = max(worst_ref, ulp_distance(out, ref).max())
-                    numpy_ref = max(numpy_ref, ulp_distance(want, ref).max())
-                bad_kind += int(np.count_nonzero(kind(out) != kind(want)))
-            sx = special_inputs(dtype)
-            sout = np.empty_like(sx)
-            loop(sx, sout)
+    for name, fn, dtype in cases():
+        loop = make_loop(VECTOR_MATH[name][dtype])
+        rng = np.random.default_rng(zlib.crc32(f"{name}-{dtype.name}".encode()))
+        x_all = sample(name, dtype, n_points, rng)
+        worst = worst_ref = numpy_ref = 0.0
+        total = 0.0
+        worst_x = None
+        bad_kind = 0
+        for s in range(0, x_all.size, chunk):
+            x = x_all[s:s + chunk]
+            out = np.empty_like(x)
+            loop(x, out)
             with np.errstate(all="ignore"):
-                swant = fn(sx)
-            exact = sout.view(f"u{dtype.itemsize}") == swant.view(f"u{dtype.itemsize}")
-            exact |= np.isnan(sout) & np.isnan(swant)
-            # Edge inputs whose result is an ordinary (normal or subnormal)
-            # number may round differently by an ulp (NumPy's float32 SIMD
-            # exp is itself an ulp off in the subnormal range); their kind
-            # must still agree. NaN, inf and zero results must be identical.
-            finite = (kind(swant) == kind(sout)) & (np.abs(kind(swant)) >= 3)
-            close = finite & (ulp_distance(sout, swant) <= 2)
-            special_bad = [(float(a), float(b), float(c)) for a, b, c, ok
-                           in zip(sx, sout, swant, exact | close) if not ok]
-            n_special, n_identical = sx.size, int(np.count_nonzero(exact))
-            rows.append(dict(name=name, dtype=dtype.name, max_ulp=worst,
-                             mean_ulp=total / x_all.size, max_ulp_ref=worst_ref,
-                             numpy_ulp_ref=numpy_ref,
-                             worst_x=worst_x, bad_kind=bad_kind, special_bad=special_bad,
-                             n_special=n_special, n_identical=n_identical, n=x_all.size))
+                want = fn(x)
+                ref = reference(fn, x)
+            d = ulp_distance(out, want)
+            total += d.sum()
+            if d.max() > worst:
+                worst, worst_x = d.max(), x[np.argmax(d)]
+            if ref is not None:
+                worst_ref = max(worst_ref, ulp_distance(out, ref).max())
+                numpy_ref = max(numpy_ref, ulp_distance(want, ref).max())
+            bad_kind += int(np.count_nonzero(kind(out) != kind(want)))
+        sx = special_inputs(dtype)
+        sout = np.empty_like(sx)
+        loop(sx, sout)
+        with np.errstate(all="ignore"):
+            swant = fn(sx)
+        exact = sout.view(f"u{dtype.itemsize}") == swant.view(f"u{dtype.itemsize}")
+        exact |= np.isnan(sout) & np.isnan(swant)
+        # Edge inputs whose result is an ordinary (normal or subnormal)
+        # number may round differently by an ulp (NumPy's float32 SIMD
+        # exp is itself an ulp off in the subnormal range); their kind
+        # must still agree. NaN, inf and zero results must be identical.
+        finite = (kind(swant) == kind(sout)) & (np.abs(kind(swant)) >= 3)
+        close = finite & (ulp_distance(sout, swant) <= 2)
+        special_bad = [(float(a), float(b), float(c)) for a, b, c, ok
+                       in zip(sx, sout, swant, exact | close) if not ok]
+        n_special, n_identical = sx.size, int(np.count_nonzero(exact))
+        rows.append(dict(name=name, dtype=dtype.name, max_ulp=worst,
+                         mean_ulp=total / x_all.size, max_ulp_ref=worst_ref,
+                         numpy_ulp_ref=numpy_ref,
+                         worst_x=worst_x, bad_kind=bad_kind, special_bad=special_bad,
+                         n_special=n_special, n_identical=n_identical, n=x_all.size))
     return rows
 
 
@@ -179,17 +186,16 @@ def median_times(fns, x, out, repeat: int) -> list[float]:
 
 def speed(sizes=(10**5, 10**6), repeat: int = 21) -> list[dict]:
     rows = []
-    for name, fn in NUMPY.items():
-        for dtype in DTYPES:
-            vm, lib = make_loop(VECTOR_MATH[name][dtype]), make_loop(fn)
-            for n in sizes:
-                x = np.random.default_rng(n).uniform(*TIMING_RANGE[name], n).astype(dtype)
-                out = np.empty_like(x)
-                vm(x, out)
-                lib(x, out)
-                r = repeat if n <= 10**5 else max(5, repeat // 3)
-                t_lib, t_vm, t_np = median_times((lib, vm, fn), x, out, r)
-                rows.append(dict(name=name, dtype=dtype.name, n=n, lib=t_lib, vm=t_vm, np=t_np))
+    for name, fn, dtype in cases():
+        vm, lib = make_loop(VECTOR_MATH[name][dtype]), make_loop(fn)
+        for n in sizes:
+            x = np.random.default_rng(n).uniform(*TIMING_RANGE[name], n).astype(dtype)
+            out = np.empty_like(x)
+            vm(x, out)
+            lib(x, out)
+            r = repeat if n <= 10**5 else max(5, repeat // 3)
+            t_lib, t_vm, t_np = median_times((lib, vm, fn), x, out, r)
+            rows.append(dict(name=name, dtype=dtype.name, n=n, lib=t_lib, vm=t_vm, np=t_np))
     return rows
 
 

@@ -80,14 +80,14 @@ def _vector_math(name: str, libm: ScalarRule) -> ScalarRule:
     return rule
 
 
-for _op in (ops.exp, ops.expm1, ops.log, ops.log1p, ops.tanh):
+for _op in (ops.exp, ops.expm1, ops.log, ops.log1p, ops.tanh, ops.sin, ops.cos):
     scalar_rule(_op)(_vector_math(_op.name, _call(f"np.{_op.name}")))
 scalar_rule(ops.power)(_vector_math("power", _infix("**")))
 
 for _op, _fn in [(ops.exp2, "np.exp2"),
                  (ops.log2, "np.log2"), (ops.log10, "np.log10"),
                  (ops.sqrt, "np.sqrt"), (ops.cbrt, "np.cbrt"),
-                 (ops.sin, "np.sin"), (ops.cos, "np.cos"), (ops.tan, "np.tan"),
+                 (ops.tan, "np.tan"),
                  (ops.arcsin, "np.arcsin"), (ops.arccos, "np.arccos"),
                  (ops.arctan, "np.arctan"), (ops.sinh, "np.sinh"), (ops.cosh, "np.cosh"),
                  (ops.arcsinh, "np.arcsinh"),

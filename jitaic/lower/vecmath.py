@@ -85,7 +85,7 @@ from numba.extending import intrinsic
 
 __all__ = ["exp_f64", "exp_f32", "expm1_f64", "expm1_f32", "log_f64", "log_f32",
            "log1p_f64", "log1p_f32", "tanh_f64", "tanh_f32", "pow_f64",
-           "pow_f32", "VECTOR_MATH"]
+           "pow_f32", "sin_f32", "cos_f32", "VECTOR_MATH"]
 
 
 # --- LLVM helpers ----------------------------------------------------------------
@@ -603,6 +603,116 @@ def tanh_f32(x):
     return _copysign(_fma(_fma(-q, dh, eh) + _fma(-q, dl, el), inv, q), x)
 
 
+# --- sin / cos (float32) -------------------------------------------------------------
+# Computed in float64. |x| = M * 2**e with M the 24-bit integer significand, so
+# x*(2/pi) mod 4 = M * ((2/pi) * 2**e mod 4) exactly: a table per exponent
+# field holds (2/pi) * 2**e mod 4 in three 29-bit pieces (products with M are
+# exact doubles), so the reduction is exact for every float32, huge ones
+# included (Payne-Hanek's idea; one table load, no branch). The quadrant k and
+# fraction f come out of the pieces' sum; r = f * pi/2, |r| <= pi/4, and
+# sin r, cos r are their Taylor series to r**11 / r**12 (2**-36).
+
+
+def _two_over_pi(bits: int) -> int:
+    """floor(2/pi * 2**bits), from Machin's pi = 16 atan(1/5) - 4 atan(1/239)."""
+    guard = bits + 32
+    one = 1 << guard
+
+    def atan_inv(n: int) -> int:
+        total, term, k, sign = 0, one // n, 1, 1
+        while term:
+            total += sign * (term // k)
+            term //= n * n
+            k, sign = k + 2, -sign
+        return total
+
+    pi = 16 * atan_inv(5) - 4 * atan_inv(239)
+    return (2 * one * one // pi) >> 32
+
+
+def _sin_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    from fractions import Fraction
+    scale = 600
+    two_over_pi = Fraction(_two_over_pi(scale), 1 << scale)
+    pieces = np.zeros((3, 256))
+    for field in range(255):                      # 255: inf and NaN, no reduction
+        g = (two_over_pi * Fraction(2) ** (max(field, 1) - 150)) % 4
+        top = g.numerator.bit_length() - g.denominator.bit_length() + 1
+        for i in range(3):                        # 29 significant bits each, from the top
+            unit = Fraction(2) ** (top - 29 * (i + 1))
+            piece = (g // unit) * unit
+            pieces[i, field] = float(piece)
+            g -= piece
+    return pieces[0], pieces[1], pieces[2]
+
+
+_SIN_G0, _SIN_G1, _SIN_G2 = _sin_table()
+_PI_2 = 1.5707963267948966
+_SIN = tuple(float(c) for c in (-1 / 6, 1 / 120, -1 / 5040, 1 / 362880, -1 / 39916800))
+_COS = tuple(float(c) for c in (-1 / 2, 1 / 24, -1 / 720, 1 / 40320, -1 / 3628800,
+                                1 / 479001600))
+
+
+@intrinsic
+def _split_f32(typingctx, x):
+    """float32 x -> (exponent field as an int, integer significand M as a float64)."""
+    if x != types.float32:
+        return None
+    rtype = types.Tuple((types.int64, types.float64))
+
+    def codegen(ctx, builder, sig, args):
+        i32 = ir.IntType(32)
+        bits = builder.bitcast(args[0], i32)
+        field = builder.and_(builder.lshr(bits, ir.Constant(i32, 23)), ir.Constant(i32, 255))
+        implicit = builder.shl(builder.zext(builder.icmp_unsigned("!=", field, ir.Constant(
+            i32, 0)), i32), ir.Constant(i32, 23))
+        m = builder.or_(builder.and_(bits, ir.Constant(i32, 0x7FFFFF)), implicit)
+        return ctx.make_tuple(builder, rtype, [builder.zext(field, ir.IntType(64)),
+                                              builder.sitofp(m, ir.DoubleType())])
+    return rtype(x), codegen
+
+
+@_vm
+def _reduce_f32(x):
+    """(q, r): |x| = (q + 4j) * pi/2 + r for an integer j, q in 0..3, |r| <= pi/4."""
+    field, m = _split_f32(x)
+    p0 = m * _SIN_G0[field]                            # all three exact or nearly
+    p0 = p0 - 4.0 * _floor(0.25 * p0)                  # mod 4, exactly
+    p1 = m * _SIN_G1[field]
+    k = _rint(p0 + p1)
+    f = ((p0 - k) + p1) + m * _SIN_G2[field]
+    return k - 4.0 * _floor(0.25 * k), f * _PI_2
+
+
+@_vm
+def _sin_poly(r):
+    r2 = r * r
+    return _fma(r * r2, _horner(r2, _SIN), r)
+
+
+@_vm
+def _cos_poly(r):
+    r2 = r * r
+    return _fma(r2, _horner(r2, _COS), 1.0)
+
+
+@_vm
+def sin_f32(x):
+    q, r = _reduce_f32(x)
+    s, c = _sin_poly(r), _cos_poly(r)
+    y = _select(q == 0.0, s, _select(q == 1.0, c, _select(q == 2.0, -s, -c)))
+    y = np.float32(_select(_copysign(1.0, np.float64(x)) < 0.0, -y, y))   # sin(-x) = -sin(x)
+    return _select(_fabs(x) < _INF_F, y, x - x)        # inf, NaN -> NaN
+
+
+@_vm
+def cos_f32(x):
+    q, r = _reduce_f32(x)
+    s, c = _sin_poly(r), _cos_poly(r)
+    y = np.float32(_select(q == 0.0, c, _select(q == 1.0, -s, _select(q == 2.0, -c, s))))
+    return _select(_fabs(x) < _INF_F, y, x - x)
+
+
 _F64, _F32 = np.dtype("float64"), np.dtype("float32")
 
 #: op name -> input dtype -> scalar njit function (for the loop lowering).
@@ -613,4 +723,8 @@ VECTOR_MATH = {
     "log1p": {_F64: log1p_f64, _F32: log1p_f32},
     "tanh": {_F64: tanh_f64, _F32: tanh_f32},
     "power": {_F64: pow_f64, _F32: pow_f32},
+    # float64 sin/cos stay libm's (a full-range vector reduction needs
+    # ~1100 bits of 2/pi and double-word products).
+    "sin": {_F32: sin_f32},
+    "cos": {_F32: cos_f32},
 }
