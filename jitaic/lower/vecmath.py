@@ -1,4 +1,5 @@
-"""Vectorisable scalar exp, expm1, log, log1p, tanh and pow for numba loops.
+"""Vectorisable scalar exp, expm1, log, log1p, tanh, pow (and float32 sin and
+cos) for numba loops.
 
 ``np.exp(x[i])`` inside a numba loop is a call to the scalar C library, and
 LLVM does not vectorise a loop that calls an opaque function. The functions
@@ -45,6 +46,8 @@ minimax fits (Remez exchange in 200-bit arithmetic, relative error):
   selects on x and y. float32 pow computes in float64 with short
   polynomials (float32 needs a result within 2**-28 before its rounding),
   and shares float64's special cases (widening float32 is exact).
+* sin, cos (float32): see the section's comment (an exact table-driven
+  reduction in float64, then Taylor polynomials).
 * float32: the same algorithms in float32 arithmetic (8 lanes) with float32
   fits - P of degree 4 (2**-25.3), T of degree 2 (2**-28.5), ln2_hi of 16 bits.
 
@@ -66,6 +69,7 @@ ulp against NumPy, with no kind mismatch (NaN/inf/zero/subnormal/sign)::
     log1p      1 / 1          1 / 1
     tanh       1 / 2          1 / 1
     pow        1 / 1          1 / 1
+    sin, cos   -              1 / 1   (float64: libm)
 
 Without FMA hardware ``llvm.fmuladd`` is a multiply and an add; the
 reductions do not rely on fusion, and the error stays within 2 ulp (tanh;
