@@ -188,13 +188,20 @@ _RELEASE = _release.address
 
 
 @numba.njit
+def _take_slot(k, address):
+    """Empty slot k if it still holds address (atomically); True if this call did."""
+    if _swap_if(2 + k, address, 0):
+        _add(0, -_read_int(address - _HEADER))
+        return True
+    return False
+
+
+@numba.njit
 def _take(nbytes):
     """The data address of a cached block of nbytes, removed from the cache; 0 if none."""
     for k in range(SLOTS):
         address = _load(2 + k)
-        if address != 0 and _read_int(address - _HEADER) == nbytes \
-                and _swap_if(2 + k, address, 0):
-            _add(0, -nbytes)
+        if address != 0 and _read_int(address - _HEADER) == nbytes and _take_slot(k, address):
             return address
     return 0
 
@@ -293,11 +300,3 @@ def release_cached() -> int:
             _free(ctypes.c_int64.from_address(address - _HEADER + 8).value)
             freed += nbytes
     return freed
-
-
-@numba.njit
-def _take_slot(k, address):
-    if _swap_if(2 + k, address, 0):
-        _add(0, -_read_int(address - _HEADER))
-        return True
-    return False
