@@ -34,14 +34,17 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from jitaic.lower.vecmath import VECTOR_MATH  # noqa: E402
 
 NUMPY = {"exp": np.exp, "expm1": np.expm1, "log": np.log, "log1p": np.log1p, "tanh": np.tanh,
-         "sin": np.sin, "cos": np.cos}
+         "sin": np.sin, "cos": np.cos, "arctan": np.arctan, "arcsin": np.arcsin,
+         "arccos": np.arccos}
 DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 # Where each function needs care: (low, high) for a uniform sample.
 DELICATE = {"exp": (-750.0, 712.0), "expm1": (-3.0, 3.0), "log": (0.5, 2.0),
-            "log1p": (-1.0, 1.0), "tanh": (-3.0, 3.0), "sin": (-1e5, 1e5), "cos": (-1e5, 1e5)}
+            "log1p": (-1.0, 1.0), "tanh": (-3.0, 3.0), "sin": (-1e5, 1e5), "cos": (-1e5, 1e5),
+            "arctan": (-4.0, 4.0), "arcsin": (-1.0, 1.0), "arccos": (-1.0, 1.0)}
 TIMING_RANGE = {"exp": (-10.0, 10.0), "expm1": (-5.0, 5.0), "log": (1e-3, 1e3),
                 "log1p": (-0.9, 1e3), "tanh": (-5.0, 5.0), "sin": (-10.0, 10.0),
-                "cos": (-10.0, 10.0)}
+                "cos": (-10.0, 10.0), "arctan": (-3.0, 3.0), "arcsin": (-1.0, 1.0),
+                "arccos": (-1.0, 1.0)}
 
 
 def cases():
@@ -206,7 +209,7 @@ def vectorised(name: str, dtype: np.dtype) -> bool:
     return any(f"x {t}>" in ir for t in ("double", "float"))
 
 
-# --- pow: a function of two arguments ------------------------------------------------
+# --- functions of two arguments: pow, arctan2 ----------------------------------------
 
 def pow_sample(n: int, dtype: np.dtype, rng: np.random.Generator):
     """Ordinary operands, every exponent of x, results near overflow and
@@ -214,7 +217,6 @@ def pow_sample(n: int, dtype: np.dtype, rng: np.random.Generator):
     exponents, and random bit patterns for both."""
     q = n // 6
     fi = np.finfo(dtype)
-    ut = np.uint64 if dtype == np.float64 else np.uint32
     near = rng.uniform(1.5, 3.0, q)
     sets = [
         (rng.uniform(0, 10, q), rng.uniform(-10, 10, q)),
@@ -224,11 +226,48 @@ def pow_sample(n: int, dtype: np.dtype, rng: np.random.Generator):
          * rng.choice([-1.05, 1.0], q)),
         (1 + rng.uniform(-1e-3, 1e-3, q), rng.uniform(-1e5, 1e5, q)),
         (-rng.uniform(0, 10, q), rng.integers(-60, 60, q).astype(np.float64)),
-        tuple(rng.integers(0, np.iinfo(ut).max, n - 5 * q, dtype=ut).view(dtype)
-              for _ in range(2)),
+        (random_bits(n - 5 * q, dtype, rng), random_bits(n - 5 * q, dtype, rng)),
     ]
     with np.errstate(invalid="ignore", over="ignore"):
         return tuple(np.concatenate(parts).astype(dtype) for parts in zip(*sets))
+
+
+def atan2_sample(n: int, dtype: np.dtype, rng: np.random.Generator):
+    """(y, x): ordinary pairs, both over every binade, |y| close to |x| (where
+    the quotient is swapped), and random bit patterns for both."""
+    q = n // 4
+    fi = np.finfo(dtype)
+
+    def binades(k):
+        lo, hi = np.log2(float(fi.smallest_subnormal)), np.log2(float(fi.max))
+        return np.exp2(rng.uniform(lo, hi, k)) * rng.choice([-1.0, 1.0], k)
+
+    x = rng.standard_normal(q)
+    sets = [
+        (rng.standard_normal(q), rng.standard_normal(q)),
+        (binades(q), binades(q)),
+        (x * (1 + rng.uniform(-1e-3, 1e-3, q)) * rng.choice([-1.0, 1.0], q), x),
+        (random_bits(n - 3 * q, dtype, rng), random_bits(n - 3 * q, dtype, rng)),
+    ]
+    with np.errstate(invalid="ignore", over="ignore"):
+        return tuple(np.concatenate(parts).astype(dtype) for parts in zip(*sets))
+
+
+def random_bits(n: int, dtype: np.dtype, rng: np.random.Generator) -> np.ndarray:
+    ut = np.uint64 if dtype == np.float64 else np.uint32
+    return rng.integers(0, np.iinfo(ut).max, n, dtype=ut).view(dtype)
+
+
+# Special pairs whose result must be NumPy's bit for bit: pow's exact results
+# (0, inf, NaN, +-1); every arctan2 with a zero, infinite or NaN operand.
+BINARY = {
+    "power": (np.power, pow_sample,
+              lambda x, y, want: np.isnan(want) | np.isinf(want) | (want == 0)
+              | (np.abs(want) == 1)),
+    "arctan2": (np.arctan2, atan2_sample,
+                lambda y, x, want: ~np.isfinite(y) | ~np.isfinite(x) | (y == 0) | (x == 0)),
+}
+TIMING_RANGE2 = {"power": ((0.1, 3.0), (-2.0, 2.0)), "arctan2": ((-3.0, 3.0), (-3.0, 3.0))}
 
 
 def make_loop2(f):
@@ -239,17 +278,19 @@ def make_loop2(f):
     return loop
 
 
-def pow_reference(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
+def binary_reference(fn, x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
     wide = np.float64 if x.dtype == np.float32 else np.longdouble
     if wide is np.longdouble and not WIDE_LONGDOUBLE:
         return None
-    return np.power(x.astype(wide), y.astype(wide)).astype(x.dtype)
+    return fn(x.astype(wide), y.astype(wide)).astype(x.dtype)
 
 
-def pow_accuracy(n_points: int, dtype: np.dtype, chunk: int = 1 << 21) -> dict:
-    loop = make_loop2(VECTOR_MATH["power"][dtype])
-    rng = np.random.default_rng(zlib.crc32(f"pow-{dtype.name}".encode()))
-    x_all, y_all = pow_sample(n_points, dtype, rng)
+def binary_accuracy(name: str, n_points: int, dtype: np.dtype,
+                    chunk: int = 1 << 21) -> dict:
+    fn, sampler, exact_pair = BINARY[name]
+    loop = make_loop2(VECTOR_MATH[name][dtype])
+    rng = np.random.default_rng(zlib.crc32(f"{name}-{dtype.name}".encode()))
+    x_all, y_all = sampler(n_points, dtype, rng)
     worst = worst_ref = numpy_ref = total = 0.0
     worst_xy, bad_kind = None, 0
     for s in range(0, x_all.size, chunk):
@@ -257,8 +298,8 @@ def pow_accuracy(n_points: int, dtype: np.dtype, chunk: int = 1 << 21) -> dict:
         out = np.empty_like(x)
         loop(x, y, out)
         with np.errstate(all="ignore"):
-            want = np.power(x, y)
-            ref = pow_reference(x, y)
+            want = fn(x, y)
+            ref = binary_reference(fn, x, y)
         d = ulp_distance(out, want)
         total += d.sum()
         if d.max() > worst:
@@ -267,45 +308,46 @@ def pow_accuracy(n_points: int, dtype: np.dtype, chunk: int = 1 << 21) -> dict:
             worst_ref = max(worst_ref, ulp_distance(out, ref).max())
             numpy_ref = max(numpy_ref, ulp_distance(want, ref).max())
         bad_kind += int(np.count_nonzero(kind(out) != kind(want)))
-    # Every pair of special operands; exact results (0, inf, NaN, +-1) bit for bit.
+    # Every pair of special operands.
     v = special_inputs(dtype)[::3]
     sx, sy = (a.ravel() for a in np.meshgrid(v, v))
     sout = np.empty_like(sx)
     loop(sx, sy, sout)
     with np.errstate(all="ignore"):
-        swant = np.power(sx, sy)
-    exact = np.isnan(swant) | np.isinf(swant) | (swant == 0) | (np.abs(swant) == 1)
+        swant = fn(sx, sy)
     u = f"u{dtype.itemsize}"
     same = (sout.view(u) == swant.view(u)) | (np.isnan(sout) & np.isnan(swant))
-    special_bad = int(np.count_nonzero(exact & ~same)) + int(
+    special_bad = int(np.count_nonzero(exact_pair(sx, sy, swant) & ~same)) + int(
         np.count_nonzero(kind(sout) != kind(swant)))
     return dict(max_ulp=worst, mean_ulp=total / x_all.size, max_ulp_ref=worst_ref,
                 numpy_ulp_ref=numpy_ref, worst=worst_xy, bad_kind=bad_kind,
                 special_bad=special_bad, n_special=sx.size)
 
 
-def pow_speed(sizes=(10**5, 10**6), repeat: int = 21) -> list[dict]:
+def binary_speed(sizes=(10**5, 10**6), repeat: int = 21) -> list[dict]:
     rows = []
-    for dtype in DTYPES:
-        vm = make_loop2(VECTOR_MATH["power"][dtype])
-        lib = make_loop2(numba.njit(lambda a, b: a ** b))
-        for n in sizes:
-            rng = np.random.default_rng(n)
-            x = rng.uniform(0.1, 3.0, n).astype(dtype)
-            y = rng.uniform(-2.0, 2.0, n).astype(dtype)
-            out = np.empty_like(x)
-            fns = (lambda xy, o, f=lib: f(*xy, o), lambda xy, o, f=vm: f(*xy, o),
-                   lambda xy, o: np.power(*xy, out=o))
-            for f in fns:
-                f((x, y), out)
-            r = repeat if n <= 10**5 else max(5, repeat // 3)
-            t_lib, t_vm, t_np = median_times(fns, (x, y), out, r)
-            rows.append(dict(name="power", dtype=dtype.name, n=n, lib=t_lib, vm=t_vm, np=t_np))
+    for name, (fn, _, _) in BINARY.items():
+        for dtype in DTYPES:
+            vm, lib = make_loop2(VECTOR_MATH[name][dtype]), make_loop2(fn)
+            for n in sizes:
+                rng = np.random.default_rng(n)
+                (xa, xb), (ya, yb) = TIMING_RANGE2[name]
+                x = rng.uniform(xa, xb, n).astype(dtype)
+                y = rng.uniform(ya, yb, n).astype(dtype)
+                out = np.empty_like(x)
+                fns = (lambda xy, o, f=lib: f(*xy, o), lambda xy, o, f=vm: f(*xy, o),
+                       lambda xy, o, f=fn: f(*xy, out=o))
+                for f in fns:
+                    f((x, y), out)
+                r = repeat if n <= 10**5 else max(5, repeat // 3)
+                t_lib, t_vm, t_np = median_times(fns, (x, y), out, r)
+                rows.append(dict(name=name, dtype=dtype.name, n=n, lib=t_lib, vm=t_vm,
+                                 np=t_np))
     return rows
 
 
-def vectorised2(dtype: np.dtype) -> bool:
-    loop = make_loop2(VECTOR_MATH["power"][dtype])
+def vectorised2(name: str, dtype: np.dtype) -> bool:
+    loop = make_loop2(VECTOR_MATH[name][dtype])
     x = np.ones(8, dtype)
     loop(x, x, np.empty(8, dtype))
     return any(f"x {t}>" in loop.inspect_llvm(loop.signatures[0]) for t in ("double", "float"))
@@ -336,23 +378,24 @@ def main() -> None:
               f"| {vec} |")
         for a, b, c in r["special_bad"][:5]:
             print(f"|   | x={a!r} | got {b!r} | NumPy {c!r} | | | | | | |")
-    for dtype in DTYPES:
-        r = pow_accuracy(n_points, dtype)
-        failures += r["special_bad"] + r["bad_kind"]
-        vec = "yes" if vectorised2(dtype) else "NO"
-        print(f"| power | {dtype.name} | {r['max_ulp']:.0f} | {r['mean_ulp']:.4f} "
-              f"| {r['max_ulp_ref']:.0f} | {r['numpy_ulp_ref']:.0f} "
-              f"| {tuple(float(v) for v in r['worst'])!r} | {r['bad_kind']} "
-              f"| {r['n_special']} pairs, {r['special_bad']} WRONG | {vec} |")
+    for name in BINARY:
+        for dtype in DTYPES:
+            r = binary_accuracy(name, n_points, dtype)
+            failures += r["special_bad"] + r["bad_kind"]
+            vec = "yes" if vectorised2(name, dtype) else "NO"
+            print(f"| {name} | {dtype.name} | {r['max_ulp']:.0f} | {r['mean_ulp']:.4f} "
+                  f"| {r['max_ulp_ref']:.0f} | {r['numpy_ulp_ref']:.0f} "
+                  f"| {tuple(float(v) for v in r['worst'])!r} | {r['bad_kind']} "
+                  f"| {r['n_special']} pairs, {r['special_bad']} WRONG | {vec} |")
     print(f"\n*exact: float64 against the {ref_name} ufunc rounded to float64; "
-          f"float32 against float64 NumPy rounded to float32. power: pairs (x, y).\n")
+          f"float32 against float64 NumPy rounded to float32. power, arctan2: pairs.\n")
 
     if not args.no_speed:
         print("## Speed (median seconds per call; ratios > 1 mean vecmath is faster)\n")
         print("| function | dtype | n | libm loop | vecmath loop | NumPy | libm / vecmath "
               "| NumPy / vecmath |")
         print("|---|---|---|---|---|---|---|---|")
-        for r in speed() + pow_speed():
+        for r in speed() + binary_speed():
             print(f"| {r['name']} | {r['dtype']} | {r['n']:.0e} | {r['lib'] * 1e3:.3f} ms "
                   f"| {r['vm'] * 1e3:.3f} ms | {r['np'] * 1e3:.3f} ms "
                   f"| {r['lib'] / r['vm']:.2f} | {r['np'] / r['vm']:.2f} |")

@@ -35,8 +35,9 @@ KNOBS: dict[str, Knob] = {
                       "cached calls after which a specialisation is served by a compiled "
                       "shape dispatcher (~0.6 µs a call instead of ~1.6); 0 turns it off"),
     "exact_math": Knob("JITAIC_EXACT_MATH", False, lambda s: s not in ("", "0"),
-                       "exp/expm1/log/log1p/tanh/pow call libm instead of jitaic's vectorisable "
-                       "versions (within 1 ulp of exact; read when a specialisation compiles)"),
+                       "exp/expm1/log/log1p/tanh/pow/arctan/arctan2/arcsin/arccos (and float32 "
+                       "sin/cos) call libm instead of jitaic's vectorisable versions (within "
+                       "1-2 ulp of exact; read when a specialisation compiles)"),
     "numpy_blas": Knob("JITAIC_NUMPY_BLAS", True, lambda s: s not in ("", "0"),
                        "float matrix products call NumPy's own BLAS the way NumPy's matmul "
                        "does (same results bit for bit); 0: numba's np.dot, which calls the "

@@ -80,7 +80,8 @@ def _vector_math(name: str, libm: ScalarRule) -> ScalarRule:
     return rule
 
 
-for _op in (ops.exp, ops.expm1, ops.log, ops.log1p, ops.tanh, ops.sin, ops.cos):
+for _op in (ops.exp, ops.expm1, ops.log, ops.log1p, ops.tanh, ops.sin, ops.cos,
+            ops.arctan, ops.arctan2, ops.arcsin, ops.arccos):
     scalar_rule(_op)(_vector_math(_op.name, _call(f"np.{_op.name}")))
 scalar_rule(ops.power)(_vector_math("power", _infix("**")))
 
@@ -88,12 +89,11 @@ for _op, _fn in [(ops.exp2, "np.exp2"),
                  (ops.log2, "np.log2"), (ops.log10, "np.log10"),
                  (ops.sqrt, "np.sqrt"), (ops.cbrt, "np.cbrt"),
                  (ops.tan, "np.tan"),
-                 (ops.arcsin, "np.arcsin"), (ops.arccos, "np.arccos"),
-                 (ops.arctan, "np.arctan"), (ops.sinh, "np.sinh"), (ops.cosh, "np.cosh"),
+                 (ops.sinh, "np.sinh"), (ops.cosh, "np.cosh"),
                  (ops.arcsinh, "np.arcsinh"),
                  (ops.arccosh, "np.arccosh"), (ops.arctanh, "np.arctanh"),
                  (ops.floor, "np.floor"), (ops.ceil, "np.ceil"), (ops.trunc, "np.trunc"),
-                 (ops.rint, "np.rint"), (ops.arctan2, "np.arctan2"),
+                 (ops.rint, "np.rint"),
                  (ops.hypot, "np.hypot"), (ops.absolute, "abs")]:
     scalar_rule(_op)(_call(_fn))
 

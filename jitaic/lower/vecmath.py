@@ -1,5 +1,5 @@
-"""Vectorisable scalar exp, expm1, log, log1p, tanh, pow (and float32 sin and
-cos) for numba loops.
+"""Vectorisable scalar exp, expm1, log, log1p, tanh, pow, arctan, arctan2,
+arcsin, arccos (and float32 sin and cos) for numba loops.
 
 ``np.exp(x[i])`` inside a numba loop is a call to the scalar C library, and
 LLVM does not vectorise a loop that calls an opaque function. The functions
@@ -48,6 +48,9 @@ minimax fits (Remez exchange in 200-bit arithmetic, relative error):
   and shares float64's special cases (widening float32 is exact).
 * sin, cos (float32): see the section's comment (an exact table-driven
   reduction in float64, then Taylor polynomials).
+* arctan, arctan2, arcsin, arccos: one kernel, atan(t) = t + t**3 Q(t*t) on
+  [0, 1] (Q of degree 20, 2**-57.9; float32: degree 10 in float64), reached
+  through min/max quotients and sqrt(1 - x*x); see the section's comment.
 * float32: the same algorithms in float32 arithmetic (8 lanes) with float32
   fits - P of degree 4 (2**-25.3), T of degree 2 (2**-28.5), ln2_hi of 16 bits.
 
@@ -70,6 +73,10 @@ ulp against NumPy, with no kind mismatch (NaN/inf/zero/subnormal/sign)::
     tanh       1 / 2          1 / 1
     pow        1 / 1          1 / 1
     sin, cos   -              1 / 1   (float64: libm)
+    arctan     1 / 1          1 / 2   (NumPy's float32 SIMD versions are
+    arctan2    1 / 1          1 / 3    2-3 ulp off)
+    arcsin     2 / 2          1 / 3
+    arccos     2 / 2          1 / 2
 
 Without FMA hardware ``llvm.fmuladd`` is a multiply and an add; the
 reductions do not rely on fusion, and the error stays within 2 ulp (tanh;
@@ -89,7 +96,9 @@ from numba.extending import intrinsic
 
 __all__ = ["exp_f64", "exp_f32", "expm1_f64", "expm1_f32", "log_f64", "log_f32",
            "log1p_f64", "log1p_f32", "tanh_f64", "tanh_f32", "pow_f64",
-           "pow_f32", "sin_f32", "cos_f32", "VECTOR_MATH"]
+           "pow_f32", "sin_f32", "cos_f32", "arctan_f64", "arctan_f32", "arctan2_f64",
+           "arctan2_f32", "arcsin_f64", "arcsin_f32", "arccos_f64", "arccos_f32",
+           "VECTOR_MATH"]
 
 
 # --- LLVM helpers ----------------------------------------------------------------
@@ -717,6 +726,94 @@ def cos_f32(x):
     return _select(_fabs(x) < _INF_F, y, x - x)
 
 
+# --- arctan, arctan2, arcsin, arccos --------------------------------------------------
+# One kernel, atan(t) = t + t**3 Q(t*t) on t in [0, 1], serves all four.
+# atan2(y, x) divides the smaller of |y|, |x| by the larger, takes
+# pi/2 - atan(t) where |y| > |x| and pi minus that where x's sign bit is set
+# (so atan2(+-0, -0) = +-pi), then gives the result y's sign; 0/0 and inf/inf
+# become t = 0 and 1, which is every special case of C99 Annex F. pi and pi/2
+# are added in two parts, last, so an exact multiple of pi/2 comes out
+# correctly rounded. arctan(x) is
+# atan2(x, 1); arcsin(x) = atan2(x, sqrt(1 - x*x)) and arccos(x) =
+# atan2(sqrt(1 - x*x), x), 1 - x*x from one fused multiply-add (exact before
+# its rounding, so no cancellation near |x| = 1; |x| > 1 gives sqrt(< 0) = NaN).
+# float32 works in float64 with a shorter Q, as pow and sin do.
+_Q_ATAN64 = _coeffs(float, "-0x1.5555555555555p-2", "0x1.999999999991fp-3",
+                    "-0x1.249249248db5bp-3", "0x1.c71c71c4f2394p-4", "-0x1.745d1700427a8p-4",
+                    "0x1.3b13abdf436b7p-4", "-0x1.1110ca450a2e2p-4", "0x1.e1dcb2405cff1p-5",
+                    "-0x1.af047cbfe711ep-5", "0x1.855adf0de5435p-5", "-0x1.6122a08098c23p-5",
+                    "0x1.3dccfc42f51a8p-5", "-0x1.1598ec0e8763ap-5", "0x1.c72dd69bad67ep-6",
+                    "-0x1.4fdcfc41970e8p-6", "0x1.a9fc783b8bc56p-7", "-0x1.ba319519c9e71p-8",
+                    "0x1.635245a83496cp-9", "-0x1.9a6376d2d7899p-11", "0x1.2d06cefd0baf8p-13",
+                    "-0x1.a35cc43a37afep-17")    # degree 20: 2**-57.9
+_Q_ATAN32 = _coeffs(float, "-0x1.5555555037cd7p-2", "0x1.99998f3fc0776p-3",
+                    "-0x1.24908d001014bp-3", "0x1.c6e1f72154fffp-4", "-0x1.725cf3e27e85ap-4",
+                    "0x1.30a0e17ad26cdp-4", "-0x1.db90797fc254bp-5", "0x1.3f13cfa85a42ep-5",
+                    "-0x1.44328eafb365cp-6", "0x1.a6f590785d9efp-8", "-0x1.0252969bc0814p-10")
+_PI = 3.141592653589793
+_PI_LO = 1.2246467991473532e-16                     # pi - _PI
+_PI_2_LO = 6.123233995736766e-17                    # pi/2 - _PI_2
+
+
+@_vm
+def _atan2_core(y, x, q):
+    """atan2 in float64 with the polynomial Q's coefficients q."""
+    a, b = _fabs(y), _fabs(x)
+    swap = a > b
+    num, den = _select(swap, b, a), _select(swap, a, b)
+    t = _select(num == den, _select(num == 0.0, 0.0, 1.0), _div(num, den))  # 0/0, inf/inf
+    s = t * t
+    p = _fma(t * s, _horner(s, q), t)
+    # The angle is base + p or base - p, base 0, pi/2 or pi (kept in two parts).
+    neg_x = _copysign(1.0, x) < 0.0
+    p = _select(swap != neg_x, -p, p)
+    base = _select(neg_x, _select(swap, _PI_2, _PI), _select(swap, _PI_2, 0.0))
+    base_lo = _select(neg_x, _select(swap, _PI_2_LO, _PI_LO), _select(swap, _PI_2_LO, 0.0))
+    return _copysign(base + (p + base_lo), y)
+
+
+@_vm
+def arctan2_f64(y, x):
+    return _atan2_core(y, x, _Q_ATAN64)
+
+
+@_vm
+def arctan_f64(x):
+    return _atan2_core(x, 1.0, _Q_ATAN64)
+
+
+@_vm
+def arcsin_f64(x):
+    return _atan2_core(x, np.sqrt(_fma_exact(-x, x, 1.0)), _Q_ATAN64)
+
+
+@_vm
+def arccos_f64(x):
+    return _atan2_core(np.sqrt(_fma_exact(-x, x, 1.0)), x, _Q_ATAN64)
+
+
+@_vm
+def arctan2_f32(y, x):
+    return np.float32(_atan2_core(np.float64(y), np.float64(x), _Q_ATAN32))
+
+
+@_vm
+def arctan_f32(x):
+    return np.float32(_atan2_core(np.float64(x), 1.0, _Q_ATAN32))
+
+
+@_vm
+def arcsin_f32(x):
+    xd = np.float64(x)                                 # xd*xd is exact
+    return np.float32(_atan2_core(xd, np.sqrt(1.0 - xd * xd), _Q_ATAN32))
+
+
+@_vm
+def arccos_f32(x):
+    xd = np.float64(x)
+    return np.float32(_atan2_core(np.sqrt(1.0 - xd * xd), xd, _Q_ATAN32))
+
+
 _F64, _F32 = np.dtype("float64"), np.dtype("float32")
 
 #: op name -> input dtype -> scalar njit function (for the loop lowering).
@@ -731,4 +828,8 @@ VECTOR_MATH = {
     # ~1100 bits of 2/pi and double-word products).
     "sin": {_F32: sin_f32},
     "cos": {_F32: cos_f32},
+    "arctan": {_F64: arctan_f64, _F32: arctan_f32},
+    "arctan2": {_F64: arctan2_f64, _F32: arctan2_f32},
+    "arcsin": {_F64: arcsin_f64, _F32: arcsin_f32},
+    "arccos": {_F64: arccos_f64, _F32: arccos_f32},
 }
