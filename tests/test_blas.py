@@ -124,7 +124,7 @@ def test_products_with_run_time_extents(rng) -> None:
 
 
 @pytest.mark.parametrize("layout", ["CC", "FC", "CF", "AC"])
-def test_large_matrix_products_split_rows_across_threads(layout, rng) -> None:
+def test_large_matrix_products_split_rows_across_threads(layout, rng, monkeypatch) -> None:
     """A big float matmul runs as row blocks of one BLAS kernel, one block per
     thread when the BLAS itself is single-threaded (asked at every call): the
     single call's result within reassociation (OpenBLAS's edge kernels see
@@ -135,6 +135,7 @@ def test_large_matrix_products_split_rows_across_threads(layout, rng) -> None:
         return {"C": a, "F": np.asfortranarray(a), "A": a[:, ::-1]}[kind]
 
     a, b = operand((300, 200), layout[0]), operand((200, 150), layout[1])
+    monkeypatch.setattr(blas, "runs_threaded", lambda m, n, k: False)  # a one-thread BLAS
     f = jitaic.jit(lambda a, b: a @ b)
     assert_same(f(a, b), a @ b)
     assert "blas.split_matmul" in f.lower(a, b).source()
@@ -147,7 +148,43 @@ def test_large_matrix_products_split_rows_across_threads(layout, rng) -> None:
     assert "split_matmul" not in f.lower(a[:8, :8], b[:8, :8]).source()  # small
 
 
-def test_numbas_dot_on_request(rng) -> None:
+def test_which_products_run_on_blas_threads(monkeypatch) -> None:
+    """OpenBLAS's own thresholds: gemm from m*n*k = 262144, gemv from a
+    9216-element matrix, dot from 10000 elements; run-time extents count as
+    threaded; a BLAS set to one thread never is."""
+    monkeypatch.setattr(blas, "_KNOWS_THREADS", True)
+    monkeypatch.setattr(blas, "_THREADS_QUERY", lambda: 4)
+    assert blas.runs_threaded(1000, 1000, 1000) and not blas.runs_threaded(60, 60, 60)
+    assert blas.runs_threaded(1000, 1, 1000) and not blas.runs_threaded(90, 1, 100)
+    assert blas.runs_threaded(1, 1, 20000) and not blas.runs_threaded(1, 1, 5000)
+    assert blas.runs_threaded(None, 10, 10)
+    monkeypatch.setattr(blas, "_THREADS_QUERY", lambda: 1)
+    assert not blas.runs_threaded(1000, 1000, 1000) and not blas.runs_threaded(None, 1, 1)
+
+
+def layer(a, w):
+    return np.tanh(a * 2.0 + 1.0) @ w
+
+
+def test_loops_stay_serial_next_to_a_threaded_blas_product(rng, monkeypatch) -> None:
+    """numba's OpenMP workers spin for milliseconds after a parallel loop; a
+    multi-threaded BLAS on the same cores then waits out their time slices
+    (8 ms for a 0.3 ms product). A function whose products may run on BLAS
+    threads keeps its loop nests serial; with a one-thread BLAS they run in
+    parallel and big products split over numba's threads."""
+    a, w = rng.standard_normal((600, 600)), rng.standard_normal((600, 64))
+    monkeypatch.setattr(blas, "runs_threaded", lambda m, n, k: True)
+    threaded = jitaic.jit(layer)
+    assert "numba.prange" not in threaded.lower(a, w).source()
+    assert_same(threaded(a, w), layer(a, w))
+    monkeypatch.setattr(blas, "runs_threaded", lambda m, n, k: False)
+    single = jitaic.jit(layer)
+    source = single.lower(a, w).source()
+    assert "numba.prange" in source and "split_matmul" in source
+    assert_same(single(a, w), layer(a, w))
+
+
+def test_numbas_dot_on_request(rng, monkeypatch) -> None:
     """config numpy_blas=0 compiles products to numba's np.dot (the BLAS scipy
     bundles): the same values within reassociation, big ones split as well."""
     from jitaic.lower import runtime as rt
@@ -158,6 +195,7 @@ def test_numbas_dot_on_request(rng) -> None:
     def products(a, b, v):
         return a @ b, a.T[:, :50] @ a[:50], v @ b, b.T @ v, v @ v, a[None] @ b
 
+    monkeypatch.setattr(blas, "runs_threaded", lambda m, n, k: False)  # a one-thread BLAS
     with config.override(numpy_blas=False):
         f = jitaic.jit(products)
         got = f(a, b, v)

@@ -88,8 +88,9 @@ def _register(found) -> tuple[int, object]:
         function = getattr(library, query, None)
         if function is not None:
             llvm.add_symbol(_THREADS_SYMBOL, ctypes.cast(function, ctypes.c_void_p).value)
-            return bits, True
-    return bits, False
+            function.restype = ctypes.c_int
+            return bits, function
+    return bits, None
 
 
 def _symbol(bits: int, letter: str, routine: str) -> str:
@@ -101,7 +102,8 @@ def _symbol(bits: int, letter: str, routine: str) -> str:
 _THREADS_SYMBOL = "jitaic_blas_get_num_threads"
 _FOUND = _numpy_cblas()
 AVAILABLE = _FOUND is not None
-_BITS, _KNOWS_THREADS = _register(_FOUND) if AVAILABLE else (64, False)
+_BITS, _THREADS_QUERY = _register(_FOUND) if AVAILABLE else (64, None)
+_KNOWS_THREADS = _THREADS_QUERY is not None
 
 
 def _cblas(routine: str):
@@ -164,6 +166,24 @@ else:
     @numba.njit(cache=True)
     def split_threads():
         return 1  # a BLAS that cannot say how many threads it runs: never split
+
+
+def runs_threaded(m: int | None, n: int | None, k: int | None) -> bool:
+    """Whether NumPy's BLAS may run an (m x k) @ (k x n) product (n = 1: a
+    matrix-vector product, m = n = 1: a dot) on several threads now; None is
+    an extent known only at run time. Below OpenBLAS's own thresholds (m*n*k
+    of 262144 for gemm, m*n of 9216 for gemv, 10000 for dot) it runs on the
+    calling thread; a BLAS that cannot say how many threads it has counts as
+    threaded."""
+    if _KNOWS_THREADS and _THREADS_QUERY() == 1:
+        return False
+    if None in (m, n, k):
+        return True
+    if m == n == 1:
+        return k > 10000
+    if min(m, n) == 1:
+        return m * n * k >= 9216
+    return m * n * k > 262144
 
 
 # ------------------------------------------------------------ NumPy's choices
