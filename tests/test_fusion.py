@@ -591,6 +591,30 @@ def test_parallel_calls_from_many_threads_on_the_workqueue_layer() -> None:
     assert "failures 0" in done.stdout
 
 
+SPIN_COUNT = """
+import os, numpy as np, jitaic
+print("spin", os.environ.get("GOMP_SPINCOUNT"))  # before numba can load libgomp
+f = jitaic.jit(lambda x: np.tanh(x) * 2.0 + x)
+assert np.allclose(f(np.ones(1 << 19)), np.tanh(1.0) * 2.0 + 1.0)  # parallel
+"""
+
+
+@pytest.mark.parametrize("preset", [None, "5"])
+def test_openmp_workers_spin_briefly_unless_the_user_says(preset) -> None:
+    """Importing jitaic sets GOMP_SPINCOUNT, before numba can load libgomp
+    (its spinning after a parallel loop stalls a multi-threaded BLAS for
+    milliseconds); a value set by the user is kept."""
+    from jitaic.lower.compile import GOMP_SPINCOUNT
+
+    env = {k: v for k, v in os.environ.items() if k != "GOMP_SPINCOUNT"}
+    if preset is not None:
+        env["GOMP_SPINCOUNT"] = preset
+    done = subprocess.run([sys.executable, "-c", SPIN_COUNT], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert f"spin {preset or GOMP_SPINCOUNT}" in done.stdout
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_pairwise_sum_helper_is_numpys_sum_bit_for_bit(dtype, rng) -> None:
     """rt.pairwise_sum (its 128-element leaves 8-lane vector accumulators, two
