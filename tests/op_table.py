@@ -493,8 +493,16 @@ row("mask_read", _mask_reads, (C("f64[4,5,6]"), C("f32[4,5,6]")))
 row("mask_write", _mask_writes, (C("f64[4,5,6]"), C("f32[4,5,6]")))
 row("scatter", _scatters, (C("f64[4,5,6]"), C("i64[4,5,6]")))
 
+row("cumsum", lambda x: (np.cumsum(x), np.cumsum(x, axis=0), x.cumsum(axis=-1)),
+    (C("f64[3,4]", special=True), C("bool[5]")))
+row("cumprod", lambda x: (np.cumprod(x), np.cumprod(x, axis=1)), (C("f64[3,4]"),),
+    domain="small", tol=R)
+
 # ---------------------------------------------------------------- compositions of ops
 
+row("diff", lambda x: (np.diff(x), np.diff(x, n=2, axis=0),
+                       np.diff(x, prepend=0.0, append=x[..., :1])),
+    (C("f64[4,5]", special=True), C("bool[6]")))
 row("flip", lambda x: (np.flip(x), np.flip(x, 1), np.flip(x, (0, 2))), (C("f64[3,4,2]"),))
 row("linspace_traced_endpoints",
     lambda x: (np.linspace(x.min(), x.max(), 7), np.linspace(x[0], 2.0, 4, endpoint=False),

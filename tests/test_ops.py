@@ -132,3 +132,25 @@ def test_ndarray_constructor_and_isinstance_inside_traced_code() -> None:
     assert got[0].dtype == np.float32 and got[1:] == want[1:] == (True, False)
     with pytest.raises(jitaic.UnsupportedError, match="buffer="):
         jitaic.jit(lambda x: np.ndarray((2,), buffer=np.zeros(2)) + x)(x[:2])
+
+
+def test_cumulative_scans_are_numpys_bit_for_bit(rng) -> None:
+    """NumPy adds (multiplies) sequentially in the result dtype: float32 stays
+    float32, int32 accumulates in int64, dtype= converts before the scan."""
+    x = rng.standard_normal((50, 40)).astype(np.float32)
+    k = rng.integers(-9, 9, (6, 5)).astype(np.int32)
+
+    def scans(x, k):
+        return (np.cumsum(x, axis=0), np.cumsum(x), x.cumsum(axis=1), np.cumsum(k, axis=1),
+                np.cumsum(k, dtype=np.float32), np.cumprod(k, axis=0))
+
+    for got, want in zip(jitaic.jit(scans)(x, k), scans(x, k), strict=True):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def test_diff_rejects_what_numpy_rejects() -> None:
+    with pytest.raises(ValueError, match="order must be non-negative"):
+        jitaic.jit(lambda x: np.diff(x, n=-1))(np.ones(3))
+    with pytest.raises(ValueError, match="at least one dimensional"):
+        jitaic.jit(lambda x: np.diff(x))(np.array(1.0))

@@ -156,6 +156,22 @@ def _prod(node, g, x, out):
     return (_keepdims(g, node, x) * _keepdims(out, node, x) / x,)
 
 
+def _reverse_cumsum(g: Tracer, axis: int) -> Tracer:
+    """sum of g[j] over j >= i along the axis: cumsum's transpose."""
+    return npa.flip(npa.cumsum(npa.flip(g, axis), axis), axis)
+
+
+@vjp_rule(ops.cumsum)
+def _cumsum(node, g, x, out):
+    return (_reverse_cumsum(g, node.attrs["axis"]),)
+
+
+@vjp_rule(ops.cumprod)
+def _cumprod(node, g, x, out):
+    # d out[i] / d x[j] = out[i] / x[j] for j <= i (exact away from zeros, as prod's).
+    return (_reverse_cumsum(g * out, node.attrs["axis"]) / x,)
+
+
 @vjp_rule(ops.reduce_max, ops.reduce_min)
 def _extreme(node, g, x, out):
     hit = npa.astype(x == _keepdims(out, node, x), x.dtype)

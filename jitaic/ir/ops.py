@@ -328,6 +328,26 @@ def _arg_reduction(name: str, np_fn) -> Op:
 argmax = _arg_reduction("argmax", np.argmax)
 argmin = _arg_reduction("argmin", np.argmin)
 
+
+def _cumulative(name: str, np_fn) -> Op:
+    """cumsum/cumprod along one axis (the tracer flattens for axis None); the
+    dtype is NumPy's (small integers and bools accumulate in the platform int)."""
+
+    def reference(x, axis):
+        return np.asarray(np_fn(x, axis=axis))
+
+    def infer(in_types, attrs, regions):
+        (x,) = in_types
+        check_static(x, f"np.{name}")
+        dtype = reference(example_value(x), attrs["axis"]).dtype
+        return [TensorType(x.shape, _check_dtype(dtype, name))]
+
+    return define(name, infer, reference)
+
+
+cumsum = _cumulative("cumsum", np.cumsum)
+cumprod = _cumulative("cumprod", np.cumprod)
+
 # ---------------------------------------------------------------- linear algebra
 
 

@@ -724,6 +724,37 @@ def _arg_reduction(em: Emitter, node: Node) -> None:
             em.line(f"{name}[{', '.join(out_index)}] = {pos}")
 
 
+@lowering(ops.cumsum, ops.cumprod)
+def _cumulative(em: Emitter, node: Node) -> None:
+    """NumPy's order: each element is the previous result combined with the
+    next input (cast to the result dtype first). The scanned axis is a
+    sequential loop with the dimensions after it inside (contiguous, so an
+    axis-0 scan vectorises across its rows) and those before it outside."""
+    (x,) = node.inputs
+    out, axis = node.output, node.attrs["axis"]
+    name = em.define(out)
+    em.line(f"{name} = {empty(out.shape, out.dtype)}")
+    if out.type.size == 0:
+        return
+    combine = "+" if node.op is ops.cumsum else "*"
+    index = [em.fresh(f"i{d}") for d in range(x.type.ndim)]
+
+    def at(position: str) -> str:
+        return ", ".join(position if d == axis else index[d] for d in range(x.type.ndim))
+
+    def element(position: str) -> str:
+        return f"{np_type(out.dtype)}({em(x)}[{at(position)}])"
+
+    step = index[axis]
+    inner = [(index[d], x.shape[d]) for d in range(axis + 1, x.type.ndim)]
+    with em.loops([(index[d], x.shape[d]) for d in range(axis)]):
+        with em.loops(inner):
+            em.line(f"{name}[{at('0')}] = {element('0')}")
+        with em.block(f"for {step} in range(1, {x.shape[axis]}):"), em.loops(inner):
+            em.line(f"{name}[{at(step)}] = {name}[{at(f'{step} - 1')}] {combine} "
+                    f"{element(step)}")
+
+
 # ---------------------------------------------------------------- linear algebra
 
 def _as_dtype(em: Emitter, v: Value, dtype: np.dtype, contiguous: bool = True) -> str:

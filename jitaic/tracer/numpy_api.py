@@ -278,6 +278,26 @@ def _arg_reducer(op: ops.Op) -> Callable:
 argmax = _arg_reducer(ops.argmax)
 argmin = _arg_reducer(ops.argmin)
 
+
+def _cumulative(op: ops.Op) -> Callable:
+    def scan(a, axis=None, dtype=None, out=None):
+        if out is not None:
+            raise _unsupported(f"np.{op.name}(out=)")
+        x = as_tracer(a)
+        if dtype is not None:
+            x = astype(x, dtype)
+        if axis is None:
+            x, axis = ravel(x), 0
+        else:
+            (axis,) = normalize_axes(axis, x.ndim)
+        return emit(op, [x], {"axis": axis}, scalar=False)
+
+    return scan
+
+
+cumsum = _cumulative(ops.cumsum)
+cumprod = _cumulative(ops.cumprod)
+
 # ---------------------------------------------------------------- elementwise helpers
 
 
@@ -961,6 +981,7 @@ def _method_table() -> dict[str, Callable]:
     return {
         "sum": sum_, "prod": prod, "max": amax, "min": amin, "mean": mean, "var": var,
         "std": std, "argmax": argmax, "argmin": argmin, "any": any_, "all": all_,
+        "cumsum": cumsum, "cumprod": cumprod,
         "reshape": reshape_method, "transpose": transpose_method, "astype": astype,
         "copy": copy_array, "ravel": ravel,
         "flatten": lambda self, order="C": copy_array(ravel(self)),
@@ -1000,6 +1021,30 @@ def flip(m, axis=None):
     axes = normalize_axes(axis, x.ndim)
     return getitem(x, tuple(slice(None, None, -1) if d in axes else slice(None)
                             for d in range(x.ndim)))
+
+
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    x = as_tracer(a)
+    if n < 0:
+        raise ValueError(f"order must be non-negative but got {n!r}")
+    if x.ndim == 0:
+        raise ValueError("diff requires input that is at least one dimensional")
+    (axis,) = normalize_axes(axis, x.ndim)
+
+    def edge(v):  # a scalar stands for a slice of length 1 along the axis
+        v = as_tracer(v)
+        return broadcast_to(v, x.shape[:axis] + (1,) + x.shape[axis + 1:]) if v.ndim == 0 \
+            else v
+
+    if prepend is not None or append is not None:
+        x = concatenate([*([edge(prepend)] if prepend is not None else []), x,
+                         *([edge(append)] if append is not None else [])], axis=axis)
+    for _ in range(n):
+        upper, lower = (getitem(x, tuple(part if d == axis else slice(None)
+                                         for d in range(x.ndim)))
+                        for part in (slice(1, None), slice(None, -1)))
+        x = apply_ufunc(np.not_equal if x.dtype == np.bool_ else np.subtract, upper, lower)
+    return x
 
 
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
@@ -1136,7 +1181,8 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
 HANDLERS: dict[Callable, Callable] = {
     np.sum: sum_, np.prod: prod, np.max: amax, np.amax: amax, np.min: amin,
     np.amin: amin, np.any: any_, np.all: all_, np.mean: mean, np.var: var, np.std: std,
-    np.argmax: argmax, np.argmin: argmin, np.where: where, np.clip: clip,
+    np.argmax: argmax, np.argmin: argmin, np.cumsum: cumsum, np.cumprod: cumprod,
+    np.diff: diff, np.where: where, np.clip: clip,
     np.round: round_, np.around: round_, np.dot: dot, np.outer: outer, np.vdot: vdot,
     np.inner: inner, np.linalg.norm: norm, np.reshape: reshape, np.ravel: ravel,
     np.transpose: transpose, np.swapaxes: swapaxes, np.moveaxis: moveaxis,
