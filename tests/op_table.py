@@ -495,6 +495,11 @@ row("scatter", _scatters, (C("f64[4,5,6]"), C("i64[4,5,6]")))
 
 row("cumsum", lambda x: (np.cumsum(x), np.cumsum(x, axis=0), x.cumsum(axis=-1)),
     (C("f64[3,4]", special=True), C("bool[5]")))
+row("argsort", lambda x: (np.argsort(x), np.argsort(x, axis=0), x.argsort(axis=None)),
+    (C("f64[4,5]"),), differentiable=False)
+row("sort_median", lambda x: (np.sort(x), np.sort(x, axis=0), np.median(x), np.median(x, 1),
+                              np.median(x[:3], axis=0, keepdims=True)),
+    (C("f64[4,5]"),))
 row("cumprod", lambda x: (np.cumprod(x), np.cumprod(x, axis=1)), (C("f64[3,4]"),),
     domain="small", tol=R)
 

@@ -348,6 +348,21 @@ def _cumulative(name: str, np_fn) -> Op:
 cumsum = _cumulative("cumsum", np.cumsum)
 cumprod = _cumulative("cumprod", np.cumprod)
 
+
+def _argsort_reference(x, axis):
+    return np.argsort(x, axis=axis, kind="stable")
+
+
+def _argsort_infer(in_types, attrs, regions):
+    (x,) = in_types
+    check_static(x, "np.argsort")
+    return [TensorType(x.shape, np.dtype(np.intp))]
+
+
+# Stable: equal elements keep their order (NumPy's kind="stable"; its default
+# introsort may order ties, and -0.0 against 0.0, differently). NaN sorts last.
+argsort = define("argsort", _argsort_infer, _argsort_reference)
+
 # ---------------------------------------------------------------- linear algebra
 
 

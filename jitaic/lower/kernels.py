@@ -755,6 +755,19 @@ def _cumulative(em: Emitter, node: Node) -> None:
                     f"{element(step)}")
 
 
+@lowering(ops.argsort)
+def _argsort(em: Emitter, node: Node) -> None:
+    """numba's merge sort (stable, NaN last as NumPy's) on each lane of the axis."""
+    (x,) = node.inputs
+    out, axis = node.output, node.attrs["axis"]
+    name = em.define(out)
+    em.line(f"{name} = {empty(out.shape, np.int64)}")
+    index = [em.fresh(f"i{d}") for d in range(x.type.ndim)]
+    lane = ", ".join(":" if d == axis else index[d] for d in range(x.type.ndim))
+    with em.loops([(index[d], x.shape[d]) for d in range(x.type.ndim) if d != axis]):
+        em.line(f"{name}[{lane}] = np.argsort({em(x)}[{lane}], kind='mergesort')")
+
+
 # ---------------------------------------------------------------- linear algebra
 
 def _as_dtype(em: Emitter, v: Value, dtype: np.dtype, contiguous: bool = True) -> str:

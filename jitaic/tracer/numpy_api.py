@@ -298,6 +298,61 @@ def _cumulative(op: ops.Op) -> Callable:
 cumsum = _cumulative(ops.cumsum)
 cumprod = _cumulative(ops.cumprod)
 
+
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+    if order is not None:
+        raise _unsupported("np.argsort(order=) (structured arrays)")
+    x = as_tracer(a)
+    if axis is None:
+        x, axis = ravel(x), 0
+    (axis,) = normalize_axes(axis, x.ndim)
+    return emit(ops.argsort, [x], {"axis": axis}, scalar=False)
+
+
+def take_along_axis(arr, indices, axis=-1):
+    """NumPy's definition: integer-array indexing with aranges on the other axes."""
+    x, idx = as_tracer(arr), as_tracer(indices)
+    if axis is None:
+        x, axis = ravel(x), 0
+    (axis,) = normalize_axes(axis, x.ndim)
+    if idx.ndim != x.ndim:
+        raise ValueError("`indices` and `arr` must have the same number of dimensions")
+    key = tuple(idx if d == axis else np.arange(n).reshape(
+        (1,) * d + (n,) + (1,) * (x.ndim - d - 1)) for d, n in enumerate(x.shape))
+    return getitem(x, key)
+
+
+def sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    """The elements in argsort's order (so the gradient flows through the
+    gather)."""
+    x = as_tracer(a)
+    if axis is None:
+        x, axis = ravel(x), 0
+    return take_along_axis(x, argsort(x, axis, kind, order), axis)
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """NumPy's: the mean of the middle one or two sorted elements (so integers
+    give float64), NaN wherever a NaN is present."""
+    if out is not None:
+        raise _unsupported("np.median(out=)")
+    x = as_tracer(a)
+    axes = normalize_axes(axis, x.ndim)
+    kept = [d for d in range(x.ndim) if d not in axes]
+    # the reduced axes last, as one
+    lanes = reshape(transpose(x, (*kept, *axes)), tuple(x.shape[d] for d in kept) + (-1,))
+    last, n = lanes.ndim - 1, lanes.shape[-1]
+    if n == 0:
+        raise _unsupported("np.median of an empty axis (NumPy returns NaN with a warning)")
+    s = sort(lanes, last)
+    middle = mean(getitem(s, (..., slice((n - 1) // 2, n // 2 + 1))), axis=last)
+    if s.dtype.kind == "f":  # a NaN sorts last and makes the median NaN
+        top = getitem(s, (..., n - 1))
+        middle = emit(ops.where, [apply_ufunc(np.isnan, top), top, middle])  # 0-d: a scalar
+    if keepdims:
+        middle = reshape(middle, tuple(1 if d in axes else x.shape[d] for d in range(x.ndim)))
+    return middle
+
 # ---------------------------------------------------------------- elementwise helpers
 
 
@@ -981,7 +1036,9 @@ def _method_table() -> dict[str, Callable]:
     return {
         "sum": sum_, "prod": prod, "max": amax, "min": amin, "mean": mean, "var": var,
         "std": std, "argmax": argmax, "argmin": argmin, "any": any_, "all": all_,
-        "cumsum": cumsum, "cumprod": cumprod,
+        "cumsum": cumsum, "cumprod": cumprod, "argsort": argsort,
+        "sort": lambda self, axis=-1, kind=None, order=None: self.write(
+            sort(self, axis, kind, order).value),
         "reshape": reshape_method, "transpose": transpose_method, "astype": astype,
         "copy": copy_array, "ravel": ravel,
         "flatten": lambda self, order="C": copy_array(ravel(self)),
@@ -1182,7 +1239,8 @@ HANDLERS: dict[Callable, Callable] = {
     np.sum: sum_, np.prod: prod, np.max: amax, np.amax: amax, np.min: amin,
     np.amin: amin, np.any: any_, np.all: all_, np.mean: mean, np.var: var, np.std: std,
     np.argmax: argmax, np.argmin: argmin, np.cumsum: cumsum, np.cumprod: cumprod,
-    np.diff: diff, np.where: where, np.clip: clip,
+    np.diff: diff, np.argsort: argsort, np.sort: sort, np.median: median,
+    np.take_along_axis: take_along_axis, np.where: where, np.clip: clip,
     np.round: round_, np.around: round_, np.dot: dot, np.outer: outer, np.vdot: vdot,
     np.inner: inner, np.linalg.norm: norm, np.reshape: reshape, np.ravel: ravel,
     np.transpose: transpose, np.swapaxes: swapaxes, np.moveaxis: moveaxis,
