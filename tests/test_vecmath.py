@@ -221,20 +221,25 @@ def test_callable_from_python_and_table():
 
 
 @functools.cache
-def pow_loop(dtype: np.dtype):
-    f = VECTOR_MATH["power"][dtype]
+def loop2(name: str, dtype: np.dtype):
+    """One compiled ``out[i] = f(a[i], b[i])`` loop per function of two arguments."""
+    f = VECTOR_MATH[name][dtype]
 
     @numba.njit(error_model="numpy")
-    def run(x, y, out):
-        for i in range(x.size):
-            out[i] = f(x[i], y[i])
+    def run(a, b, out):
+        for i in range(a.size):
+            out[i] = f(a[i], b[i])
     return run
 
 
-def apply_pow(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    out = np.empty_like(x)
-    pow_loop(x.dtype)(x, y, out)
+def apply2(name: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    out = np.empty_like(a)
+    loop2(name, a.dtype)(a, b, out)
     return out
+
+
+def apply_pow(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return apply2("power", x, y)
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=[d.name for d in DTYPES])
@@ -299,7 +304,7 @@ def test_pow_ulp_error(dtype):
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=[d.name for d in DTYPES])
 def test_pow_loop_vectorises(dtype):
-    run = pow_loop(dtype)
+    run = loop2("power", dtype)
     x = np.ones(4, dtype)
     run(x, x, np.empty(4, dtype))
     assert "x double>" in run.inspect_llvm(run.signatures[0])
@@ -358,21 +363,8 @@ ARC_CASES = [(n, d) for n in ARC[:3] for d in DTYPES]
 ARC_IDS = [f"{n}-{d.name}" for n, d in ARC_CASES]
 
 
-@functools.cache
-def atan2_loop(dtype: np.dtype):
-    f = VECTOR_MATH["arctan2"][dtype]
-
-    @numba.njit(error_model="numpy")
-    def run(y, x, out):
-        for i in range(x.size):
-            out[i] = f(y[i], x[i])
-    return run
-
-
 def apply_atan2(y: np.ndarray, x: np.ndarray) -> np.ndarray:
-    out = np.empty_like(x)
-    atan2_loop(x.dtype)(y, x, out)
-    return out
+    return apply2("arctan2", y, x)
 
 
 @pytest.mark.parametrize("name, dtype", ARC_CASES, ids=ARC_IDS)
