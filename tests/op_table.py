@@ -508,6 +508,26 @@ row("cumprod", lambda x: (np.cumprod(x), np.cumprod(x, axis=1)), (C("f64[3,4]"),
 row("diff", lambda x: (np.diff(x), np.diff(x, n=2, axis=0),
                        np.diff(x, prepend=0.0, append=x[..., :1])),
     (C("f64[4,5]", special=True), C("bool[6]")))
+row("roll_tile_repeat",
+    lambda x: (np.roll(x, 2), np.roll(x, (1, -2), axis=(0, 1)), np.roll(x, 3, axis=-1),
+               np.tile(x, (2, 1, 2)), np.repeat(x, 2), np.repeat(x, [1, 0, 2, 1], axis=1),
+               x.repeat(2, axis=0)), (C("f64[3,4]"),))
+row("meshgrid", lambda x, y: (*np.meshgrid(x, y), *np.meshgrid(x, y, indexing="ij", sparse=True)),
+    (C("f64[3]", "f64[4]"),))
+row("logaddexp", lambda x, y: np.logaddexp(x, y), (C("f64[3,4]", "f64[4]", special=True), C("f32[3]", "f32[3]")))
+row("tensordot_trapezoid_matrix_power",
+    lambda a, b: (np.tensordot(a, b, axes=([0], [0])), np.tensordot(a, b[:, :, None], axes=2),
+                  np.trapezoid(a), np.trapezoid(a, b[0], axis=1), np.trapezoid(a, dx=0.5, axis=0),
+                  np.linalg.matrix_power(a[:, :3], 3), np.linalg.matrix_power(a[:, :3], 0)),
+    (C("f64[3,4]", "f64[3,4]"),))
+row("nan_aware_and_closeness",
+    lambda x, y: (np.nansum(x), np.nansum(x, axis=0), np.nanmean(x, axis=1),
+                  np.nanmax(x, axis=1), np.nanmin(x), np.count_nonzero(x),
+                  np.count_nonzero(x, axis=0), np.nan_to_num(x), np.nan_to_num(x, nan=-1.0,
+                  posinf=9.0), np.isclose(x, y), np.isclose(x, x, equal_nan=True),
+                  np.allclose(y, y), np.round(x, 2), np.round(x * 100, -1),
+                  np.flatnonzero(x > 0).sum()),
+    (C("f64[3,4]", "f64[3,4]", special=True),), differentiable=False)
 row("flip", lambda x: (np.flip(x), np.flip(x, 1), np.flip(x, (0, 2))), (C("f64[3,4,2]"),))
 row("linspace_traced_endpoints",
     lambda x: (np.linspace(x.min(), x.max(), 7), np.linspace(x[0], 2.0, 4, endpoint=False),

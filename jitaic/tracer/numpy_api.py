@@ -95,7 +95,8 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
         add_at(*inputs)
         return None
     if method == "__call__":
-        result = apply_ufunc(ufunc, *inputs)
+        composite = COMPOSITE_UFUNCS.get(ufunc)
+        result = composite(*inputs) if composite else apply_ufunc(ufunc, *inputs)
     elif method == "reduce" and ufunc in _REDUCE_UFUNCS:
         (x,) = inputs[:1]
         axis = inputs[1] if len(inputs) > 1 else 0
@@ -385,10 +386,21 @@ def clip(a, a_min=None, a_max=None, out=None, **kwargs):
 
 
 def round_(a, decimals=0, out=None):
-    if decimals != 0 or out is not None:
-        raise _unsupported("np.round with decimals != 0 or out=")
+    """NumPy's: rint(x * 10**d) / 10**d for floats (d < 0: rint(x / 10**-d) * 10**-d)."""
+    if out is not None:
+        raise _unsupported("np.round(out=)")
+    (decimals,) = _static_ints(decimals, "np.round's decimals")
     a = as_tracer(a)
-    return apply_ufunc(np.rint, a) if a.dtype.kind == "f" else a
+    if a.dtype.kind != "f":
+        if decimals >= 0:
+            return a
+        raise _unsupported("np.round of integers with negative decimals")
+    if decimals == 0:
+        return apply_ufunc(np.rint, a)
+    scale = a.dtype.type(10.0 ** abs(decimals))
+    if decimals > 0:
+        return apply_ufunc(np.rint, a * scale) / scale
+    return apply_ufunc(np.rint, a / scale) * scale
 
 
 # ---------------------------------------------------------------- linear algebra
@@ -1036,7 +1048,7 @@ def _method_table() -> dict[str, Callable]:
     return {
         "sum": sum_, "prod": prod, "max": amax, "min": amin, "mean": mean, "var": var,
         "std": std, "argmax": argmax, "argmin": argmin, "any": any_, "all": all_,
-        "cumsum": cumsum, "cumprod": cumprod, "argsort": argsort,
+        "cumsum": cumsum, "cumprod": cumprod, "argsort": argsort, "repeat": repeat,
         "sort": lambda self, axis=-1, kind=None, order=None: self.write(
             sort(self, axis, kind, order).value),
         "reshape": reshape_method, "transpose": transpose_method, "astype": astype,
@@ -1102,6 +1114,216 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
                         for part in (slice(1, None), slice(None, -1)))
         x = apply_ufunc(np.not_equal if x.dtype == np.bool_ else np.subtract, upper, lower)
     return x
+
+
+def _static_ints(value, what: str) -> tuple[int, ...]:
+    """Shifts, counts and axes that shape the result must be Python ints."""
+    values = value if isinstance(value, (tuple, list)) else (value,)
+    if any(isinstance(v, Tracer) for v in values):
+        raise _unsupported(f"{what} given by a traced value (the result's shape would "
+                           "depend on the data)")
+    return tuple(operator.index(v) for v in values)
+
+
+def _along(x: Tracer, axis: int, part: slice) -> Tracer:
+    return getitem(x, tuple(part if d == axis else slice(None) for d in range(x.ndim)))
+
+
+def roll(a, shift, axis=None):
+    x = as_tracer(a)
+    if axis is None:
+        return reshape(roll(ravel(x), shift, 0), x.shape)
+    shifts, axes = _static_ints(shift, "np.roll's shift"), normalize_axes(axis, x.ndim)
+    if len(shifts) == 1:
+        shifts = shifts * len(axes)
+    elif len(axes) == 1:
+        axes = axes * len(shifts)
+    if len(shifts) != len(axes):
+        raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
+    for k, ax in zip(shifts, axes):
+        n = x.shape[ax]
+        if n and k % n:
+            cut = n - k % n
+            x = concatenate([_along(x, ax, slice(cut, None)), _along(x, ax, slice(None, cut))],
+                            axis=ax)
+    return x
+
+
+def repeat(a, repeats, axis=None):
+    """A gather whose (static) indices NumPy's own np.repeat computes."""
+    x = as_tracer(a)
+    if axis is None:
+        x, axis = ravel(x), 0
+    (axis,) = normalize_axes(axis, x.ndim)
+    counts = _static_ints(repeats, "np.repeat's repeats")
+    index = np.repeat(np.arange(x.shape[axis]), counts if len(counts) > 1 else counts[0])
+    return take(x, index, axis)
+
+
+def tile(A, reps):
+    x = as_tracer(A)
+    reps = _static_ints(reps, "np.tile's reps")
+    ndim = max(len(reps), x.ndim)
+    reps = (1,) * (ndim - len(reps)) + reps
+    shape = (1,) * (ndim - x.ndim) + x.shape
+    spread = reshape(x, tuple(d for n in shape for d in (1, n)))
+    tiled = broadcast_to(spread, tuple(d for r, n in zip(reps, shape) for d in (r, n)))
+    return reshape(tiled, tuple(r * n for r, n in zip(reps, shape)))
+
+
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    if indexing not in ("xy", "ij"):
+        raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
+    ndim = len(xi)
+    grids = [reshape(as_tracer(v), (1,) * i + (-1,) + (1,) * (ndim - i - 1))
+             for i, v in enumerate(xi)]
+    if indexing == "xy" and ndim > 1:
+        grids[0] = reshape(grids[0], (1, -1) + (1,) * (ndim - 2))
+        grids[1] = reshape(grids[1], (-1, 1) + (1,) * (ndim - 2))
+    return tuple(grids) if sparse else tuple(copy_array(g) for g in broadcast_arrays(*grids))
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """NumPy's formula: |a - b| <= atol + rtol*|b| for finite b, or a == b."""
+    x, y = as_tracer(a), as_tracer(b)
+    if y.dtype.kind != "f":
+        y = astype(y, np.result_type(y.dtype, 1.0))
+    close = apply_ufunc(np.less_equal, apply_ufunc(np.absolute, x - y),
+                        atol + rtol * apply_ufunc(np.absolute, y))
+    result = (close & apply_ufunc(np.isfinite, y)) | apply_ufunc(np.equal, x, y)
+    if equal_nan:
+        result = result | (apply_ufunc(np.isnan, x) & apply_ufunc(np.isnan, y))
+    return result
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return all_(isclose(a, b, rtol, atol, equal_nan))
+
+
+def logaddexp(x1, x2):
+    """NumPy's npy_logaddexp: the larger plus log1p(exp(-|x - y|)), NaN for
+    NaN, x + log(2) for equal infinities. (Equal finite values take the
+    general formula: log1p(1) rounds to log(2) exactly, as NumPy's constant,
+    and the gradient there is 1/2 for each.)"""
+    x, y = as_tracer(x1), as_tracer(x2)
+    dtype = np.result_type(x.dtype, y.dtype, np.float16)
+    x, y = astype(x, dtype, copy=False), astype(y, dtype, copy=False)
+    d = x - y
+    result = where(d > 0, x + apply_ufunc(np.log1p, apply_ufunc(np.exp, -d)),
+                   y + apply_ufunc(np.log1p, apply_ufunc(np.exp, d)))
+    result = where(apply_ufunc(np.isnan, d), d, result)
+    same_infinity = apply_ufunc(np.equal, x, y) & apply_ufunc(np.isinf, x)
+    return where(same_infinity, x, result)
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    v = as_tracer(x)
+    if v.dtype.kind != "f":
+        return v
+    info = np.finfo(v.dtype)
+    big = info.max if posinf is None else posinf
+    small = info.min if neginf is None else neginf
+    v = where(apply_ufunc(np.isnan, v), v.dtype.type(nan), v)
+    return where(v == np.inf, v.dtype.type(big), where(v == -np.inf, v.dtype.type(small), v))
+
+
+def _without_nan(a, fill):
+    x = as_tracer(a)
+    if x.dtype.kind != "f":
+        return x, None
+    missing = apply_ufunc(np.isnan, x)
+    return where(missing, x.dtype.type(fill), x), missing
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+    x, _ = _without_nan(a, 0.0)
+    return sum_(x, axis, dtype, out, keepdims)
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+    x, missing = _without_nan(a, 0.0)
+    if missing is None:
+        return mean(x, axis, dtype, out, keepdims)
+    count = sum_(apply_ufunc(np.logical_not, missing), axis, np.intp, None, keepdims)
+    return sum_(x, axis, dtype, out, keepdims) / count
+
+
+def _nan_extreme(reducer, fill):
+    def extreme(a, axis=None, out=None, keepdims=False, **kwargs):
+        x, missing = _without_nan(a, fill)
+        result = reducer(x, axis, keepdims=keepdims)
+        if missing is None:
+            return result
+        nan = full_value((), np.nan, result.dtype)
+        return emit(ops.where, [all_(missing, axis, keepdims=keepdims), nan, result])
+
+    return extreme
+
+
+nanmax, nanmin = _nan_extreme(amax, -np.inf), _nan_extreme(amin, np.inf)
+
+
+def count_nonzero(a, axis=None, *, keepdims=False):
+    x = as_tracer(a)
+    return sum_(apply_ufunc(np.not_equal, x, 0), axis, np.intp, None, keepdims)
+
+
+def flatnonzero(a):
+    """Indices of the non-zero elements: a run-time length, as ``x[mask]``."""
+    x = ravel(as_tracer(a))
+    return getitem(as_tracer(np.arange(x.shape[0])), apply_ufunc(np.not_equal, x, 0))
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """NumPy's: (d * (y[1:] + y[:-1]) / 2.0).sum(axis)."""
+    v = as_tracer(y)
+    (axis,) = normalize_axes(axis, v.ndim)
+    if x is None:
+        d = dx
+    else:
+        d = diff(x) if as_tracer(x).ndim == 1 else diff(x, axis=axis)
+        if as_tracer(x).ndim == 1:
+            d = reshape(d, tuple(d.shape[0] if i == axis else 1 for i in range(v.ndim)))
+    return sum_(d * (_along(v, axis, slice(1, None)) + _along(v, axis, slice(None, -1)))
+                / 2.0, axis)
+
+
+def tensordot(a, b, axes=2):
+    x, y = as_tracer(a), as_tracer(b)
+    if isinstance(axes, int):
+        ax_a, ax_b = tuple(range(x.ndim - axes, x.ndim)), tuple(range(axes))
+    else:
+        ax_a, ax_b = (normalize_axes(tuple(_static_ints(v, "np.tensordot's axes")), n)
+                      for v, n in zip(axes, (x.ndim, y.ndim)))
+    if any(x.shape[i] != y.shape[j] for i, j in zip(ax_a, ax_b)) or len(ax_a) != len(ax_b):
+        raise ValueError("shape-mismatch for sum")
+    free_a = [d for d in range(x.ndim) if d not in ax_a]
+    free_b = [d for d in range(y.ndim) if d not in ax_b]
+    k = int(np.prod([x.shape[i] for i in ax_a], dtype=np.int64))
+    lhs = reshape(transpose(x, (*free_a, *ax_a)), (-1, k))
+    rhs = reshape(transpose(y, (*ax_b, *free_b)), (k, -1))
+    return reshape(matmul(lhs, rhs), tuple(x.shape[d] for d in free_a)
+                   + tuple(y.shape[d] for d in free_b))
+
+
+def matrix_power(a, n):
+    """Repeated squaring, as NumPy's (n static; negative powers need inv)."""
+    x = as_tracer(a)
+    (n,) = _static_ints(n, "np.linalg.matrix_power's n")
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise ValueError("Last 2 dimensions of the array must be square")
+    if n < 0:
+        raise _unsupported("np.linalg.matrix_power with a negative power (np.linalg.inv)")
+    if n == 0:
+        return broadcast_to(as_tracer(np.eye(x.shape[-1], dtype=x.dtype)), x.shape) + 0
+    result, square = None, x
+    while n:
+        if n & 1:
+            result = square if result is None else matmul(result, square)
+        n >>= 1
+        if n:
+            square = matmul(square, square)
+    return result
 
 
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
@@ -1235,11 +1457,19 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     return counts, edges
 
 
+# ufuncs written as compositions of ops (reached through __array_ufunc__).
+COMPOSITE_UFUNCS: dict[np.ufunc, Callable] = {np.logaddexp: logaddexp}
+
 HANDLERS: dict[Callable, Callable] = {
     np.sum: sum_, np.prod: prod, np.max: amax, np.amax: amax, np.min: amin,
     np.amin: amin, np.any: any_, np.all: all_, np.mean: mean, np.var: var, np.std: std,
     np.argmax: argmax, np.argmin: argmin, np.cumsum: cumsum, np.cumprod: cumprod,
     np.diff: diff, np.argsort: argsort, np.sort: sort, np.median: median,
+    np.roll: roll, np.repeat: repeat, np.tile: tile, np.meshgrid: meshgrid,
+    np.isclose: isclose, np.allclose: allclose,
+    np.nan_to_num: nan_to_num, np.nansum: nansum, np.nanmean: nanmean, np.nanmax: nanmax,
+    np.nanmin: nanmin, np.count_nonzero: count_nonzero, np.flatnonzero: flatnonzero,
+    np.trapezoid: trapezoid, np.tensordot: tensordot, np.linalg.matrix_power: matrix_power,
     np.take_along_axis: take_along_axis, np.where: where, np.clip: clip,
     np.round: round_, np.around: round_, np.dot: dot, np.outer: outer, np.vdot: vdot,
     np.inner: inner, np.linalg.norm: norm, np.reshape: reshape, np.ravel: ravel,
