@@ -520,6 +520,12 @@ row("tensordot_trapezoid_matrix_power",
                   np.trapezoid(a), np.trapezoid(a, b[0], axis=1), np.trapezoid(a, dx=0.5, axis=0),
                   np.linalg.matrix_power(a[:, :3], 3), np.linalg.matrix_power(a[:, :3], 0)),
     (C("f64[3,4]", "f64[3,4]"),))
+row("einsum",
+    lambda a, b, c: (np.einsum("ij,jk->ik", a, b), np.einsum("ij->ji", a), np.einsum("ij", a),
+                     np.einsum("i,i", a[0], a[1]), np.einsum("bij,jk->bik", c, b),
+                     np.einsum("bij,bkj->bik", c, c), np.einsum("ij,ij->i", a, a),
+                     np.einsum("ij,jk,kl->il", a, b, b.T), np.einsum("i,j", a[0], b[0])),
+    (C("f64[3,4]", "f64[4,5]", "f64[2,3,4]"),))
 row("nan_aware_and_closeness",
     lambda x, y: (np.nansum(x), np.nansum(x, axis=0), np.nanmean(x, axis=1),
                   np.nanmax(x, axis=1), np.nanmin(x), np.count_nonzero(x),

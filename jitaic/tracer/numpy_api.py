@@ -1326,6 +1326,56 @@ def matrix_power(a, n):
     return result
 
 
+def einsum(subscripts, *operands, optimize=False, **kwargs):
+    """Explicit or implicit subscripts over distinct letters per operand.
+    Two operands whose shared letters are all summed are a tensordot (one
+    BLAS product); anything else is a broadcast product summed over the
+    dropped letters, which fuses into one loop nest."""
+    if kwargs or not isinstance(subscripts, str) or "..." in subscripts:
+        raise _unsupported("np.einsum with ellipses, out=/dtype= or the operand-list form")
+    inputs, _, output = subscripts.replace(" ", "").partition("->")
+    terms = inputs.split(",")
+    if len(terms) != len(operands):
+        raise ValueError("more operands than subscripts" if len(operands) > len(terms)
+                         else "fewer operands provided to einstein sum function than "
+                              "specified in the subscripts string")
+    if any(len(set(t)) != len(t) for t in terms):
+        raise _unsupported("np.einsum with a letter repeated in one operand (a diagonal)")
+    letters = "".join(terms)
+    if "->" not in subscripts:
+        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    xs = [as_tracer(v) for v in operands]
+    for term, x in zip(terms, xs):
+        if len(term) != x.ndim:
+            raise ValueError(f"einstein sum subscripts string contains too many subscripts "
+                             f"for operand {terms.index(term)}")
+    # Letters an operand alone has and the output drops are summed first.
+    for i, (term, x) in enumerate(zip(terms, xs)):
+        alone = [d for d, c in enumerate(term) if c not in output and
+                 sum(c in t for t in terms) == 1]
+        if alone:
+            xs[i] = sum_(x, tuple(alone))
+            terms[i] = "".join(c for d, c in enumerate(term) if d not in alone)
+    if len(xs) == 2 and not (set(terms[0]) & set(terms[1]) & set(output)):
+        shared = [c for c in terms[0] if c in terms[1]]
+        product = tensordot(xs[0], xs[1], ([terms[0].index(c) for c in shared],
+                                           [terms[1].index(c) for c in shared]))
+        have = [c for c in terms[0] + terms[1] if c not in shared]
+        if not have:
+            return sum_(product)  # a 0-d result is a NumPy scalar
+        return transpose(product, tuple(have.index(c) for c in output))
+    order = sorted(set("".join(terms)), key=lambda c: (c not in output, output.find(c), c))
+    product = None
+    for term, x in zip(terms, xs):
+        aligned = transpose(x, tuple(term.index(c) for c in order if c in term)) if term \
+            else x
+        aligned = reshape(aligned, tuple(x.shape[term.index(c)] if c in term else 1
+                                         for c in order))
+        product = aligned if product is None else product * aligned
+    dropped = tuple(range(len(output), len(order)))
+    return sum_(product, dropped) if dropped else product
+
+
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
     x = as_tracer(a)
     if weights is None:
@@ -1470,6 +1520,7 @@ HANDLERS: dict[Callable, Callable] = {
     np.nan_to_num: nan_to_num, np.nansum: nansum, np.nanmean: nanmean, np.nanmax: nanmax,
     np.nanmin: nanmin, np.count_nonzero: count_nonzero, np.flatnonzero: flatnonzero,
     np.trapezoid: trapezoid, np.tensordot: tensordot, np.linalg.matrix_power: matrix_power,
+    np.einsum: einsum,
     np.take_along_axis: take_along_axis, np.where: where, np.clip: clip,
     np.round: round_, np.around: round_, np.dot: dot, np.outer: outer, np.vdot: vdot,
     np.inner: inner, np.linalg.norm: norm, np.reshape: reshape, np.ravel: ravel,
