@@ -526,6 +526,9 @@ row("einsum",
                      np.einsum("bij,bkj->bik", c, c), np.einsum("ij,ij->i", a, a),
                      np.einsum("ij,jk,kl->il", a, b, b.T), np.einsum("i,j", a[0], b[0])),
     (C("f64[3,4]", "f64[4,5]", "f64[2,3,4]"),))
+row("quantile", lambda x: (np.percentile(x, 50), np.percentile(x, [5, 95], axis=1),
+                           np.quantile(x, 0.33, axis=0, keepdims=True), np.quantile(x, 1.0)),
+    (C("f64[5,6]", special=True),))
 row("nan_aware_and_closeness",
     lambda x, y: (np.nansum(x), np.nansum(x, axis=0), np.nanmean(x, axis=1),
                   np.nanmax(x, axis=1), np.nanmin(x), np.count_nonzero(x),

@@ -1376,6 +1376,59 @@ def einsum(subscripts, *operands, optimize=False, **kwargs):
     return sum_(product, dropped) if dropped else product
 
 
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False, *, weights=None):
+    """NumPy's default ("linear") method for static q: the sorted elements at
+    floor and ceil of (n - 1) * q, blended by NumPy's _lerp; NaN anywhere
+    gives NaN."""
+    if out is not None or weights is not None or method != "linear":
+        raise _unsupported("np.quantile/np.percentile with out=, weights= or a method "
+                           "other than 'linear'")
+    if isinstance(q, Tracer):
+        raise _unsupported("np.quantile/np.percentile with a traced q")
+    qs = np.asarray(q, dtype=np.float64)
+    if np.any((qs < 0) | (qs > 1)):
+        raise ValueError("Quantiles must be in the range [0, 1]")
+    x = as_tracer(a)
+    axes = normalize_axes(axis, x.ndim)
+    kept = [d for d in range(x.ndim) if d not in axes]
+    lanes = reshape(transpose(x, (*kept, *axes)), tuple(x.shape[d] for d in kept) + (-1,))
+    n = lanes.shape[-1]
+    if n == 0:
+        raise _unsupported("np.quantile of an empty axis")
+    s = sort(lanes, lanes.ndim - 1)
+    if s.dtype.kind != "f":
+        s = astype(s, np.float64)
+    results = []
+    for value in qs.reshape(-1):
+        virtual = (n - 1) * value                       # NumPy's "linear" virtual index
+        below = int(np.clip(np.floor(virtual), 0, n - 1))
+        above = min(below + 1, n - 1)
+        gamma = s.dtype.type(virtual - np.floor(virtual))
+        lo, hi = getitem(s, (..., below)), getitem(s, (..., above))
+        step = hi - lo
+        value_at = where(gamma >= 0.5, hi - step * (1 - gamma), lo + step * gamma)
+        if s.dtype.kind == "f":
+            top = getitem(s, (..., n - 1))
+            value_at = where(apply_ufunc(np.isnan, top), top, value_at)
+        if keepdims:
+            value_at = reshape(value_at, tuple(1 if d in axes else x.shape[d]
+                                               for d in range(x.ndim)))
+        results.append(value_at)
+    if qs.ndim == 0:
+        result = results[0]
+        return sum_(result) if result.ndim == 0 else result  # a 0-d result is a scalar
+    return reshape(stack(results), qs.shape + results[0].shape)
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False, *, weights=None):
+    if isinstance(q, Tracer):
+        raise _unsupported("np.percentile with a traced q")
+    return quantile(a, np.true_divide(q, 100), axis, out, overwrite_input, method, keepdims,
+                    weights=weights)
+
+
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
     x = as_tracer(a)
     if weights is None:
@@ -1520,7 +1573,7 @@ HANDLERS: dict[Callable, Callable] = {
     np.nan_to_num: nan_to_num, np.nansum: nansum, np.nanmean: nanmean, np.nanmax: nanmax,
     np.nanmin: nanmin, np.count_nonzero: count_nonzero, np.flatnonzero: flatnonzero,
     np.trapezoid: trapezoid, np.tensordot: tensordot, np.linalg.matrix_power: matrix_power,
-    np.einsum: einsum,
+    np.einsum: einsum, np.quantile: quantile, np.percentile: percentile,
     np.take_along_axis: take_along_axis, np.where: where, np.clip: clip,
     np.round: round_, np.around: round_, np.dot: dot, np.outer: outer, np.vdot: vdot,
     np.inner: inner, np.linalg.norm: norm, np.reshape: reshape, np.ravel: ravel,
