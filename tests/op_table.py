@@ -255,6 +255,8 @@ row("fmax", lambda x, y: np.fmax(x, y), BINARY_FLOAT[:2])
 row("fmin", lambda x, y: np.fmin(x, y), BINARY_FLOAT[:2])
 row("arctan2", lambda y, x: np.arctan2(y, x), BINARY_FLOAT[:3])
 row("hypot", lambda x, y: np.hypot(x, y), BINARY_FLOAT[:2])
+row("copysign", lambda x, y: np.copysign(x, y), BINARY_FLOAT[:2])
+row("signbit", lambda x: np.signbit(x), (C("f64[3,4]", special=True),), differentiable=False)
 row("equal", lambda x, y: np.equal(x, y), COMPARE, differentiable=False)
 row("not_equal", lambda x, y: np.not_equal(x, y), COMPARE[:2], differentiable=False)
 row("less", lambda x, y: np.less(x, y), COMPARE[:2], differentiable=False)
@@ -514,7 +516,8 @@ row("roll_tile_repeat",
                x.repeat(2, axis=0)), (C("f64[3,4]"),))
 row("meshgrid", lambda x, y: (*np.meshgrid(x, y), *np.meshgrid(x, y, indexing="ij", sparse=True)),
     (C("f64[3]", "f64[4]"),))
-row("logaddexp", lambda x, y: np.logaddexp(x, y), (C("f64[3,4]", "f64[4]", special=True), C("f32[3]", "f32[3]")))
+row("logaddexp", lambda x, y: np.logaddexp(x, y),
+    (C("f64[3,4]", "f64[4]", special=True), C("f32[3]", "f32[3]")))
 row("tensordot_trapezoid_matrix_power",
     lambda a, b: (np.tensordot(a, b, axes=([0], [0])), np.tensordot(a, b[:, :, None], axes=2),
                   np.trapezoid(a), np.trapezoid(a, b[0], axis=1), np.trapezoid(a, dx=0.5, axis=0),

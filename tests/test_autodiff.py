@@ -320,6 +320,7 @@ BINARY = {  # op_table row -> (domains, validity)
     "fmin": ("real", _apart),
     "arctan2": ("real", lambda a, b: bool(np.all(a * a + b * b > 0.01))),
     "hypot": ("nonzero", None),
+    "copysign": ("nonzero", None),
     "mod": (("real", "nonzero"), _mod_ok),
 }
 

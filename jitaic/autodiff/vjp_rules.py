@@ -31,7 +31,7 @@ VJP_RULES: dict[ops.Op, Rule] = {}
 # Ops whose outputs are piecewise constant or discrete: no gradient flows.
 NON_DIFFERENTIABLE = frozenset({
     ops.floor, ops.ceil, ops.trunc, ops.rint, ops.sign, ops.isnan, ops.isinf,
-    ops.isfinite, ops.logical_not, ops.invert, ops.floor_divide, ops.equal,
+    ops.isfinite, ops.signbit, ops.logical_not, ops.invert, ops.floor_divide, ops.equal,
     ops.not_equal, ops.less, ops.less_equal, ops.greater, ops.greater_equal,
     ops.logical_and, ops.logical_or, ops.logical_xor, ops.bitwise_and, ops.bitwise_or,
     ops.bitwise_xor, ops.left_shift, ops.right_shift, ops.reduce_any, ops.reduce_all,
@@ -116,6 +116,12 @@ vjp_rule(ops.minimum, ops.fmin)(_binary(lambda g, a, b, y: np.where(a <= b, g, 0
 vjp_rule(ops.arctan2)(_binary(lambda g, a, b, y: g * b / (a * a + b * b),
                               lambda g, a, b, y: -g * a / (a * a + b * b)))
 vjp_rule(ops.hypot)(_binary(lambda g, a, b, y: g * a / y, lambda g, a, b, y: g * b / y))
+
+
+@vjp_rule(ops.copysign)
+def _copysign(node, g, a, b, out):
+    # |a| with b's sign: the derivative in a is sign(a) (0 at 0, as abs's) times b's sign.
+    return (unbroadcast(g * np.sign(a) * np.copysign(1.0, b), a.shape), None)
 
 
 @vjp_rule(ops.where)

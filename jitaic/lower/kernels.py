@@ -94,7 +94,8 @@ for _op, _fn in [(ops.exp2, "np.exp2"),
                  (ops.arccosh, "np.arccosh"), (ops.arctanh, "np.arctanh"),
                  (ops.floor, "np.floor"), (ops.ceil, "np.ceil"), (ops.trunc, "np.trunc"),
                  (ops.rint, "np.rint"),
-                 (ops.hypot, "np.hypot"), (ops.absolute, "abs")]:
+                 (ops.hypot, "np.hypot"), (ops.copysign, "np.copysign"),
+                 (ops.signbit, "np.signbit"), (ops.absolute, "abs")]:
     scalar_rule(_op)(_call(_fn))
 
 scalar_rule(ops.negative)(lambda a, dt, node: f"(-{a[0]})")
