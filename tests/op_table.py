@@ -532,6 +532,12 @@ row("einsum",
 row("quantile", lambda x: (np.percentile(x, 50), np.percentile(x, [5, 95], axis=1),
                            np.quantile(x, 0.33, axis=0, keepdims=True), np.quantile(x, 1.0)),
     (C("f64[5,6]", special=True),))
+row("cross_interp_accumulate",
+    lambda x, y: (np.cross(x, y), np.cross(x.T, y.T, axis=0),
+                  np.interp(x, np.array([-1.0, 0.0, 2.0]), np.array([0.5, 1.0, -1.0])),
+                  np.interp(x[0], np.array([-0.5, 0.5]), y[1, :2], left=0.0),
+                  np.add.accumulate(x), np.multiply.accumulate(y, axis=1)),
+    (C("f64[4,3]", "f64[4,3]"),))
 row("nan_aware_and_closeness",
     lambda x, y: (np.nansum(x), np.nansum(x, axis=0), np.nanmean(x, axis=1),
                   np.nanmax(x, axis=1), np.nanmin(x), np.count_nonzero(x),

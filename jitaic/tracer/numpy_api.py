@@ -89,6 +89,7 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
         raise _unsupported(f"np.{ufunc.__name__}(..., where=...)")
     kwargs.pop("where", None)
     dtype = kwargs.pop("dtype", None)
+    accumulate_axis = kwargs.pop("axis", 0) if method == "accumulate" else None
     if kwargs:
         raise _unsupported(f"np.{ufunc.__name__}(..., {', '.join(kwargs)}=...)")
     if method == "at" and ufunc is np.add:
@@ -101,6 +102,9 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
         (x,) = inputs[:1]
         axis = inputs[1] if len(inputs) > 1 else 0
         result = _reduce(_REDUCE_UFUNCS[ufunc], x, axis, False)
+    elif method == "accumulate" and ufunc in _SCANS:
+        axis = inputs[1] if len(inputs) > 1 else accumulate_axis
+        result = _SCANS[ufunc](inputs[0], axis)
     elif method == "outer":
         a, b = (as_tracer(v) for v in inputs)
         a = reshape(a, a.shape + (1,) * b.ndim)
@@ -1429,6 +1433,57 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
                     weights=weights)
 
 
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """3- or 2-vectors along the last axes, in NumPy's order of operations."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    x, y = (moveaxis(as_tracer(v), ax, -1) for v, ax in ((a, axisa), (b, axisb)))
+    if x.shape[-1] not in (2, 3) or y.shape[-1] not in (2, 3):
+        raise ValueError("incompatible dimensions for cross product\n"
+                         "(dimension must be 2 or 3)")
+    if x.shape[-1] != y.shape[-1]:
+        raise _unsupported("np.cross of a 2-vector with a 3-vector")
+    a0, a1, b0, b1 = (getitem(v, (..., i)) for v in (x, y) for i in (0, 1))
+    if x.shape[-1] == 2:
+        return a0 * b1 - a1 * b0
+    a2, b2 = getitem(x, (..., 2)), getitem(y, (..., 2))
+    result = stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    return moveaxis(result, -1, axisc)
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """NumPy's: for xp[j] <= x < xp[j+1], slope*(x - xp[j]) + fp[j] with
+    slope = (fp[j+1] - fp[j]) / (xp[j+1] - xp[j]); fp[0] / fp[-1] (or
+    left / right) outside, fp[-1] at x == xp[-1]. j is found by comparing
+    against every xp (xp is short in the uses this serves)."""
+    if period is not None:
+        raise _unsupported("np.interp(period=)")
+    v, xs, ys = as_tracer(x), as_tracer(xp), as_tracer(fp)
+    if xs.ndim != 1 or ys.ndim != 1 or xs.shape != ys.shape or xs.shape[0] == 0:
+        raise ValueError("fp and xp are not of the same length.")
+    n = xs.shape[0]
+    v = astype(v, np.float64, copy=False)
+    xs, ys = astype(xs, np.float64, copy=False), astype(ys, np.float64, copy=False)
+    low = ys[0] if left is None else left
+    high = ys[n - 1] if right is None else right
+    if n == 1:
+        inside = full_value(v.shape, 0.0, np.float64) + ys[0]
+    else:
+        j = sum_(apply_ufunc(np.less_equal, reshape(xs[:-1], (n - 1,) + (1,) * v.ndim), v),
+                 axis=0) - 1
+        j = apply_ufunc(np.minimum, apply_ufunc(np.maximum, j, 0), n - 2)
+        x0, x1 = take(xs, j), take(xs, j + 1)
+        y0, y1 = take(ys, j), take(ys, j + 1)
+        slope = (y1 - y0) / (x1 - x0)
+        inside = slope * (v - x0) + y0
+        # NumPy: a NaN (inf slopes) is retried from the right end, then fp[j] if flat.
+        retry = slope * (v - x1) + y1
+        inside = where(apply_ufunc(np.isnan, inside),
+                       where(apply_ufunc(np.isnan, retry) & (y0 == y1), y0, retry), inside)
+        inside = where(v == xs[n - 1], ys[n - 1], inside)
+    return where(v < xs[0], low, where(v > xs[n - 1], high, inside))
+
+
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
     x = as_tracer(a)
     if weights is None:
@@ -1560,6 +1615,8 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     return counts, edges
 
 
+# ufunc.accumulate that are scans (np.add.accumulate(x, axis) is cumsum's).
+_SCANS = {np.add: cumsum, np.multiply: cumprod}
 # ufuncs written as compositions of ops (reached through __array_ufunc__).
 COMPOSITE_UFUNCS: dict[np.ufunc, Callable] = {np.logaddexp: logaddexp}
 
@@ -1573,7 +1630,8 @@ HANDLERS: dict[Callable, Callable] = {
     np.nan_to_num: nan_to_num, np.nansum: nansum, np.nanmean: nanmean, np.nanmax: nanmax,
     np.nanmin: nanmin, np.count_nonzero: count_nonzero, np.flatnonzero: flatnonzero,
     np.trapezoid: trapezoid, np.tensordot: tensordot, np.linalg.matrix_power: matrix_power,
-    np.einsum: einsum, np.quantile: quantile, np.percentile: percentile,
+    np.einsum: einsum, np.quantile: quantile, np.percentile: percentile, np.cross: cross,
+    np.interp: interp,
     np.take_along_axis: take_along_axis, np.where: where, np.clip: clip,
     np.round: round_, np.around: round_, np.dot: dot, np.outer: outer, np.vdot: vdot,
     np.inner: inner, np.linalg.norm: norm, np.reshape: reshape, np.ravel: ravel,
