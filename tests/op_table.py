@@ -538,6 +538,12 @@ row("cross_interp_accumulate",
                   np.interp(x[0], np.array([-0.5, 0.5]), y[1, :2], left=0.0),
                   np.add.accumulate(x), np.multiply.accumulate(y, axis=1)),
     (C("f64[4,3]", "f64[4,3]"),))
+row("diag_vander_norm",
+    lambda x: (np.diag(x), np.diag(x, 1), np.diag(x[:, 0], -1), x.diagonal(),
+               np.vander(x[:, 0], 3), np.linalg.norm(x, 1), np.linalg.norm(x, -np.inf),
+               np.linalg.norm(x[0], 3), np.linalg.norm(x[0], np.inf),
+               np.linalg.norm(x, np.inf, axis=1)),
+    (C("f64[4,3]"),))
 row("nan_aware_and_closeness",
     lambda x, y: (np.nansum(x), np.nansum(x, axis=0), np.nanmean(x, axis=1),
                   np.nanmax(x, axis=1), np.nanmin(x), np.count_nonzero(x),

@@ -443,11 +443,77 @@ def inner(a, b):
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
-    if ord not in (None, 2, "fro") or (ord == 2 and (axis is None and as_tracer(x).ndim > 1)):
-        raise _unsupported(f"np.linalg.norm with ord={ord!r}")
+    """NumPy's formulas: vector ords (None/2, 1, inf, -inf, 0, other p) and
+    matrix ords ("fro", 1, -1, inf, -inf); the 2-norm and nuclear norm of a
+    matrix need singular values and are not supported."""
     x = as_tracer(x)
-    squared = x * x if x.dtype.kind == "f" else astype(x, np.float64) ** 2
-    return apply_ufunc(np.sqrt, sum_(squared, axis=axis, keepdims=keepdims))
+    if x.dtype.kind != "f":
+        x = astype(x, np.float64)
+    axes = normalize_axes(axis, x.ndim)
+    if ord is None or (ord == "fro" and len(axes) == 2) or (ord == 2 and len(axes) == 1):
+        return apply_ufunc(np.sqrt, sum_(x * x, axis=axis, keepdims=keepdims))
+    magnitude = apply_ufunc(np.absolute, x)
+    if len(axes) == 1:
+        if ord == np.inf:
+            return amax(magnitude, axis=axis, keepdims=keepdims)
+        if ord == -np.inf:
+            return amin(magnitude, axis=axis, keepdims=keepdims)
+        if ord == 0:
+            return sum_(astype(apply_ufunc(np.not_equal, x, 0), x.dtype), axis=axis,
+                        keepdims=keepdims)
+        if ord == 1:
+            return sum_(magnitude, axis=axis, keepdims=keepdims)
+        if isinstance(ord, (int, float)) and not isinstance(ord, bool):
+            total = sum_(magnitude ** ord, axis=axis, keepdims=keepdims)
+            return total ** (1.0 / ord)
+    elif len(axes) == 2 and ord in (1, -1, np.inf, -np.inf):
+        rows, cols = (axes if axis is None else  # in the user's order, as NumPy's
+                      tuple(normalize_axes(a, x.ndim)[0] for a in axis))
+        summed, over = (rows, cols) if ord in (1, -1) else (cols, rows)
+        pick = amax if ord in (1, np.inf) else amin
+        totals = sum_(magnitude, axis=summed, keepdims=keepdims)
+        return pick(totals, axis=over - (over > summed and not keepdims), keepdims=keepdims)
+    raise _unsupported(f"np.linalg.norm with ord={ord!r} over {len(axes)} axes")
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    x = as_tracer(a)
+    if x.ndim != 2 or (axis1, axis2) != (0, 1):
+        raise _unsupported("np.diagonal of a non-matrix or with axis1/axis2")
+    n = max(0, min(x.shape[0], x.shape[1] - offset) if offset >= 0 else
+            min(x.shape[0] + offset, x.shape[1]))
+    rows = np.arange(n) - min(offset, 0)
+    return getitem(x, (rows, rows + offset)) if n else full_value((0,), 0, x.dtype)
+
+
+def diag(v, k=0):
+    """The k-th diagonal of a matrix, or a matrix with v on its k-th diagonal."""
+    x = as_tracer(v)
+    if x.ndim == 2:
+        return diagonal(x, k)
+    if x.ndim != 1:
+        raise ValueError("Input must be 1- or 2-d.")
+    n = x.shape[0] + abs(k)
+    rows = np.arange(x.shape[0]) - min(k, 0)
+    out = full_value((n, n), 0, x.dtype)
+    setitem(out, (rows, rows + k), x)
+    return out
+
+
+def vander(x, N=None, increasing=False):
+    """NumPy's: powers by repeated multiplication (a cumulative product)."""
+    v = as_tracer(x)
+    if v.ndim != 1:
+        raise ValueError("x must be a one-dimensional array or sequence.")
+    columns = v.shape[0] if N is None else operator.index(N)
+    if columns == 0:
+        return full_value((v.shape[0], 0), 0, np.result_type(v.dtype, np.int64))
+    dtype = np.result_type(v.dtype, np.int64)
+    ones = full_value((v.shape[0], 1), 1, dtype)
+    powers = ones if columns == 1 else concatenate(
+        [ones, cumprod(broadcast_to(reshape(astype(v, dtype, copy=False), (-1, 1)),
+                                    (v.shape[0], columns - 1)), axis=1)], axis=1)
+    return powers if increasing else getitem(powers, (slice(None), slice(None, None, -1)))
 
 
 # ---------------------------------------------------------------- shapes
@@ -1053,6 +1119,7 @@ def _method_table() -> dict[str, Callable]:
         "sum": sum_, "prod": prod, "max": amax, "min": amin, "mean": mean, "var": var,
         "std": std, "argmax": argmax, "argmin": argmin, "any": any_, "all": all_,
         "cumsum": cumsum, "cumprod": cumprod, "argsort": argsort, "repeat": repeat,
+        "diagonal": diagonal,
         "sort": lambda self, axis=-1, kind=None, order=None: self.write(
             sort(self, axis, kind, order).value),
         "reshape": reshape_method, "transpose": transpose_method, "astype": astype,
@@ -1631,7 +1698,7 @@ HANDLERS: dict[Callable, Callable] = {
     np.nanmin: nanmin, np.count_nonzero: count_nonzero, np.flatnonzero: flatnonzero,
     np.trapezoid: trapezoid, np.tensordot: tensordot, np.linalg.matrix_power: matrix_power,
     np.einsum: einsum, np.quantile: quantile, np.percentile: percentile, np.cross: cross,
-    np.interp: interp,
+    np.interp: interp, np.diag: diag, np.diagonal: diagonal, np.vander: vander,
     np.take_along_axis: take_along_axis, np.where: where, np.clip: clip,
     np.round: round_, np.around: round_, np.dot: dot, np.outer: outer, np.vdot: vdot,
     np.inner: inner, np.linalg.norm: norm, np.reshape: reshape, np.ravel: ravel,
