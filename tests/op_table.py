@@ -550,7 +550,10 @@ row("nan_aware_and_closeness",
                   np.count_nonzero(x, axis=0), np.nan_to_num(x), np.nan_to_num(x, nan=-1.0,
                   posinf=9.0), np.isclose(x, y), np.isclose(x, x, equal_nan=True),
                   np.allclose(y, y), np.round(x, 2), np.round(x * 100, -1),
-                  np.flatnonzero(x > 0).sum()),
+                  np.flatnonzero(x > 0).sum(), np.sum(x, where=x > 0),
+                  x.sum(axis=0, where=x > 0), np.prod(x, axis=1, where=x > 0),
+                  np.max(x, axis=1, where=x < 0.5, initial=-10.0), np.min(y, initial=-1.0),
+                  np.sum(y, initial=3.0), np.mean(x, axis=0, where=x > -0.5)),
     (C("f64[3,4]", "f64[3,4]", special=True),), differentiable=False)
 row("flip", lambda x: (np.flip(x), np.flip(x, 1), np.flip(x, (0, 2))), (C("f64[3,4,2]"),))
 row("linspace_traced_endpoints",

@@ -195,11 +195,34 @@ def _reduce(op: ops.Op, x, axis, keepdims: bool, dtype=None) -> Tracer:
     return astype(result, dtype) if dtype is not None and result.dtype != dtype else result
 
 
+# Reductions with an identity fill masked-out elements with it; max/min need
+# ``initial`` for a mask, as NumPy's do. ``initial`` joins the result last.
+_IDENTITY = {ops.reduce_sum: 0, ops.reduce_prod: 1, ops.reduce_any: False,
+             ops.reduce_all: True}
+_WITH_INITIAL = {ops.reduce_sum: np.add, ops.reduce_prod: np.multiply,
+                 ops.reduce_max: np.maximum, ops.reduce_min: np.minimum,
+                 ops.reduce_any: np.logical_or, ops.reduce_all: np.logical_and}
+
+
 def _reducer(op: ops.Op) -> Callable:
+    name = op.name.replace("reduce_", "")
+
     def reduce(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-        if out is not None or initial is not None or where is not None:
-            raise _unsupported(f"{op.name.replace('reduce_', 'np.')}(out=/initial=/where=)")
-        return _reduce(op, a, axis, keepdims, dtype)
+        if out is not None:
+            raise _unsupported(f"np.{name}(out=)")
+        x = as_tracer(a)
+        if where is not None:
+            fill = _IDENTITY.get(op, initial)
+            if fill is None:
+                raise ValueError(f"reduction operation '{_WITH_INITIAL[op].__name__}' does "
+                                 "not have an identity, so to use a where mask one has to "
+                                 "specify 'initial'")
+            mask = broadcast_to(as_tracer(where), x.shape)
+            x = emit(ops.where, [mask, x, full_value((), fill, x.dtype)], scalar=False)
+        result = _reduce(op, x, axis, keepdims, dtype)
+        if initial is not None:
+            result = apply_ufunc(_WITH_INITIAL[op], result, initial)
+        return result
 
     return reduce
 
@@ -242,10 +265,14 @@ def _float_operand(x: Tracer, dtype) -> Tracer:
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
-    if out is not None or where is not None:
-        raise _unsupported("np.mean(out=/where=)")
+    if out is not None:
+        raise _unsupported("np.mean(out=)")
     x = _float_operand(as_tracer(a), dtype)
     axes = normalize_axes(axis, x.ndim)
+    if where is not None:  # the sum of the selected elements over their count
+        mask = broadcast_to(as_tracer(where), x.shape)
+        count = _reduce(ops.reduce_sum, astype(mask, np.intp), axes, keepdims)
+        return _divide(sum_(x, axes, None, None, keepdims, where=mask), count)
     return _divide(_reduce(ops.reduce_sum, x, axes, keepdims), _count(x, axes))
 
 
