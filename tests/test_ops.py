@@ -174,3 +174,14 @@ def test_sorting_orders_ties_stably_and_nan_last(rng) -> None:
         assert got.dtype == expected.dtype
         np.testing.assert_array_equal(got, expected)
     assert np.isnan(want[2][0])
+
+
+def test_nan_aware_means_keep_float32(rng) -> None:
+    """np.nanmean divides in the input's float dtype, as NumPy's."""
+    x = rng.standard_normal((5, 7)).astype(np.float32)
+    x[1, 2] = np.nan
+    f = jitaic.jit(lambda v: (np.nanmean(v, axis=0), np.nanmean(v, axis=1, keepdims=True)))
+    for got, want in zip(f(x), (np.nanmean(x, axis=0), np.nanmean(x, axis=1, keepdims=True)),
+                         strict=True):
+        assert got.dtype == want.dtype == np.float32
+        np.testing.assert_allclose(got, want, rtol=1e-6)

@@ -1343,7 +1343,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
     if missing is None:
         return mean(x, axis, dtype, out, keepdims)
     count = sum_(apply_ufunc(np.logical_not, missing), axis, np.intp, None, keepdims)
-    return sum_(x, axis, dtype, out, keepdims) / count
+    return _divide(sum_(x, axis, dtype, out, keepdims), count)
 
 
 def _nan_extreme(reducer, fill):
