@@ -77,6 +77,18 @@ def assert_bitwise(got: np.ndarray, want: np.ndarray, x: np.ndarray) -> None:
     assert not bad, f"(x, got, NumPy) differ: {bad[:10]}"
 
 
+def assert_ulp_bounds(got: np.ndarray, want: np.ndarray, ref: np.ndarray | None,
+                      x: np.ndarray, vs_numpy: int, vs_exact: int) -> None:
+    """Same kinds of result as NumPy, within ``vs_numpy`` ulp of NumPy and
+    ``vs_exact`` of the correctly rounded result (where one is available)."""
+    np.testing.assert_array_equal(kind(got), kind(want))
+    d = ulp_distance(got, want)
+    assert d.max() <= vs_numpy, f"max {d.max()} ulp at x={x[np.argmax(d)]!r}"
+    if ref is not None:
+        d = ulp_distance(got, ref)
+        assert d.max() <= vs_exact, f"max {d.max()} ulp from exact at x={x[np.argmax(d)]!r}"
+
+
 # Inputs whose results are exact (0, -0, +-inf, NaN, 1, -1, x itself) and
 # so must agree with NumPy bit for bit, for both dtypes.
 def special_inputs(name: str, dtype: np.dtype) -> np.ndarray:
@@ -169,15 +181,8 @@ def random_inputs(name: str, dtype: np.dtype, n: int, seed: int) -> np.ndarray:
 @pytest.mark.parametrize("name, dtype", CASES, ids=IDS)
 def test_ulp_error(name, dtype):
     x = random_inputs(name, dtype, 100_000, seed=NAMES.index(name) * 2 + (dtype == np.float32))
-    got, want = apply(name, x), numpy_ref(name, x)
-    np.testing.assert_array_equal(kind(got), kind(want))
-    d = ulp_distance(got, want)
-    bound = 3 if dtype == np.float64 else 4
-    assert d.max() <= bound, f"max {d.max()} ulp at x={x[np.argmax(d)]!r}"
-    ref = exact_ref(name, x)
-    if ref is not None:
-        d = ulp_distance(got, ref)
-        assert d.max() <= 2, f"max {d.max()} ulp from exact at x={x[np.argmax(d)]!r}"
+    assert_ulp_bounds(apply(name, x), numpy_ref(name, x), exact_ref(name, x), x,
+                      vs_numpy=3 if dtype == np.float64 else 4, vs_exact=2)
 
 
 @pytest.mark.parametrize("name, dtype", CASES, ids=IDS)
@@ -419,15 +424,9 @@ def arc_inputs(name: str, n: int, dtype: np.dtype, seed: int) -> np.ndarray:
 @pytest.mark.parametrize("name, dtype", ARC_CASES, ids=ARC_IDS)
 def test_arc_ulp_error(name, dtype):
     x = arc_inputs(name, 120_000, dtype, seed=ARC.index(name) + 50)
-    got, want = apply(name, x), numpy_ref(name, x)
-    np.testing.assert_array_equal(kind(got), kind(want))
-    d = ulp_distance(got, want)
-    bound = 3 if dtype == np.float64 else 4
-    assert d.max() <= bound, f"max {d.max()} ulp at x={x[np.argmax(d)]!r}"
-    ref = exact_ref(name, x)
-    if ref is not None:
-        d = ulp_distance(got, ref)
-        assert d.max() <= (3 if dtype == np.float64 else 2), f"max {d.max()} ulp from exact"
+    assert_ulp_bounds(apply(name, x), numpy_ref(name, x), exact_ref(name, x), x,
+                      vs_numpy=3 if dtype == np.float64 else 4,
+                      vs_exact=3 if dtype == np.float64 else 2)
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=[d.name for d in DTYPES])
@@ -442,10 +441,9 @@ def test_arctan2_ulp_error(dtype):
         want = np.arctan2(y, x)
         wide = np.float64 if dtype == np.float32 else np.longdouble
         ref = np.arctan2(y.astype(wide), x.astype(wide)).astype(dtype)
-    np.testing.assert_array_equal(kind(got), kind(want))
-    assert ulp_distance(got, want).max() <= (3 if dtype == np.float64 else 4)
-    if dtype == np.float32 or WIDE_LONGDOUBLE:
-        assert ulp_distance(got, ref).max() <= (3 if dtype == np.float64 else 2)
+    assert_ulp_bounds(got, want, ref if dtype == np.float32 or WIDE_LONGDOUBLE else None,
+                      np.stack([y, x], 1), vs_numpy=3 if dtype == np.float64 else 4,
+                      vs_exact=3 if dtype == np.float64 else 2)
 
 
 @pytest.mark.parametrize("name, dtype", ARC_CASES, ids=ARC_IDS)

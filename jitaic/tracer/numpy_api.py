@@ -363,27 +363,38 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     return take_along_axis(x, argsort(x, axis, kind, order), axis)
 
 
+def _sorted_lanes(x: Tracer, axis, what: str) -> tuple[Tracer, tuple[int, ...]]:
+    """``x`` with the reduced axes moved last and merged into one, sorted
+    along it (NaN last); and those axes."""
+    axes = normalize_axes(axis, x.ndim)
+    kept = [d for d in range(x.ndim) if d not in axes]
+    lanes = reshape(transpose(x, (*kept, *axes)), tuple(x.shape[d] for d in kept) + (-1,))
+    if lanes.shape[-1] == 0:
+        raise _unsupported(f"{what} of an empty axis (NumPy returns NaN with a warning)")
+    return sort(lanes, lanes.ndim - 1), axes
+
+
+def _order_statistic(value: Tracer, s: Tracer, x: Tracer, axes, keepdims: bool) -> Tracer:
+    """NaN wherever the lane holds one (it sorted last), as NumPy's; 0-d
+    results are NumPy scalars; keepdims puts the reduced axes back as 1s."""
+    if s.dtype.kind == "f":
+        top = getitem(s, (..., s.shape[-1] - 1))
+        value = emit(ops.where, [apply_ufunc(np.isnan, top), top, value])
+    if keepdims:
+        value = reshape(value, tuple(1 if d in axes else x.shape[d] for d in range(x.ndim)))
+    return value
+
+
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """NumPy's: the mean of the middle one or two sorted elements (so integers
     give float64), NaN wherever a NaN is present."""
     if out is not None:
         raise _unsupported("np.median(out=)")
     x = as_tracer(a)
-    axes = normalize_axes(axis, x.ndim)
-    kept = [d for d in range(x.ndim) if d not in axes]
-    # the reduced axes last, as one
-    lanes = reshape(transpose(x, (*kept, *axes)), tuple(x.shape[d] for d in kept) + (-1,))
-    last, n = lanes.ndim - 1, lanes.shape[-1]
-    if n == 0:
-        raise _unsupported("np.median of an empty axis (NumPy returns NaN with a warning)")
-    s = sort(lanes, last)
-    middle = mean(getitem(s, (..., slice((n - 1) // 2, n // 2 + 1))), axis=last)
-    if s.dtype.kind == "f":  # a NaN sorts last and makes the median NaN
-        top = getitem(s, (..., n - 1))
-        middle = emit(ops.where, [apply_ufunc(np.isnan, top), top, middle])  # 0-d: a scalar
-    if keepdims:
-        middle = reshape(middle, tuple(1 if d in axes else x.shape[d] for d in range(x.ndim)))
-    return middle
+    s, axes = _sorted_lanes(x, axis, "np.median")
+    n = s.shape[-1]
+    middle = mean(getitem(s, (..., slice((n - 1) // 2, n // 2 + 1))), axis=s.ndim - 1)
+    return _order_statistic(middle, s, x, axes, keepdims)
 
 # ---------------------------------------------------------------- elementwise helpers
 
@@ -1488,34 +1499,22 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     if np.any((qs < 0) | (qs > 1)):
         raise ValueError("Quantiles must be in the range [0, 1]")
     x = as_tracer(a)
-    axes = normalize_axes(axis, x.ndim)
-    kept = [d for d in range(x.ndim) if d not in axes]
-    lanes = reshape(transpose(x, (*kept, *axes)), tuple(x.shape[d] for d in kept) + (-1,))
-    n = lanes.shape[-1]
-    if n == 0:
-        raise _unsupported("np.quantile of an empty axis")
-    s = sort(lanes, lanes.ndim - 1)
+    s, axes = _sorted_lanes(x, axis, "np.quantile")
     if s.dtype.kind != "f":
         s = astype(s, np.float64)
+    n = s.shape[-1]
     results = []
     for value in qs.reshape(-1):
         virtual = (n - 1) * value                       # NumPy's "linear" virtual index
         below = int(np.clip(np.floor(virtual), 0, n - 1))
-        above = min(below + 1, n - 1)
         gamma = s.dtype.type(virtual - np.floor(virtual))
-        lo, hi = getitem(s, (..., below)), getitem(s, (..., above))
+        lo, hi = getitem(s, (..., below)), getitem(s, (..., min(below + 1, n - 1)))
         step = hi - lo
-        value_at = where(gamma >= 0.5, hi - step * (1 - gamma), lo + step * gamma)
-        if s.dtype.kind == "f":
-            top = getitem(s, (..., n - 1))
-            value_at = where(apply_ufunc(np.isnan, top), top, value_at)
-        if keepdims:
-            value_at = reshape(value_at, tuple(1 if d in axes else x.shape[d]
-                                               for d in range(x.ndim)))
-        results.append(value_at)
+        # NumPy's _lerp: from the nearer end
+        blend = hi - step * (1 - gamma) if gamma >= 0.5 else lo + step * gamma
+        results.append(_order_statistic(blend, s, x, axes, keepdims))
     if qs.ndim == 0:
-        result = results[0]
-        return sum_(result) if result.ndim == 0 else result  # a 0-d result is a scalar
+        return results[0]
     return reshape(stack(results), qs.shape + results[0].shape)
 
 
@@ -1617,11 +1616,7 @@ def trace_(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     x = as_tracer(a)
     if out is not None or x.ndim != 2 or (axis1, axis2) != (0, 1):
         raise _unsupported("np.trace of a non-matrix or with axis1/axis2/out")
-    n = max(0, min(x.shape[0], x.shape[1] - offset) if offset >= 0 else
-            min(x.shape[0] + offset, x.shape[1]))
-    rows = np.arange(n) - min(offset, 0)
-    diag = getitem(x, (rows, rows + offset)) if n else full_value((0,), 0, x.dtype)
-    return sum_(diag, dtype=dtype)
+    return sum_(diagonal(x, offset), dtype=dtype)
 
 
 def take(a, indices, axis=None, out=None, mode="raise"):
