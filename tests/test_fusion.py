@@ -213,9 +213,9 @@ def test_row_loop_keeps_a_boundary_where_a_reduction_is_read_across_rows(rng) ->
 @pytest.mark.parametrize("length", [1, 7, 8, 9, 17, 4095, 4096, 4097, 10_000])
 def test_vectorised_row_reductions_match_numpy(length, rng) -> None:
     """Float sums follow NumPy's pairwise order (chunks of up to 4096 that are
-    subtrees of it) and max/min run in 8 lanes: float64 sums of exact elements
-    are bit-identical to NumPy's, and NaN, infinities and signed zeros come
-    out as NumPy's."""
+    subtrees of it) and max/min through LLVM's NaN-propagating maximum/minimum
+    (a vectorised reduction): float64 sums of exact elements are
+    bit-identical to NumPy's, and NaN and infinities come out as NumPy's."""
     x = special(rng, (3, length), nan=0.02)
     x[0] = np.abs(rng.standard_normal(length))  # a row without specials
     x[1, -1] = np.nan  # NaN in the tail

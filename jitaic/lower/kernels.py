@@ -420,7 +420,6 @@ class Monoid:
     init: Callable[[np.dtype], str]
     combine: Callable[[str, str], str]  # (accumulator, element) -> new accumulator
     buffered: str | None = None  # runtime helper reducing a float buffer, reassociated
-    lanes: bool = False  # float rows reduce in LANES independent accumulators
 
 
 def _extreme(sign: int) -> Callable[[np.dtype], str]:
@@ -440,12 +439,8 @@ MONOIDS: dict[Op, Monoid] = {
                            "pairwise"),
     ops.reduce_prod: Monoid(lambda d: literal(1, d), lambda acc, v: f"{acc} * {v}",
                             "rt.prod_reassoc"),
-    ops.reduce_max: Monoid(_extreme(+1),
-                           lambda acc, v: f"{v} if ({v} > {acc} or {v} != {v}) else {acc}",
-                           lanes=True),
-    ops.reduce_min: Monoid(_extreme(-1),
-                           lambda acc, v: f"{v} if ({v} < {acc} or {v} != {v}) else {acc}",
-                           lanes=True),
+    ops.reduce_max: Monoid(_extreme(+1), lambda acc, v: f"rt.maximum({acc}, {v})"),
+    ops.reduce_min: Monoid(_extreme(-1), lambda acc, v: f"rt.minimum({acc}, {v})"),
     ops.reduce_any: Monoid(lambda d: "False", lambda acc, v: f"{acc} or {v}"),
     ops.reduce_all: Monoid(lambda d: "True", lambda acc, v: f"{acc} and {v}"),
 }
@@ -509,12 +504,11 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
         if isinstance(length, str):  # a run-time row length: one buffer of that length
             buffered = "pairwise" if monoid.buffered == "pairwise" and \
                 acc_dtype.kind == "f" else None
-            laned, chunk = False, length
+            chunk = length
         else:
             buffered = monoid.buffered if acc_dtype.kind == "f" and length > 1 else None
-            laned = monoid.lanes and acc_dtype.kind == "f" and length >= 2 * LANES
             limit = WHOLE_ARRAY_CHUNK if not outer and len(axes) == 1 else REDUCTION_CHUNK
-            chunk = LANES if laned else min(length, limit)
+            chunk = min(length, limit)
         # A row of run-time length (x[mask], x[:i]: short, just written, in
         # cache) is summed where it is. Rows of static length stream through
         # a buffer: the fill loop's sequential loads keep memory busy, where the
@@ -527,12 +521,10 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
             em.line(allocate)
         with em.loops(outer, nest.work()):
             em.line(f"{acc} = {monoid.init(acc_dtype)}")
-            if (buffered or laned) and not isinstance(chunk, str):
+            if buffered and not isinstance(chunk, str):
                 em.scratch(allocate)
             with em.loops([(index[d], shape[d]) for d in axes[:-1]]):
-                if laned:
-                    _laned_row(em, index[-1], length, buf, acc, monoid, acc_dtype, body)
-                elif buffered:
+                if buffered:
                     whole = not outer and len(axes) == 1  # a 1-D array to a scalar
                     _buffered_row(em, index[-1], length, chunk, buf, acc, monoid, acc_dtype,
                                   None if in_place else body, allocate if whole else None)
@@ -663,28 +655,6 @@ def _buffered_row(em: Emitter, last: str, length: Extent, chunk: Extent, buf: st
     if program:
         tree = em.constant_arg(np.array(program, np.int8))
         em.line(f"{acc} = {monoid.combine(acc, f'rt.combine_postfix({sums}, {tree})')}")
-
-
-# Float max/min rows keep this many independent accumulators (element l of each
-# group of LANES goes to lane l): the lanes' compare-and-selects vectorise,
-# where one accumulator waits on the previous select. Max and min give the
-# same result in any order (NaN still wins).
-LANES = 8
-
-
-def _laned_row(em: Emitter, last: str, length: int, lanes: str, acc: str, monoid: Monoid,
-               dtype: np.dtype, body: Callable[..., None]) -> None:
-    group, lane = em.fresh("g"), em.fresh("l")
-    with em.loops([(lane, LANES)]):
-        em.line(f"{lanes}[{lane}] = {monoid.init(dtype)}")
-    with em.loops([(group, length // LANES), (lane, LANES)]):
-        em.line(f"{last} = {group} * {LANES} + {lane}")
-        body(f"{lanes}[{lane}]")
-    if length % LANES:
-        with em.block(f"for {last} in range({length // LANES * LANES}, {length}):"):
-            body(acc)
-    with em.loops([(lane, LANES)]):
-        em.line(f"{acc} = {monoid.combine(acc, f'{lanes}[{lane}]')}")
 
 
 @lowering(ops.argmax, ops.argmin)
