@@ -222,3 +222,19 @@ def slice_updates_in_a_loop(x, z):
         y[i, 1:] = y[i, 1:] * z[:, i]
         y[i] += x[i] ** 2
     return np.sum(np.sin(y))
+
+
+def _spd(x):
+    return x @ x.T + np.eye(x.shape[0])
+
+
+@grad_program(lambda r: (normal(r, 4, 4), normal(r, 4), normal(r, 4, 2)), argnums=(0, 1, 2))
+def gaussian_process_nll(x, y, w):
+    # -log N(y; 0, K) through Cholesky, solve and slogdet, plus inv and det
+    # of a kernel matrix: the linear algebra training code differentiates.
+    k = _spd(x) + 0.5 * np.eye(4)
+    chol = np.linalg.cholesky(k)
+    alpha = np.linalg.solve(chol.T, np.linalg.solve(chol, y))
+    fit = 0.5 * y @ alpha + np.log(np.diagonal(chol)).sum()
+    penalty = np.sum(np.linalg.solve(k, w) ** 2) + 0.1 * np.linalg.slogdet(k)[1]
+    return fit + penalty + 0.01 * np.trace(np.linalg.inv(k)) + 1e-3 * np.linalg.det(k)

@@ -505,6 +505,23 @@ row("sort_median", lambda x: (np.sort(x), np.sort(x, axis=0), np.median(x), np.m
 row("cumprod", lambda x: (np.cumprod(x), np.cumprod(x, axis=1)), (C("f64[3,4]"),),
     domain="small", tol=R)
 
+
+
+def _linalg(a, b):
+    """LAPACK ops on matrices made well conditioned (a + 6I; a a^T + I for
+    Cholesky), a stack of two included; b a vector, then matrices."""
+    n = a.shape[-1]
+    m = a + 6.0 * np.eye(n, dtype=a.dtype)
+    spd = m @ np.swapaxes(m, -1, -2) + np.eye(n, dtype=a.dtype)
+    sign, logdet = np.linalg.slogdet(m)
+    return (np.linalg.solve(m, b), np.linalg.solve(m, np.stack([b, 2 * b], axis=-1)),
+            np.linalg.inv(m), np.linalg.det(m), sign, logdet, np.linalg.cholesky(spd),
+            np.linalg.cholesky(spd, upper=True))
+
+
+row("linalg", _linalg, (C("f64[4,4]", "f64[4]"), C("f32[2,3,3]", "f32[3]"),
+                        C("i32[3,3]", "f64[3]")), domain="small", tol=R)
+
 # ---------------------------------------------------------------- compositions of ops
 
 row("diff", lambda x: (np.diff(x), np.diff(x, n=2, axis=0),

@@ -432,6 +432,9 @@ def _linalg_cases() -> list[GradCase]:
                  ("f64[3,4]", "f64[4,5]", "f64[4]")),
         GradCase("outer", lambda a, b, m: (np.outer(a, b), np.outer(m, a)),
                  ("f64[3]", "f64[4]", "f64[2,2]")),  # a 2-D operand is flattened
+        # solve (vectors, matrices), inv, det, slogdet, cholesky (lower, upper)
+        GradCase("lapack", _row("linalg").fn, ("f64[3,3]", "f64[3]"), "small"),
+        GradCase("lapack_stack", _row("linalg").fn, ("f64[2,3,3]", "f64[3]"), "small"),
     ]
 
 

@@ -302,6 +302,23 @@ def test_reduction_of_empty_without_identity() -> None:
     assert_user_facing(info.value, empty_max, "zero-size array")
 
 
+def inverse(a):
+    return np.linalg.inv(a)  # <- error
+
+
+def test_linalg_errors_are_numpys() -> None:
+    """Shapes LAPACK cannot take fail while tracing with NumPy's LinAlgError and
+    the user's line; a singular matrix fails when the call runs, as in NumPy."""
+    for shape, needle in [((3, 4), "must be square"), ((3,), "at least two-dimensional")]:
+        with pytest.raises(np.linalg.LinAlgError) as info:
+            jitaic.jit(inverse)(np.ones(shape))
+        assert_user_facing(info.value, inverse, needle, "inv")
+    with pytest.raises(np.linalg.LinAlgError, match="[Ss]ingular"):
+        jitaic.jit(inverse)(np.zeros((3, 3)))
+    with pytest.raises(np.linalg.LinAlgError, match="infs or NaNs"):  # NumPy returns NaNs
+        jitaic.jit(inverse)(np.full((3, 3), np.nan))
+
+
 # ------------------------------------------------ errors from user code pass through
 
 

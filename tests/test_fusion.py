@@ -640,3 +640,20 @@ def test_whole_array_sums_split_across_threads_stay_numpys_sums(rng) -> None:
         f = jitaic.jit(fn)
         assert f(x) == fn(x)
         assert "numba.prange" in f.lower(x).source()
+
+
+def test_a_buffer_read_through_a_view_is_not_reused_for_the_output(rng) -> None:
+    """y is dead after the kernel, but the kernel reads it through y.T (or a
+    reversed slice) too: writing out[i, j] into y would clobber y[j, i] first."""
+    def transposed(x):
+        y = x @ x
+        return y * 2 + y.T
+
+    def reversed_rows(x):
+        y = np.exp(x) @ x
+        return y[::-1] + y
+
+    x = rng.standard_normal((5, 5))
+    for f in (transposed, reversed_rows):
+        source = compile_and_check(f, x)
+        assert sum(k.reused for k in kernels(source)) == 0

@@ -202,6 +202,60 @@ def _matmul(node, g, a, b, out):
             npa.reshape(unbroadcast(db, b2.shape), b.shape))
 
 
+def _transposed(x: Tracer) -> Tracer:
+    return npa.swapaxes(x, -1, -2)
+
+
+def _solve(a: Tracer, b: Tracer) -> Tracer:
+    """The solve op itself: b of one dimension less than a is a stack of vectors."""
+    return emit(ops.solve, [a, b], scalar=False)
+
+
+def _times_inverse_transposed(scale: Tracer, a: Tracer) -> Tracer:
+    """scale (one per matrix) * inv(a).T: the gradient of det's and log|det|'s."""
+    return npa.expand_dims(scale, (-1, -2)) * _transposed(emit(ops.inv, [a], scalar=False))
+
+
+@vjp_rule(ops.inv)
+def _inv(node, g, a, out):
+    t = _transposed(out)
+    return (-npa.matmul(npa.matmul(t, g), t),)
+
+
+@vjp_rule(ops.solve)
+def _solve_vjp(node, g, a, b, out):
+    gb = _solve(_transposed(a), g)
+    if b.ndim == a.ndim - 1:  # vectors
+        return -npa.expand_dims(gb, -1) * npa.expand_dims(out, -2), gb
+    return -npa.matmul(gb, _transposed(out)), gb
+
+
+@vjp_rule(ops.det)
+def _det(node, g, a, out):
+    return (_times_inverse_transposed(g * out, a),)
+
+
+@vjp_rule(ops.slogdet)
+def _slogdet(node, g, a, out):
+    return (_times_inverse_transposed(g[..., 1], a),)  # the sign has no gradient
+
+
+@vjp_rule(ops.cholesky)
+def _cholesky(node, g, a, out):
+    """Y = L^-T Phi(L^T g) L^-1, Phi: the lower triangle, its diagonal halved.
+    NumPy's cholesky reads a's lower triangle only, so an entry below the
+    diagonal gets Y + Y^T there, the diagonal Y's, the upper triangle 0 (a
+    symmetric a built from other values gets the symmetric gradient through
+    them all the same)."""
+    n = a.shape[-1]
+    lower = npa.as_tracer(np.tri(n, dtype=a.dtype))
+    strictly_lower = npa.as_tracer(np.tri(n, k=-1, dtype=a.dtype))
+    lt = _transposed(out)
+    phi = npa.matmul(lt, g) * (lower - 0.5 * npa.as_tracer(np.eye(n, dtype=a.dtype)))
+    y = _transposed(_solve(lt, _transposed(_solve(lt, phi))))
+    return (y * lower + _transposed(y) * strictly_lower,)
+
+
 # ---------------------------------------------------------------- shapes and indexing
 
 @vjp_rule(ops.reshape)

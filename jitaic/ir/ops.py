@@ -394,6 +394,59 @@ def _matmul_infer(in_types, attrs, regions):
 
 matmul = define("matmul", _matmul_infer, np.matmul)
 
+
+def _square_stack(t: TensorType, name: str) -> None:
+    """NumPy's LinAlgErrors for an operand that is not a stack of square matrices."""
+    check_static(t, name)
+    if t.ndim < 2:
+        raise np.linalg.LinAlgError(f"{t.ndim}-dimensional array given. Array must be at "
+                                    f"least two-dimensional")
+    if t.shape[-1] != t.shape[-2]:
+        raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
+    if t.dtype.kind != "f":  # the tracer converts integers first, as NumPy does
+        raise TypeError(f"{name} of {t.dtype}: jitaic expects a float array here")
+
+
+def _linalg(name: str, out_shape: Callable, reference) -> Op:
+    """A LAPACK-backed op on stacks of square float matrices (the last two axes);
+    ``out_shape(a_shape, *other_shapes)``. The dtype stays the input's."""
+
+    def infer(in_types, attrs, regions):
+        a, *rest = in_types
+        _square_stack(a, f"np.linalg.{name}")
+        for t in rest:
+            check_static(t, f"np.linalg.{name}")
+        return [TensorType(out_shape(a.shape, *(t.shape for t in rest)), a.dtype)]
+
+    return define(name, infer, reference)
+
+
+def _solve_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    vectors = len(b) == len(a) - 1  # the tracer broadcast the stacks
+    if (b if vectors else b[:-1]) != a[:-1] or len(b) not in (len(a) - 1, len(a)):
+        raise ShapeError(f"np.linalg.solve: shapes {a} and {b} do not match")
+    return b
+
+
+def _solve_reference(a, b):
+    if b.ndim == a.ndim - 1:  # vectors (NumPy 2 reads a 2-D b as matrices)
+        return np.linalg.solve(a, b[..., None])[..., 0]
+    return np.linalg.solve(a, b)
+
+
+def _slogdet_reference(a):
+    return np.stack(np.linalg.slogdet(a), axis=-1)
+
+
+# b of solve is a's stack of vectors (b.shape == a.shape[:-1]) or of matrices
+# (b.shape[:-2] == a.shape[:-2]); slogdet packs (sign, log|det|) in a last axis
+# of 2, so it is one output (VJP rules have one cotangent per node).
+solve = _linalg("solve", _solve_shape, _solve_reference)
+inv = _linalg("inv", lambda a: a, np.linalg.inv)
+det = _linalg("det", lambda a: a[:-2], np.linalg.det)
+slogdet = _linalg("slogdet", lambda a: a[:-2] + (2,), _slogdet_reference)
+cholesky = _linalg("cholesky", lambda a: a, np.linalg.cholesky)
+
 # ---------------------------------------------------------------- shape ops
 
 

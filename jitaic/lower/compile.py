@@ -165,14 +165,21 @@ def _reusable(life: _Lifetimes, schedule: list[Scheduled],
               owned: set[int] = frozenset()) -> dict[int, Value]:
     """Stored outputs of fused kernels that can be written into the buffer of an
     input the kernel reads for the last time (same shape and dtype: element i
-    is read before element i is written), instead of a new allocation."""
+    is read before element i is written), instead of a new allocation.
+
+    Not an input the kernel also reads through a view (``y * 2 + y.T``,
+    ``y[::-1] + y``: element i of the view is another element of the buffer,
+    which a store may already have overwritten)."""
     reuse: dict[int, Value] = {}
     for p, item in enumerate(kernels(schedule)):
         if not isinstance(item, FusionGroup):
             continue
         inside = {id(n.output) for n in item.nodes}
-        candidates = [v for n in item.nodes for v in n.inputs
-                      if id(v) not in inside and id(v) in life.fresh | owned
+        outside = [(n, v) for n in item.nodes for v in n.inputs if id(v) not in inside]
+        viewed = {id(_memory_root(v)) for n, v in outside
+                  if n.op in VIEW_OPS or _memory_root(v) is not v}
+        candidates = [v for n, v in outside
+                      if id(v) in life.fresh | owned and id(v) not in viewed
                       and life.last_use.get(id(v)) == p and v.shape == item.domain]
         for out in item.stored:
             match = next((v for v in candidates if v.dtype == out.dtype), None)

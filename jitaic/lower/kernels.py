@@ -741,6 +741,30 @@ def _argsort(em: Emitter, node: Node) -> None:
 
 # ---------------------------------------------------------------- linear algebra
 
+# numba's np.linalg functions (LAPACK through scipy, as numba binds it), one
+# call per matrix of the stack. numba raises LinAlgError for NaN or inf input
+# where NumPy's LAPACK call returns NaNs (README).
+LAPACK_CALLS = {ops.solve: "np.linalg.solve", ops.inv: "np.linalg.inv",
+                ops.det: "np.linalg.det", ops.slogdet: "rt.slogdet_pair",
+                ops.cholesky: "np.linalg.cholesky"}
+
+
+@lowering(*LAPACK_CALLS)
+def _lapack(em: Emitter, node: Node) -> None:
+    out, call = node.output, LAPACK_CALLS[node.op]
+    name = em.define(out)
+    stack = node.inputs[0].shape[:-2]
+    if not stack:
+        result = f"{call}({', '.join(em(v) for v in node.inputs)})"
+        em.line(f"{name} = {result if out.type.ndim else f'{np_type(out.dtype)}({result})'}")
+        return
+    em.line(f"{name} = {empty(out.shape, out.dtype)}")
+    index = [em.fresh(f"i{d}") for d in range(len(stack))]
+    with em.loops(list(zip(index, stack, strict=True))):
+        at = ", ".join(index)
+        em.line(f"{name}[{at}] = {call}({', '.join(f'{em(v)}[{at}]' for v in node.inputs)})")
+
+
 def _as_dtype(em: Emitter, v: Value, dtype: np.dtype, contiguous: bool = True) -> str:
     if v.dtype != dtype:
         return f"{em(v)}.astype({np_type(dtype)})"

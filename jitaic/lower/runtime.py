@@ -278,6 +278,15 @@ def mask_words(mask):
 
 
 @numba.njit(cache=True)
+def slogdet_pair(a):
+    """np.linalg.slogdet of one matrix as the array [sign, log|det|]."""
+    sign, logdet = np.linalg.slogdet(a)
+    out = np.empty(2, a.dtype)
+    out[0], out[1] = sign, logdet
+    return out
+
+
+@numba.njit(cache=True)
 def mat_vec(m, v):
     """``m @ v`` for strided views: one BLAS dot per row (no copy of m)."""
     out = np.empty(m.shape[0], m.dtype)

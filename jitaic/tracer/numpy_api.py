@@ -1435,6 +1435,61 @@ def matrix_power(a, n):
     return result
 
 
+def _linalg_operand(a) -> Tracer:
+    """A LAPACK operand: integers and bools become float64 (NumPy's rule);
+    float16 is rejected as NumPy rejects it."""
+    x = as_tracer(a)
+    if x.dtype == np.float16:
+        raise TypeError("array type float16 is unsupported in linalg")
+    return astype(x, np.float64) if x.dtype.kind in "biu" else x
+
+
+def solve(a, b):
+    """NumPy 2's rule: b is a vector (a stack of them, shaped like a's rows)
+    when b.ndim == 1, else a stack of matrices; the stacks broadcast."""
+    x, y = _linalg_operand(a), _linalg_operand(b)
+    dtype = np.result_type(x.dtype, y.dtype)
+    x, y = astype(x, dtype, copy=False), astype(y, dtype, copy=False)
+    if x.ndim < 2:
+        raise np.linalg.LinAlgError(f"{x.ndim}-dimensional array given. Array must be at "
+                                    f"least two-dimensional")
+    if y.ndim == 1:
+        if y.shape[0] != x.shape[-1]:
+            raise ValueError(f"solve: Input operand 1 has a mismatch in its core "
+                             f"dimension 0, with gufunc signature (m,m),(m)->(m) "
+                             f"(size {y.shape[0]} is different from {x.shape[-1]})")
+        return emit(ops.solve, [x, broadcast_to(y, x.shape[:-1])], scalar=False)
+    stack = ops.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+    x = broadcast_to(x, stack + x.shape[-2:])
+    y = broadcast_to(y, stack + y.shape[-2:])
+    return emit(ops.solve, [x, y], scalar=False)
+
+
+def inv(a):
+    return emit(ops.inv, [_linalg_operand(a)], scalar=False)
+
+
+def det(a):
+    return emit(ops.det, [_linalg_operand(a)])
+
+
+_SLOGDET_RESULT = type(np.linalg.slogdet(np.eye(1)))  # NumPy's (sign, logabsdet) tuple
+
+
+def slogdet(a):
+    both = emit(ops.slogdet, [_linalg_operand(a)], scalar=False)
+    scalar = both.ndim == 1
+    sign, logdet = both[..., 0], both[..., 1]
+    if scalar:  # NumPy returns scalars for one matrix
+        sign, logdet = (new_tracer(v.value, scalar=True) for v in (sign, logdet))
+    return _SLOGDET_RESULT(sign, logdet)
+
+
+def cholesky(a, upper=False):
+    lower = emit(ops.cholesky, [_linalg_operand(a)], scalar=False)
+    return swapaxes(lower, -1, -2) if upper else lower
+
+
 def einsum(subscripts, *operands, optimize=False, **kwargs):
     """Explicit or implicit subscripts over distinct letters per operand.
     Two operands whose shared letters are all summed are a tensordot (one
@@ -1719,6 +1774,8 @@ HANDLERS: dict[Callable, Callable] = {
     np.nan_to_num: nan_to_num, np.nansum: nansum, np.nanmean: nanmean, np.nanmax: nanmax,
     np.nanmin: nanmin, np.count_nonzero: count_nonzero, np.flatnonzero: flatnonzero,
     np.trapezoid: trapezoid, np.tensordot: tensordot, np.linalg.matrix_power: matrix_power,
+    np.linalg.solve: solve, np.linalg.inv: inv, np.linalg.det: det,
+    np.linalg.slogdet: slogdet, np.linalg.cholesky: cholesky,
     np.einsum: einsum, np.quantile: quantile, np.percentile: percentile, np.cross: cross,
     np.interp: interp, np.diag: diag, np.diagonal: diagonal, np.vander: vander,
     np.take_along_axis: take_along_axis, np.where: where, np.clip: clip,
