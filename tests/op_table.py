@@ -497,6 +497,16 @@ row("scatter", _scatters, (C("f64[4,5,6]"), C("i64[4,5,6]")))
 
 row("cumsum", lambda x: (np.cumsum(x), np.cumsum(x, axis=0), x.cumsum(axis=-1)),
     (C("f64[3,4]", special=True), C("bool[5]")))
+row("running_extremes", lambda x: (np.maximum.accumulate(x), np.minimum.accumulate(x, axis=1),
+                                   np.maximum.accumulate(x.ravel())),
+    (C("f64[3,4]", special=True), C("i16[2,5]")))
+row("searchsorted_digitize",
+    lambda a, v: (np.searchsorted(np.sort(a), v), np.sort(a).searchsorted(v, side="right"),
+                  np.digitize(v, np.sort(a)), np.digitize(v, np.sort(a), right=True),
+                  np.digitize(v, np.sort(np.nan_to_num(a))[::-1]),
+                  np.digitize(np.round(v), np.array([2.0, 1.0, 1.0, 0.0]), right=True),
+                  np.digitize(v, np.array([-1.0, 0.0, 0.5]))),
+    (C("f64[6]", "f64[3,4]", special=True),), differentiable=False)
 row("argsort", lambda x: (np.argsort(x), np.argsort(x, axis=0), x.argsort(axis=None)),
     (C("f64[4,5]"),), differentiable=False)
 row("sort_median", lambda x: (np.sort(x), np.sort(x, axis=0), np.median(x), np.median(x, 1),

@@ -406,7 +406,8 @@ def _reduction_cases() -> list[GradCase]:
         return np.std(x), np.std(x, axis=-1, ddof=1, keepdims=True), x.std(axis=(0, 1))
 
     def scans(x):
-        return np.cumsum(x), np.cumsum(x, axis=1), np.cumprod(x, axis=-1), np.diff(x, axis=0)
+        return (np.cumsum(x), np.cumsum(x, axis=1), np.cumprod(x, axis=-1), np.diff(x, axis=0),
+                np.maximum.accumulate(x, axis=1), np.minimum.accumulate(x, axis=-1))
 
     def sorted_(x):
         return np.sort(x, axis=1), np.median(x), np.median(x, axis=(0, 2), keepdims=True)
@@ -415,7 +416,7 @@ def _reduction_cases() -> list[GradCase]:
     return [GradCase("sum", sum_, x), GradCase("prod", prod, ("f64[2,3,2]",), "nonzero"),
             GradCase("max", max_, x, valid=_distinct), GradCase("min", min_, x, valid=_distinct),
             GradCase("mean", mean, x), GradCase("var", var, x), GradCase("std", std, x),
-            GradCase("scans", scans, x, "nonzero"),
+            GradCase("scans", scans, x, "nonzero", valid=_distinct),
             GradCase("sort_median", sorted_, x, valid=_distinct)]
 
 

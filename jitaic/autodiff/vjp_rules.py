@@ -35,7 +35,7 @@ NON_DIFFERENTIABLE = frozenset({
     ops.not_equal, ops.less, ops.less_equal, ops.greater, ops.greater_equal,
     ops.logical_and, ops.logical_or, ops.logical_xor, ops.bitwise_and, ops.bitwise_or,
     ops.bitwise_xor, ops.left_shift, ops.right_shift, ops.reduce_any, ops.reduce_all,
-    ops.argmax, ops.argmin, ops.argsort, ops.constant, ops.full, ops.dim_size,
+    ops.argmax, ops.argmin, ops.argsort, ops.searchsorted, ops.constant, ops.full, ops.dim_size,
     # Tapes hold saved primal values; a loop VJP that would have to
     # differentiate its own tape (grad of grad) raises UnsupportedError instead.
     ops.tape_new, ops.tape_push,
@@ -176,6 +176,26 @@ def _cumsum(node, g, x, out):
 def _cumprod(node, g, x, out):
     # d out[i] / d x[j] = out[i] / x[j] for j <= i (exact away from zeros, as prod's).
     return (_reverse_cumsum(g * out, node.attrs["axis"]) / x,)
+
+
+@vjp_rule(ops.cummax, ops.cummin)
+def _running_extreme(node, g, x, out):
+    """out[i] is x[j] for j the last position <= i where x equalled the running
+    max/min (a new extreme, a tie or a NaN): a running max of those positions
+    finds j, and g[i] is added into x[j]."""
+    axis = node.attrs["axis"]
+    shape = [1] * x.ndim
+    shape[axis] = x.shape[axis]
+    position = npa.broadcast_to(npa.as_tracer(np.arange(x.shape[axis]).reshape(shape)),
+                                x.shape)
+    hit = (x == out) | (x != x)
+    source = npa.cummax(npa.where(hit, position, 0), axis)
+    index = [npa.broadcast_to(npa.as_tracer(np.arange(n).reshape(
+        [n if d == k else 1 for d in range(x.ndim)])), x.shape) for k, n in enumerate(x.shape)]
+    index[axis] = source
+    gx = npa.full_value(x.shape, 0, x.dtype)
+    npa.add_at(gx, tuple(index), g)
+    return (gx,)
 
 
 @vjp_rule(ops.reduce_max, ops.reduce_min)

@@ -349,6 +349,10 @@ def _cumulative(name: str, np_fn) -> Op:
 
 cumsum = _cumulative("cumsum", np.cumsum)
 cumprod = _cumulative("cumprod", np.cumprod)
+# np.maximum.accumulate / np.minimum.accumulate: the running max/min (NaN
+# propagates from where it appears), in the input's dtype.
+cummax = _cumulative("cummax", np.maximum.accumulate)
+cummin = _cumulative("cummin", np.minimum.accumulate)
 
 
 def _argsort_reference(x, axis):
@@ -364,6 +368,21 @@ def _argsort_infer(in_types, attrs, regions):
 # Stable: equal elements keep their order (NumPy's kind="stable"; its default
 # introsort may order ties, and -0.0 against 0.0, differently). NaN sorts last.
 argsort = define("argsort", _argsort_infer, _argsort_reference)
+
+def _searchsorted_infer(in_types, attrs, regions):
+    a, v = in_types
+    check_static(a, "np.searchsorted")
+    check_static(v, "np.searchsorted")
+    if a.ndim != 1:
+        raise ValueError("object too deep for desired array")
+    return [TensorType(v.shape, np.dtype(np.intp))]
+
+
+# Insertion points of v's elements in a sorted 1-D a (same dtype: the tracer
+# casts both), by binary search in NumPy's sort order (NaN after everything).
+searchsorted = define(
+    "searchsorted", _searchsorted_infer,
+    lambda a, v, side: np.asarray(np.searchsorted(a, v, side=side), dtype=np.intp))
 
 # ---------------------------------------------------------------- linear algebra
 

@@ -695,7 +695,16 @@ def _arg_reduction(em: Emitter, node: Node) -> None:
             em.line(f"{name}[{', '.join(out_index)}] = {pos}")
 
 
-@lowering(ops.cumsum, ops.cumprod)
+# (running result, next element) -> the next running result, per scan op.
+SCAN_COMBINE = {
+    ops.cumsum: lambda acc, v: f"{acc} + {v}",
+    ops.cumprod: lambda acc, v: f"{acc} * {v}",
+    ops.cummax: lambda acc, v: f"rt.maximum({acc}, {v})",
+    ops.cummin: lambda acc, v: f"rt.minimum({acc}, {v})",
+}
+
+
+@lowering(*SCAN_COMBINE)
 def _cumulative(em: Emitter, node: Node) -> None:
     """NumPy's order: each element is the previous result combined with the
     next input (cast to the result dtype first). The scanned axis is a
@@ -707,7 +716,7 @@ def _cumulative(em: Emitter, node: Node) -> None:
     em.line(f"{name} = {empty(out.shape, out.dtype)}")
     if out.type.size == 0:
         return
-    combine = "+" if node.op is ops.cumsum else "*"
+    combine = SCAN_COMBINE[node.op]
     index = [em.fresh(f"i{d}") for d in range(x.type.ndim)]
 
     def at(position: str) -> str:
@@ -722,8 +731,8 @@ def _cumulative(em: Emitter, node: Node) -> None:
         with em.loops(inner):
             em.line(f"{name}[{at('0')}] = {element('0')}")
         with em.block(f"for {step} in range(1, {x.shape[axis]}):"), em.loops(inner):
-            em.line(f"{name}[{at(step)}] = {name}[{at(f'{step} - 1')}] {combine} "
-                    f"{element(step)}")
+            previous = f"{name}[{at(f'{step} - 1')}]"
+            em.line(f"{name}[{at(step)}] = {combine(previous, element(step))}")
 
 
 @lowering(ops.argsort)
@@ -737,6 +746,22 @@ def _argsort(em: Emitter, node: Node) -> None:
     lane = ", ".join(":" if d == axis else index[d] for d in range(x.type.ndim))
     with em.loops([(index[d], x.shape[d]) for d in range(x.type.ndim) if d != axis]):
         em.line(f"{name}[{lane}] = np.argsort({em(x)}[{lane}], kind='mergesort')")
+
+
+@lowering(ops.searchsorted)
+def _searchsorted(em: Emitter, node: Node) -> None:
+    a, v = node.inputs
+    out = node.output
+    name = em.define(out)
+    right = node.attrs["side"] == "right"
+    if not out.type.ndim:
+        em.line(f"{name} = rt.search_sorted({em(a)}, {em(v)}, {right})")
+        return
+    em.line(f"{name} = {empty(out.shape, out.dtype)}")
+    index = [em.fresh(f"i{d}") for d in range(v.type.ndim)]
+    with em.loops(list(zip(index, v.shape, strict=True)), out.type.size):
+        at = ", ".join(index)
+        em.line(f"{name}[{at}] = rt.search_sorted({em(a)}, {em(v)}[{at}], {right})")
 
 
 # ---------------------------------------------------------------- linear algebra

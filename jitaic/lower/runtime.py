@@ -277,6 +277,25 @@ def mask_words(mask):
     return mask[: mask.shape[0] // 8 * 8].view(np.uint64)
 
 
+@numba.njit(inline="always")
+def _sorts_before(x, y):
+    """NumPy's sort order: NaN after every number."""
+    return x < y or (y != y and x == x)
+
+
+@numba.njit(cache=True)
+def search_sorted(a, x, right):
+    """np.searchsorted(a, x, side="right" if right else "left") for one x."""
+    lo, hi = 0, a.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if _sorts_before(x, a[mid]) if right else not _sorts_before(a[mid], x):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
 @numba.njit(cache=True)
 def slogdet_pair(a):
     """np.linalg.slogdet of one matrix as the array [sign, log|det|]."""

@@ -329,6 +329,8 @@ def _cumulative(op: ops.Op) -> Callable:
 
 cumsum = _cumulative(ops.cumsum)
 cumprod = _cumulative(ops.cumprod)
+cummax = _cumulative(ops.cummax)
+cummin = _cumulative(ops.cummin)
 
 
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
@@ -1157,6 +1159,7 @@ def _method_table() -> dict[str, Callable]:
         "sum": sum_, "prod": prod, "max": amax, "min": amin, "mean": mean, "var": var,
         "std": std, "argmax": argmax, "argmin": argmin, "any": any_, "all": all_,
         "cumsum": cumsum, "cumprod": cumprod, "argsort": argsort, "repeat": repeat,
+        "searchsorted": searchsorted,
         "diagonal": diagonal,
         "sort": lambda self, axis=-1, kind=None, order=None: self.write(
             sort(self, axis, kind, order).value),
@@ -1433,6 +1436,42 @@ def matrix_power(a, n):
         if n:
             square = matmul(square, square)
     return result
+
+
+def searchsorted(a, v, side="left", sorter=None):
+    if sorter is not None:
+        raise _unsupported("np.searchsorted(sorter=)")
+    if side not in ("left", "right"):
+        raise ValueError(f"side must be 'left' or 'right' (got {side!r})")
+    x, y = as_tracer(a), as_tracer(v)
+    dtype = np.result_type(x.dtype, y.dtype)
+    x, y = astype(x, dtype, copy=False), astype(y, dtype, copy=False)
+    return emit(ops.searchsorted, [x, y], {"side": side})
+
+
+def digitize(x, bins, right=False):
+    """NumPy's: a search of increasing bins, or of decreasing ones reversed
+    (the direction is read from the bins; both searches run when it is only
+    known at run time). Bins that are not monotonic give NumPy's error only
+    when they are constants."""
+    edges = as_tracer(bins)
+    if edges.ndim != 1:
+        raise ValueError("bins must be one-dimensional")
+    side = "left" if right else "right"
+    if isinstance(bins, np.ndarray):
+        if not (np.all(bins[1:] >= bins[:-1]) or np.all(bins[1:] <= bins[:-1])):
+            raise ValueError("bins must be monotonically increasing or decreasing")
+    increasing = searchsorted(edges, x, side)
+    if edges.shape[0] < 2:
+        return increasing
+    decreasing = edges.shape[0] - searchsorted(flip(edges, 0), x, side)
+    # NumPy's direction: the first pair of unequal neighbours (NaN counts as
+    # unequal) decreases, or not.
+    later, earlier = getitem(edges, slice(1, None)), getitem(edges, slice(None, -1))
+    unequal = later != earlier
+    first = argmax(unequal)
+    down = getitem(later < earlier, first) & any_(unequal)
+    return where(down, decreasing, increasing)
 
 
 def _linalg_operand(a) -> Tracer:
@@ -1760,7 +1799,7 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
 
 
 # ufunc.accumulate that are scans (np.add.accumulate(x, axis) is cumsum's).
-_SCANS = {np.add: cumsum, np.multiply: cumprod}
+_SCANS = {np.add: cumsum, np.multiply: cumprod, np.maximum: cummax, np.minimum: cummin}
 # ufuncs written as compositions of ops (reached through __array_ufunc__).
 COMPOSITE_UFUNCS: dict[np.ufunc, Callable] = {np.logaddexp: logaddexp}
 
@@ -1774,6 +1813,7 @@ HANDLERS: dict[Callable, Callable] = {
     np.nan_to_num: nan_to_num, np.nansum: nansum, np.nanmean: nanmean, np.nanmax: nanmax,
     np.nanmin: nanmin, np.count_nonzero: count_nonzero, np.flatnonzero: flatnonzero,
     np.trapezoid: trapezoid, np.tensordot: tensordot, np.linalg.matrix_power: matrix_power,
+    np.searchsorted: searchsorted, np.digitize: digitize,
     np.linalg.solve: solve, np.linalg.inv: inv, np.linalg.det: det,
     np.linalg.slogdet: slogdet, np.linalg.cholesky: cholesky,
     np.einsum: einsum, np.quantile: quantile, np.percentile: percentile, np.cross: cross,
