@@ -507,6 +507,11 @@ row("searchsorted_digitize",
                   np.digitize(np.round(v), np.array([2.0, 1.0, 1.0, 0.0]), right=True),
                   np.digitize(v, np.array([-1.0, 0.0, 0.5]))),
     (C("f64[6]", "f64[3,4]", special=True),), differentiable=False)
+row("convolve_sinc_polyval",
+    lambda x, k: (np.convolve(x, k), np.convolve(k, x, mode="same"), np.correlate(x, k),
+                  np.convolve(x, np.concatenate([k] * 9), mode="valid"),  # 36 taps: a product
+                  np.sinc(x), np.polyval(k, x)),
+    (C("f64[40]", "f64[4]"), C("i32[40]", "f32[4]")))
 row("argsort", lambda x: (np.argsort(x), np.argsort(x, axis=0), x.argsort(axis=None)),
     (C("f64[4,5]"),), differentiable=False)
 row("sort_median", lambda x: (np.sort(x), np.sort(x, axis=0), np.median(x), np.median(x, 1),

@@ -1438,6 +1438,63 @@ def matrix_power(a, n):
     return result
 
 
+def sinc(x):
+    """NumPy's formula: sin(pi y) / (pi y), with 1e-20 standing in for 0."""
+    x = as_tracer(x)
+    y = np.pi * where(x == 0, 1.0e-20, x)
+    return apply_ufunc(np.sin, y) / y
+
+
+def polyval(p, x):
+    """Horner's rule from a zero of x's dtype, NumPy's order of operations."""
+    coefficients, x = as_tracer(p), as_tracer(x)
+    if coefficients.ndim != 1:
+        raise _unsupported("np.polyval with coefficients that are not a 1-D array")
+    y = full_value(x.shape, 0, x.dtype)
+    for k in range(coefficients.shape[0]):
+        y = y * x + getitem(coefficients, k)
+    return y
+
+
+# Kernels up to this long are a sum of shifted slices (one fused loop);
+# longer ones a gather of the windows times the kernel (one BLAS product).
+_SLICE_SUM_MAX_TAPS = 32
+
+
+def correlate(a, v, mode="valid"):
+    """out[k] = sum_j a_padded[k + j] * v[j], NumPy's padding per mode."""
+    x, w = (ravel(as_tracer(t)) for t in (a, v))
+    n, m = x.shape[0], w.shape[0]
+    if not n or not m:
+        raise ValueError(f"{'a' if not n else 'v'} cannot be empty")
+    if n < m:  # NumPy swaps and reverses the result
+        return flip(correlate(w, x, mode), 0)
+    left = {"valid": 0, "same": m // 2, "full": m - 1}.get(mode)
+    if left is None:
+        raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
+    right = {"valid": 0, "same": m - 1 - m // 2, "full": m - 1}[mode]
+    dtype = np.result_type(x.dtype, w.dtype)
+    padded = concatenate([full_value((left,), 0, dtype), astype(x, dtype, copy=False),
+                          full_value((right,), 0, dtype)])
+    length = n + left + right - m + 1
+    if m <= _SLICE_SUM_MAX_TAPS:
+        out = None
+        for j in range(m):
+            term = getitem(padded, slice(j, j + length)) * getitem(w, j)
+            out = term if out is None else out + term
+        return out
+    windows = getitem(padded, as_tracer(np.arange(length)[:, None] + np.arange(m)))
+    return matmul(windows, astype(w, dtype, copy=False))
+
+
+def convolve(a, v, mode="full"):
+    """NumPy's: the longer operand first, correlated with the other reversed."""
+    x, w = (ravel(as_tracer(t)) for t in (a, v))
+    if w.shape[0] > x.shape[0]:
+        x, w = w, x
+    return correlate(x, flip(w, 0), mode)
+
+
 def searchsorted(a, v, side="left", sorter=None):
     if sorter is not None:
         raise _unsupported("np.searchsorted(sorter=)")
@@ -1813,7 +1870,8 @@ HANDLERS: dict[Callable, Callable] = {
     np.nan_to_num: nan_to_num, np.nansum: nansum, np.nanmean: nanmean, np.nanmax: nanmax,
     np.nanmin: nanmin, np.count_nonzero: count_nonzero, np.flatnonzero: flatnonzero,
     np.trapezoid: trapezoid, np.tensordot: tensordot, np.linalg.matrix_power: matrix_power,
-    np.searchsorted: searchsorted, np.digitize: digitize,
+    np.searchsorted: searchsorted, np.digitize: digitize, np.sinc: sinc,
+    np.polyval: polyval, np.correlate: correlate, np.convolve: convolve,
     np.linalg.solve: solve, np.linalg.inv: inv, np.linalg.det: det,
     np.linalg.slogdet: slogdet, np.linalg.cholesky: cholesky,
     np.einsum: einsum, np.quantile: quantile, np.percentile: percentile, np.cross: cross,
