@@ -515,8 +515,9 @@ row("convolve_sinc_polyval",
 row("argsort", lambda x: (np.argsort(x), np.argsort(x, axis=0), x.argsort(axis=None)),
     (C("f64[4,5]"),), differentiable=False)
 row("sort_median", lambda x: (np.sort(x), np.sort(x, axis=0), np.median(x), np.median(x, 1),
-                              np.median(x[:3], axis=0, keepdims=True)),
-    (C("f64[4,5]"),))
+                              np.median(x[:3], axis=0, keepdims=True), np.percentile(x, 30),
+                              np.quantile(x, [0.1, 0.5, 1.0], axis=0), np.median(np.round(x))),
+    (C("f64[4,5]"), C("f32[7,9]", special=True), C("i16[6,3]")))
 row("cumprod", lambda x: (np.cumprod(x), np.cumprod(x, axis=1)), (C("f64[3,4]"),),
     domain="small", tol=R)
 

@@ -198,6 +198,18 @@ def _running_extreme(node, g, x, out):
     return (gx,)
 
 
+@vjp_rule(ops.select)
+def _select(node, g, x, out):
+    """Each selected value's gradient is split among the lane's elements equal
+    to it (one, unless there are ties), as max's is."""
+    gx = None
+    for j in range(len(node.attrs["ks"])):
+        hit = npa.astype(x == out[..., j:j + 1], x.dtype)
+        share = g[..., j:j + 1] * hit / npa.sum_(hit, axis=-1, keepdims=True)
+        gx = share if gx is None else gx + share
+    return (gx,)
+
+
 @vjp_rule(ops.reduce_max, ops.reduce_min)
 def _extreme(node, g, x, out):
     hit = npa.astype(x == _keepdims(out, node, x), x.dtype)

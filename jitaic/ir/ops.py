@@ -365,6 +365,24 @@ def _argsort_infer(in_types, attrs, regions):
     return [TensorType(x.shape, np.dtype(np.intp))]
 
 
+def _select_infer(in_types, attrs, regions):
+    (x,) = in_types
+    check_static(x, "an order statistic (np.median, np.quantile)")
+    ks = attrs["ks"]
+    if x.ndim < 1 or not ks or list(ks) != sorted(set(ks)) or not 0 <= ks[0] <= ks[-1] < x.shape[-1]:
+        raise ValueError(f"order statistics {ks} of lanes of length {x.shape[-1:]}")
+    return [TensorType(x.shape[:-1] + (len(ks),), x.dtype)]
+
+
+def _select_reference(x, ks):
+    return np.take(np.partition(x, ks, axis=-1), ks, axis=-1)
+
+
+# The ks-th smallest elements (ks sorted, distinct) of each lane along the
+# last axis, NaN after every number: np.median / np.quantile select without
+# sorting (a partition per lane, O(n)).
+select = define("select", _select_infer, _select_reference)
+
 # Stable: equal elements keep their order (NumPy's kind="stable"; its default
 # introsort may order ties, and -0.0 against 0.0, differently). NaN sorts last.
 argsort = define("argsort", _argsort_infer, _argsort_reference)

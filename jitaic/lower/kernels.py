@@ -735,6 +735,20 @@ def _cumulative(em: Emitter, node: Node) -> None:
             em.line(f"{name}[{at(step)}] = {combine(previous, element(step))}")
 
 
+@lowering(ops.select)
+def _select(em: Emitter, node: Node) -> None:
+    """A quickselect of each lane (runtime.select_smallest)."""
+    (x,) = node.inputs
+    out, ks = node.output, node.attrs["ks"]
+    name = em.define(out)
+    em.line(f"{name} = {empty(out.shape, out.dtype)}")
+    kth = em.constant_arg(np.array(ks, np.int64))
+    index = [em.fresh(f"i{d}") for d in range(x.type.ndim - 1)]
+    lane = ", ".join([*index, ":"])
+    with em.loops(list(zip(index, x.shape[:-1], strict=True)), x.type.size):
+        em.line(f"rt.select_smallest({em(x)}[{lane}], {kth}, {name}[{lane}])")
+
+
 @lowering(ops.argsort)
 def _argsort(em: Emitter, node: Node) -> None:
     """numba's merge sort (stable, NaN last as NumPy's) on each lane of the axis."""

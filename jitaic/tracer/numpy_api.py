@@ -365,38 +365,44 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     return take_along_axis(x, argsort(x, axis, kind, order), axis)
 
 
-def _sorted_lanes(x: Tracer, axis, what: str) -> tuple[Tracer, tuple[int, ...]]:
-    """``x`` with the reduced axes moved last and merged into one, sorted
-    along it (NaN last); and those axes."""
+def _lanes(x: Tracer, axis, what: str) -> tuple[Tracer, tuple[int, ...]]:
+    """``x`` with the reduced axes moved last and merged into one; and those axes."""
     axes = normalize_axes(axis, x.ndim)
     kept = [d for d in range(x.ndim) if d not in axes]
     lanes = reshape(transpose(x, (*kept, *axes)), tuple(x.shape[d] for d in kept) + (-1,))
     if lanes.shape[-1] == 0:
         raise _unsupported(f"{what} of an empty axis (NumPy returns NaN with a warning)")
-    return sort(lanes, lanes.ndim - 1), axes
+    return lanes, axes
 
 
-def _order_statistic(value: Tracer, s: Tracer, x: Tracer, axes, keepdims: bool) -> Tracer:
-    """NaN wherever the lane holds one (it sorted last), as NumPy's; 0-d
-    results are NumPy scalars; keepdims puts the reduced axes back as 1s."""
-    if s.dtype.kind == "f":
-        top = getitem(s, (..., s.shape[-1] - 1))
-        value = emit(ops.where, [apply_ufunc(np.isnan, top), top, value])
+def _select(lanes: Tracer, ks) -> tuple[Tracer, dict[int, int]]:
+    """The ks-th smallest elements of each lane (NaN last; a partition, no
+    sort) along a last axis, and where each k landed in it."""
+    ks = tuple(sorted(set(ks)))
+    return emit(ops.select, [lanes], {"ks": ks}, scalar=False), {k: j for j, k in enumerate(ks)}
+
+
+def _order_statistic(value: Tracer, lanes: Tracer, x: Tracer, axes, keepdims: bool) -> Tracer:
+    """NaN wherever the lane holds one, as NumPy's; 0-d results are NumPy
+    scalars; keepdims puts the reduced axes back as 1s."""
+    if lanes.dtype.kind == "f":
+        has_nan = any_(apply_ufunc(np.isnan, lanes), axis=-1)
+        value = emit(ops.where, [has_nan, full_value((), np.nan, value.dtype), value])
     if keepdims:
         value = reshape(value, tuple(1 if d in axes else x.shape[d] for d in range(x.ndim)))
     return value
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    """NumPy's: the mean of the middle one or two sorted elements (so integers
-    give float64), NaN wherever a NaN is present."""
+    """NumPy's: the mean of the middle one or two elements in sorted order (so
+    integers give float64), NaN wherever a NaN is present."""
     if out is not None:
         raise _unsupported("np.median(out=)")
     x = as_tracer(a)
-    s, axes = _sorted_lanes(x, axis, "np.median")
-    n = s.shape[-1]
-    middle = mean(getitem(s, (..., slice((n - 1) // 2, n // 2 + 1))), axis=s.ndim - 1)
-    return _order_statistic(middle, s, x, axes, keepdims)
+    lanes, axes = _lanes(x, axis, "np.median")
+    n = lanes.shape[-1]
+    middle, _ = _select(lanes, ((n - 1) // 2, n // 2))
+    return _order_statistic(mean(middle, axis=-1), lanes, x, axes, keepdims)
 
 # ---------------------------------------------------------------- elementwise helpers
 
@@ -1646,24 +1652,31 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                            "other than 'linear'")
     if isinstance(q, Tracer):
         raise _unsupported("np.quantile/np.percentile with a traced q")
-    qs = np.asarray(q, dtype=np.float64)
+    x = as_tracer(a)
+    # NumPy's: a Python number q takes a float array's dtype; the virtual
+    # indices and blend weights are computed in q's dtype.
+    if isinstance(q, (int, float)) and x.dtype.kind == "f":
+        qs = np.asarray(q, dtype=x.dtype)
+    else:
+        qs = np.asarray(q)
+        qs = qs if qs.dtype.kind == "f" else qs.astype(np.float64)
     if np.any((qs < 0) | (qs > 1)):
         raise ValueError("Quantiles must be in the range [0, 1]")
-    x = as_tracer(a)
-    s, axes = _sorted_lanes(x, axis, "np.quantile")
-    if s.dtype.kind != "f":
-        s = astype(s, np.float64)
-    n = s.shape[-1]
+    lanes, axes = _lanes(x, axis, "np.quantile")
+    lanes = astype(lanes, _float_type(x.dtype), copy=False)
+    n = lanes.shape[-1]
+    virtual = (n - 1) * qs.reshape(-1)                  # NumPy's "linear" virtual indices
+    below = np.clip(np.floor(virtual), 0, n - 1).astype(int)
+    chosen, slot = _select(lanes, (*below, *np.minimum(below + 1, n - 1)))
     results = []
-    for value in qs.reshape(-1):
-        virtual = (n - 1) * value                       # NumPy's "linear" virtual index
-        below = int(np.clip(np.floor(virtual), 0, n - 1))
-        gamma = s.dtype.type(virtual - np.floor(virtual))
-        lo, hi = getitem(s, (..., below)), getitem(s, (..., min(below + 1, n - 1)))
+    for v, k in zip(virtual, below, strict=True):
+        gamma = v - np.floor(v)                         # a NumPy scalar of q's dtype
+        lo = getitem(chosen, (..., slot[k]))
+        hi = getitem(chosen, (..., slot[min(k + 1, n - 1)]))
         step = hi - lo
         # NumPy's _lerp: from the nearer end
         blend = hi - step * (1 - gamma) if gamma >= 0.5 else lo + step * gamma
-        results.append(_order_statistic(blend, s, x, axes, keepdims))
+        results.append(_order_statistic(blend, lanes, x, axes, keepdims))
     if qs.ndim == 0:
         return results[0]
     return reshape(stack(results), qs.shape + results[0].shape)
@@ -1673,8 +1686,9 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
                keepdims=False, *, weights=None):
     if isinstance(q, Tracer):
         raise _unsupported("np.percentile with a traced q")
-    return quantile(a, np.true_divide(q, 100), axis, out, overwrite_input, method, keepdims,
-                    weights=weights)
+    dtype = as_tracer(a).dtype  # NumPy divides by 100 of a float array's dtype
+    q = np.true_divide(q, dtype.type(100) if dtype.kind == "f" else 100)
+    return quantile(a, q, axis, out, overwrite_input, method, keepdims, weights=weights)
 
 
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
