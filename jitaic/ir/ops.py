@@ -369,7 +369,8 @@ def _select_infer(in_types, attrs, regions):
     (x,) = in_types
     check_static(x, "an order statistic (np.median, np.quantile)")
     ks = attrs["ks"]
-    if x.ndim < 1 or not ks or list(ks) != sorted(set(ks)) or not 0 <= ks[0] <= ks[-1] < x.shape[-1]:
+    ordered = bool(ks) and list(ks) == sorted(set(ks))
+    if x.ndim < 1 or not ordered or not 0 <= ks[0] <= ks[-1] < x.shape[-1]:
         raise ValueError(f"order statistics {ks} of lanes of length {x.shape[-1:]}")
     return [TensorType(x.shape[:-1] + (len(ks),), x.dtype)]
 
