@@ -596,7 +596,8 @@ row("triangles", lambda x: (np.triu(x), np.tril(x, -1), np.triu(x, 2), np.tril(x
     (C("f64[3,4,5]"), C("i32[2,5,3]")))
 row("histogram",
     lambda x, w: (*np.histogram(x, 6), np.histogram(x, 4, weights=w)[0],
-                  np.histogram(x, 3, range=(-0.5, 0.5))[0]),
+                  np.histogram(x, 3, range=(-0.5, 0.5))[0],
+                  np.histogram(np.where(x > 1, np.inf * x, x), 5, range=(-2, 1))[0]),
     (C("f64[40]", "f64[40]"), C("f32[7]", "f64[7]")))
 row("average", lambda x, w: (np.average(x), np.average(x, axis=1, weights=w[0]),
                              np.average(x, weights=w, returned=True)),

@@ -1849,24 +1849,28 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
         if first > last:
             raise ValueError("max must be larger than min in range parameter.")
         first, last = (first - 0.5, last + 0.5) if first == last else (first, last)
-        keep = (x >= first) & (x <= last)
-        x, w = getitem(x, keep), None if w is None else getitem(w, keep)
+        keep = (x >= first) & (x <= last)  # the rest is counted in a bin dropped below
         bin_type = _float_type(np.result_type(first, last, x.dtype))
         edges = as_tracer(np.linspace(first, last, bins + 1, dtype=bin_type))
     else:  # traced edges from the data's min and max
+        keep = None
         bin_type = _float_type(x.dtype)
         first, last = astype(amin(x), bin_type), astype(amax(x), bin_type)
         same = first == last  # NumPy widens an empty range by 0.5 each way
         first, last = where(same, first - 0.5, first), where(same, last + 0.5, last)
         edges = linspace(first, last, bins + 1, dtype=bin_type)
     index = astype((x - first) / (last - first) * bins, np.int64)
-    index = where(index == bins, index - 1, index)
+    # in range: NumPy's bins - 1 for the last edge; out of range (dropped
+    # below): anything that indexes the edges
+    index = clip(index, 0, bins - 1)
     index = where(x < getitem(edges, index), index - 1, index)
     up = (x >= getitem(edges, index + 1)) & (index != bins - 1)
     index = where(up, index + 1, index)
-    counts = full_value((bins,), 0, np.int64 if w is None else w.dtype)
+    if keep is not None:
+        index = where(keep, index, bins)
+    counts = full_value((bins + 1,), 0, np.int64 if w is None else w.dtype)
     add_at(counts, index, 1 if w is None else w)
-    return counts, edges
+    return getitem(counts, slice(0, bins)), edges
 
 
 # ufunc.accumulate that are scans (np.add.accumulate(x, axis) is cumsum's).
