@@ -657,3 +657,27 @@ def test_a_buffer_read_through_a_view_is_not_reused_for_the_output(rng) -> None:
     for f in (transposed, reversed_rows):
         source = compile_and_check(f, x)
         assert sum(k.reused for k in kernels(source)) == 0
+
+
+def test_kernel_over_transposed_operands_runs_in_their_memory_order(rng) -> None:
+    """Every full-size operand F-ordered (a transposed C array, an F-ordered
+    argument): the loops follow memory order and the result is F-ordered, as
+    NumPy's ufuncs give; one C-ordered operand keeps C order."""
+    a, c = rng.standard_normal((30, 40)), rng.standard_normal((40, 30))
+    b = rng.standard_normal(30)
+
+    def transposed(a, b):
+        return np.exp(a.T) * b + 1.0
+
+    def mixed(a, c):
+        return np.exp(a.T) + c
+
+    source = compile_and_check(transposed, a, b)
+    assert "np.empty((30, 40), np.float64).T" in source
+    assert jitaic.jit(transposed)(a, b).flags.f_contiguous
+    assert not jitaic.jit(mixed)(a, c).flags.f_contiguous
+    compile_and_check(mixed, a, c)
+    fortran = np.asfortranarray(a)
+    got = jitaic.jit(lambda x: np.sin(x) * x)(fortran)
+    np.testing.assert_allclose(got, np.sin(fortran) * fortran, rtol=1e-15)
+    assert got.flags.f_contiguous

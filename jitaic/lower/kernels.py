@@ -249,6 +249,7 @@ class LoopNest:
     statements: list[str] = field(default_factory=list)
     stores: list[tuple[str, str]] = field(default_factory=list)  # (array, scalar expr)
     cost: int = 1  # of one element, in simple arithmetic ops (element_cost)
+    order: tuple[int, ...] | None = None  # the loops' axes, outermost first (None: 0, 1, ...)
 
     def work(self) -> int | None:
         """Elements times their cost (for the parallel threshold); None at run time."""
@@ -326,7 +327,8 @@ def _offset(start: int | str, step: int, i: str) -> str:
 
 
 def render(em: Emitter, nest: LoopNest) -> None:
-    with em.loops(list(zip(nest.index, nest.domain, strict=True)), nest.work()):
+    order = nest.order or range(len(nest.domain))
+    with em.loops([(nest.index[d], nest.domain[d]) for d in order], nest.work()):
         for statement in nest.statements:
             em.line(statement)
         subscript = ", ".join(nest.index)
