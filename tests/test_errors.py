@@ -97,17 +97,29 @@ def uses_partition_method(x):
     return x.partition(1)  # <- error
 
 
-def uses_searchsorted_method(x):
-    return x.searchsorted(0.5)  # <- error
+def uses_qr(x):
+    return np.linalg.qr(x)  # <- error
 
 
 @pytest.mark.parametrize("fn, name", [(uses_fft, "fft"), (uses_svd, "svd"),
                                       (uses_unique, "unique"), (uses_partition_method, "partition"),
-                                      (uses_searchsorted_method, "searchsorted")])
+                                      (uses_qr, "qr")])
 def test_unsupported_numpy_function(fn, name: str) -> None:
     with pytest.raises(jitaic.UnsupportedError) as info:
         jitaic.jit(fn)(np.ones((3, 3)))
     assert_user_facing(info.value, fn, name)
+
+
+def searchsorted_in_a_matrix(x):
+    return x.searchsorted(0.5)  # <- error
+
+
+def test_searchsorted_needs_a_1d_array_as_numpy_says() -> None:
+    with pytest.raises(ValueError) as info:
+        np.ones((3, 3)).searchsorted(0.5)
+    with pytest.raises(ValueError) as ours:
+        jitaic.jit(searchsorted_in_a_matrix)(np.ones((3, 3)))
+    assert_user_facing(ours.value, searchsorted_in_a_matrix, str(info.value))
 
 
 def uses_fancy_index(x, idx):

@@ -681,3 +681,15 @@ def test_kernel_over_transposed_operands_runs_in_their_memory_order(rng) -> None
     got = jitaic.jit(lambda x: np.sin(x) * x)(fortran)
     np.testing.assert_allclose(got, np.sin(fortran) * fortran, rtol=1e-15)
     assert got.flags.f_contiguous
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (50, 70), (7, 300, 5), (2, 3000), (3000, 2), (600, 700)])
+def test_whole_array_sums_are_numpys_flat_pairwise_sum(shape, rng) -> None:
+    """NumPy sums a whole C-contiguous array as one pairwise sum over its
+    flattened elements; so do we (chunks of that sum cross row boundaries),
+    bit for bit, in float64 and float32."""
+    for dtype in (np.float64, np.float32):
+        x = rng.standard_normal(shape).astype(dtype)
+        f = jitaic.jit(lambda x: (x.sum(), (x * x).sum(), np.mean(x), np.abs(x).sum()))
+        for got, want in zip(f(x), (x.sum(), (x * x).sum(), np.mean(x), np.abs(x).sum())):
+            assert got == want and got.dtype == want.dtype, (shape, dtype, got, want)

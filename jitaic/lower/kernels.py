@@ -509,8 +509,16 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
             chunk = length
         else:
             buffered = monoid.buffered if acc_dtype.kind == "f" and length > 1 else None
-            limit = WHOLE_ARRAY_CHUNK if not outer and len(axes) == 1 else REDUCTION_CHUNK
+            limit = WHOLE_ARRAY_CHUNK if not outer else REDUCTION_CHUNK
             chunk = min(length, limit)
+        # A whole N-D array's sum is one pairwise sum over its flattened
+        # elements, as NumPy's over a contiguous array (rows summed one by one
+        # would differ in the last bit, and run on one thread).
+        flat = buffered == "pairwise" and not outer and len(axes) > 1 and \
+            all(isinstance(d, int) for d in shape)
+        if flat:
+            length = int(np.prod(shape, dtype=np.int64))
+            chunk = min(length, WHOLE_ARRAY_CHUNK)
         # A row of run-time length (x[mask], x[:i]: short, just written, in
         # cache) is summed where it is. Rows of static length stream through
         # a buffer: the fill loop's sequential loads keep memory busy, where the
@@ -525,8 +533,13 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
             em.line(f"{acc} = {monoid.init(acc_dtype)}")
             if buffered and not isinstance(chunk, str):
                 em.scratch(allocate)
-            with em.loops([(index[d], shape[d]) for d in axes[:-1]]):
-                if buffered:
+            if flat:
+                _buffered_row(em, index[-1], length, chunk, buf, acc, monoid, acc_dtype,
+                              body, allocate, leading=list(zip(index, shape, strict=True)))
+            with em.loops([] if flat else [(index[d], shape[d]) for d in axes[:-1]]):
+                if flat:
+                    pass
+                elif buffered:
                     whole = not outer and len(axes) == 1  # a 1-D array to a scalar
                     _buffered_row(em, index[-1], length, chunk, buf, acc, monoid, acc_dtype,
                                   None if in_place else body, allocate if whole else None)
@@ -607,8 +620,13 @@ def pairwise_chunks(n: int, limit: int = REDUCTION_CHUNK) -> tuple[list[int], li
 
 def _buffered_row(em: Emitter, last: str, length: Extent, chunk: Extent, buf: str, acc: str,
                   monoid: Monoid, dtype: np.dtype, body: Callable[..., None] | None,
-                  allocate: str | None = None) -> None:
+                  allocate: str | None = None,
+                  leading: list[tuple[str, int]] | None = None) -> None:
     """Reduce the last axis (``last`` in range(length)) chunk by chunk through ``buf``.
+
+    With ``leading`` (every axis's index and extent: a whole N-D array) the
+    "row" is the flattened array, of ``length`` elements, and chunks are
+    filled row segment by row segment (``_fill_segments``).
 
     With ``allocate`` (the line allocating ``buf``; a whole-array reduction) the
     chunks of a pairwise sum may run in parallel, each thread with its own
@@ -628,7 +646,9 @@ def _buffered_row(em: Emitter, last: str, length: Extent, chunk: Extent, buf: st
     else:
         lengths, program = [min(chunk, length - s) for s in range(0, length, chunk)], []
     if len(lengths) == 1:
-        if body is not None:
+        if leading:
+            _fill_segments(em, leading, "0", str(length), buf, body)
+        elif body is not None:
             with em.loops([(last, length)]):
                 body(f"{buf}[{last}]", store=True)
         em.line(f"{acc} = {monoid.combine(acc, reduced(str(length)))}")
@@ -647,9 +667,12 @@ def _buffered_row(em: Emitter, last: str, length: Extent, chunk: Extent, buf: st
         # a no-op that tells LLVM the start is non-negative: without it every
         # load checks for a negative index and the element loop stays scalar (3x)
         em.line(f"{start} = max({starts}[{number}], 0)")
-        with em.block(f"for {j} in range({count}):"):
-            em.line(f"{last} = {start} + {j}")
-            body(f"{buf}[{j}]", store=True)
+        if leading:
+            _fill_segments(em, leading, start, count, buf, body)
+        else:
+            with em.block(f"for {j} in range({count}):"):
+                em.line(f"{last} = {start} + {j}")
+                body(f"{buf}[{j}]", store=True)
         if program:
             em.line(f"{sums}[{number}] = {reduced(count)}")
         else:
@@ -657,6 +680,33 @@ def _buffered_row(em: Emitter, last: str, length: Extent, chunk: Extent, buf: st
     if program:
         tree = em.constant_arg(np.array(program, np.int8))
         em.line(f"{acc} = {monoid.combine(acc, f'rt.combine_postfix({sums}, {tree})')}")
+
+
+def _fill_segments(em: Emitter, axes: list[tuple[str, int]], start: str, count: str,
+                   buf: str, body: Callable[..., None]) -> None:
+    """``buf[:count]`` = the elements at flat (C-order) positions ``start`` ..
+    ``start + count`` of the domain ``axes``, a run within one row at a time:
+    the inner loop reads along the last axis and vectorises."""
+    index = [name for name, _ in axes]
+    extents = [n for _, n in axes]
+    at, end, row, col, run, offset, j = (em.fresh(h) for h in
+                                         ("f", "end", "row", "col", "run", "o", "j"))
+    em.line(f"{at} = {start}")
+    em.line(f"{end} = {start} + {count}")
+    with em.block(f"while {at} < {end}:"):
+        em.line(f"{row} = {at} // {extents[-1]}")
+        # max(.., 0): no-ops telling LLVM the indices are non-negative (vectorises)
+        em.line(f"{col} = max({at} - {row} * {extents[-1]}, 0)")
+        em.line(f"{offset} = max({at} - {start}, 0)")
+        em.line(f"{run} = min({extents[-1]} - {col}, {end} - {at})")
+        for d in range(len(axes) - 2, 0, -1):
+            em.line(f"{index[d]} = {row} % {extents[d]}")
+            em.line(f"{row} = {row} // {extents[d]}")
+        em.line(f"{index[0]} = {row}")
+        with em.block(f"for {j} in range({run}):"):
+            em.line(f"{index[-1]} = {col} + {j}")
+            body(f"{buf}[{offset} + {j}]", store=True)
+        em.line(f"{at} += {run}")
 
 
 @lowering(ops.argmax, ops.argmin)
