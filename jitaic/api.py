@@ -102,6 +102,11 @@ class Specialization:
     def compile_seconds(self) -> float:
         return self.compiled.compile_seconds if self.compiled else 0.0
 
+    @property
+    def from_disk(self) -> bool:
+        """Its machine code was loaded from ``JITAIC_CACHE_DIR``, not compiled."""
+        return bool(self.compiled and self.compiled.from_disk)
+
     def compile(self, leaves: Sequence[object]) -> None:
         """Lower and compile for these argument leaves (arrays vs scalars)."""
         is_array = [isinstance(x, np.ndarray) for x in leaves]

@@ -47,6 +47,11 @@ KNOBS: dict[str, Knob] = {
                             "kept (up to 8, this many MiB in all) for the next allocation of "
                             "their size, which then makes no page faults; 0: every array is "
                             "freed at once (read when a specialisation compiles)"),
+    "cache_dir": Knob("JITAIC_CACHE_DIR", "", str,
+                      "a directory where compiled specialisations stay across processes: "
+                      "a later process compiling the same function for the same argument "
+                      "types loads the machine code instead of compiling (numba's cache); "
+                      "empty: off (lower/disk_cache.py)"),
 }
 
 _overrides: list[dict[str, object]] = []

@@ -215,3 +215,39 @@ def test_separate_functions_have_separate_caches() -> None:
     g = jitaic.jit(_exp_plus_one)
     f(np.ones(2))
     assert _info(g) == (0, 0, 0)
+
+
+_DISK_CACHE_SCRIPT = """
+import numpy as np, jitaic
+
+def softmax_sum(x, w):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return (e / e.sum(axis=1, keepdims=True)).sum(), np.tanh(x * w).sum(axis=0)
+
+f = jitaic.jit(softmax_sum)
+x = np.random.default_rng(0).standard_normal((600, 300))
+total, columns = f(x, 0.5)
+spec = f.specializations()[0]
+print(spec.from_disk, repr(float(total)), repr(float(columns[7])))
+"""
+
+
+def test_disk_cache_loads_a_later_process_s_specialisation(tmp_path) -> None:
+    """With JITAIC_CACHE_DIR a second process compiling the same function for
+    the same argument types loads the machine code (parallel row loop, buffer
+    cache, vectorised math) and computes the same results."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "JITAIC_CACHE_DIR": str(tmp_path / "cache")}
+
+    def run() -> list[str]:
+        done = subprocess.run([sys.executable, "-c", _DISK_CACHE_SCRIPT], env=env,
+                              capture_output=True, text=True, check=True)
+        return done.stdout.split()
+
+    first, second = run(), run()
+    assert first[0] == "False" and second[0] == "True", (first, second)
+    assert first[1:] == second[1:]
+    assert list((tmp_path / "cache").glob("jitaic_*.py"))

@@ -138,7 +138,7 @@ def _cblas(routine: str):
 
         return signature, codegen
 
-    return fixed_arity_intrinsic(routine, len(kinds), typer)
+    return fixed_arity_intrinsic(f"_{routine}", len(kinds), typer, __name__)
 
 
 _gemm, _gemv, _syrk, _dot = (_cblas(name) for name in ("gemm", "gemv", "syrk", "dot"))

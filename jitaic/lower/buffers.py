@@ -22,13 +22,18 @@ to ``buffer_cache_mb`` of freed memory stays with the process
 ``_release`` may run on any thread, with or without the GIL (a numba
 function of the user's can drop the last reference), so the slots are taken
 and filled with atomic compare-and-swap and the byte count with atomic adds.
-Nothing here is cached on disk: the addresses are this process's.
+
+Compiled code reaches this process's state, its destructor and libc by
+symbol name (registered with LLVM at import), never by an address frozen
+into the code, so code calling ``empty`` can be kept on disk
+(``disk_cache.py``) and loaded by another process.
 """
 
 from __future__ import annotations
 
 import ctypes
 
+import llvmlite.binding as llvm
 import numba
 import numpy as np
 from llvmlite import ir
@@ -67,23 +72,26 @@ _STATE = np.ctypeslib.as_array((ctypes.c_int64 * (2 + SLOTS)).from_address(_STAT
 # numba's PyMem_RawMalloc'd arrays do), in a domain of its own; both calls
 # return at once when tracemalloc is not tracing.
 _TRACE_DOMAIN = 0x6A1C
-_track = ctypes.pythonapi.PyTraceMalloc_Track
-_track.argtypes, _track.restype = [ctypes.c_uint, ctypes.c_size_t, ctypes.c_size_t], ctypes.c_int
-_untrack = ctypes.pythonapi.PyTraceMalloc_Untrack
-_untrack.argtypes, _untrack.restype = [ctypes.c_uint, ctypes.c_size_t], ctypes.c_int
-try:
-    _madvise = _libc.madvise
-    _madvise.argtypes, _madvise.restype = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int], \
-        ctypes.c_int
-except AttributeError:   # no madvise: no huge pages, nothing else changes
-    _madvise = None
+_HAS_MADVISE = hasattr(_libc, "madvise")  # without it: no huge pages, nothing else changes
+
+_STATE_SYMBOL = "jitaic_buffer_state"
+llvm.add_symbol(_STATE_SYMBOL, _STATE_ADDR)
+_I64, _VOIDPTR = ir.IntType(64), cgutils.voidptr_t
 
 
-# --- atomics on _STATE cells, by address -------------------------------------------
+def _external(builder, name: str, fnty: ir.FunctionType):
+    return cgutils.get_or_insert_function(builder.module, fnty, name)
+
+
+# --- atomics on _STATE cells, by symbol ----------------------------------------------
 
 def _cell(builder, index):
-    base = builder.inttoptr(ir.Constant(ir.IntType(64), _STATE_ADDR), ir.IntType(64).as_pointer())
-    return builder.gep(base, [index])
+    module = builder.module
+    state = module.globals.get(_STATE_SYMBOL)
+    if state is None:
+        state = ir.GlobalVariable(module, ir.ArrayType(_I64, 2 + SLOTS), _STATE_SYMBOL)
+        state.linkage = "external"
+    return builder.gep(state, [ir.Constant(ir.IntType(32), 0), index])
 
 
 @intrinsic
@@ -158,14 +166,50 @@ def _itemsize(typingctx, dtype):
     return types.int64(dtype), lambda ctx, builder, sig, args: ir.Constant(ir.IntType(64), size)
 
 
-@intrinsic
-def _as_voidptr(typingctx, address):
-    if address != types.int64:
-        return None
+def _c_call(name: str, restype, argtypes):
+    """(signature, codegen) of an intrinsic calling the C function ``name``
+    (libc, libpython) by name: int64 arguments and result, pointers passed as
+    int64 addresses."""
+    def codegen(ctx, builder, sig, values):
+        fnty = ir.FunctionType(restype, argtypes)
+        cast = [builder.inttoptr(v, t) if isinstance(t, ir.PointerType) else
+                builder.trunc(v, t) if t.width < 64 else v
+                for v, t in zip(values, argtypes, strict=True)]
+        result = builder.call(_external(builder, name, fnty), cast)
+        if isinstance(restype, ir.PointerType):
+            return builder.ptrtoint(result, _I64)
+        return builder.sext(result, _I64) if restype.width < 64 else result
 
-    def codegen(ctx, builder, sig, args):
-        return builder.inttoptr(args[0], cgutils.voidptr_t)
-    return types.voidptr(address), codegen
+    return types.int64(*[types.int64] * len(argtypes)), codegen
+
+
+@intrinsic
+def _malloc_c(typingctx, nbytes):
+    return _c_call("malloc", _VOIDPTR, [_I64])
+
+
+@intrinsic
+def _free_c(typingctx, address):
+    def call(ctx, builder, sig, values):
+        fnty = ir.FunctionType(ir.VoidType(), [_VOIDPTR])
+        builder.call(_external(builder, "free", fnty), [builder.inttoptr(values[0], _VOIDPTR)])
+        return ctx.get_dummy_value()
+    return types.none(types.int64), call
+
+
+@intrinsic
+def _madvise_c(typingctx, address, length, advice):
+    return _c_call("madvise", ir.IntType(32), [_VOIDPTR, _I64, ir.IntType(32)])
+
+
+@intrinsic
+def _track_c(typingctx, domain, address, nbytes):
+    return _c_call("PyTraceMalloc_Track", ir.IntType(32), [ir.IntType(32), _I64, _I64])
+
+
+@intrinsic
+def _untrack_c(typingctx, domain, address):
+    return _c_call("PyTraceMalloc_Untrack", ir.IntType(32), [ir.IntType(32), _I64])
 
 
 # --- the cache -----------------------------------------------------------------------
@@ -175,16 +219,17 @@ def _release(data):
     """NRT's destructor of every cached array: keep the block or free it."""
     address = _as_int(data)
     nbytes = _read_int(address - _HEADER)
-    _untrack(_TRACE_DOMAIN, address)
+    _untrack_c(_TRACE_DOMAIN, address)
     if _add(0, nbytes) + nbytes <= _load(1):
         for k in range(SLOTS):
             if _swap_if(2 + k, 0, address):
                 return
     _add(0, -nbytes)
-    _free(_as_voidptr(_read_int(address - _HEADER + 8)))
+    _free_c(_read_int(address - _HEADER + 8))
 
 
-_RELEASE = _release.address
+_RELEASE_SYMBOL = "jitaic_buffer_release"
+llvm.add_symbol(_RELEASE_SYMBOL, _release.address)
 
 
 @numba.njit
@@ -211,23 +256,23 @@ def _allocate(nbytes):
     address = _take(nbytes)
     if address == 0:
         address = _fresh(nbytes)
-    _track(_TRACE_DOMAIN, address, nbytes)
+    _track_c(_TRACE_DOMAIN, address, nbytes)
     return address
 
 
 @numba.njit
 def _fresh(nbytes):
-    base = np.int64(_malloc(nbytes + 2 * _HEADER))
+    base = _malloc_c(nbytes + 2 * _HEADER)
     if base == 0:
         raise MemoryError("jitaic could not allocate an array buffer")
     address = (base + 2 * _HEADER - 1) & ~(_HEADER - 1)
     _write_int(address - _HEADER, nbytes)
     _write_int(address - _HEADER + 8, base)
-    if _madvise is not None:   # 2 MiB pages over the block's whole 2 MiB runs
+    if _HAS_MADVISE:   # 2 MiB pages over the block's whole 2 MiB runs
         start = (address + _HUGE - 1) & ~(_HUGE - 1)
         end = (address + nbytes) & ~(_HUGE - 1)
         if end > start:
-            _madvise(_as_voidptr(start), end - start, _MADV_HUGEPAGE)
+            _madvise_c(start, end - start, _MADV_HUGEPAGE)
     return address
 
 
@@ -248,8 +293,8 @@ def _wrap(typingctx, address, shape, dtype):
         table = builder.bitcast(ctx.nrt.get_nrt_api(builder), manage_ty.as_pointer().as_pointer())
         manage = builder.load(builder.gep(table, [ir.Constant(ir.IntType(32), 2)]))
         data = builder.inttoptr(address, voidptr)
-        meminfo = builder.call(manage, [data, ir.Constant(ir.IntType(64), _RELEASE)
-                                        .inttoptr(voidptr)])
+        release = _external(builder, _RELEASE_SYMBOL, ir.FunctionType(ir.VoidType(), [voidptr]))
+        meminfo = builder.call(manage, [data, builder.bitcast(release, voidptr)])
         with builder.if_then(cgutils.is_null(builder, meminfo), likely=False):
             ctx.call_conv.return_user_exc(builder, MemoryError,
                                           ("jitaic could not allocate an array",))

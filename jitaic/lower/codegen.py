@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from contextlib import contextmanager
 
+import numba
 import numpy as np
 
 from jitaic import config
@@ -95,6 +96,14 @@ def empty(shape: tuple[Extent, ...], dtype: np.dtype) -> str:
     if config.get("buffer_cache_mb") > 0:
         return f"buf.empty({shape_text(shape)}, {np_type(dtype)})"
     return f"rt.huge_pages({text})"
+
+
+# Blocks that thread-blocked loops split their iterations into: numba's
+# thread count (its prange gives each running thread one contiguous share of
+# them). A literal, not numba.get_num_threads() (a call through a ctypes
+# pointer), so generated code can be cached on disk; after
+# numba.set_num_threads(k) each of k threads runs several blocks.
+THREAD_BLOCKS = numba.config.NUMBA_NUM_THREADS
 
 
 class Emitter:
@@ -202,10 +211,11 @@ class Emitter:
     @contextmanager
     def thread_blocks(self, var: str, extent: int, per_thread: Sequence[str] = ()):
         """``for var in range(extent)`` split into one contiguous block per
-        thread (a ``numba.prange`` over the threads); the ``per_thread`` lines
-        (a buffer's allocation) run once per thread, before its block."""
+        thread (a ``numba.prange`` over THREAD_BLOCKS blocks); the
+        ``per_thread`` lines (a buffer's allocation) run once per block,
+        before it."""
         threads, thread, stop = self.fresh("threads"), self.fresh("thread"), self.fresh("stop")
-        self.line(f"{threads} = numba.get_num_threads()")
+        self.line(f"{threads} = {THREAD_BLOCKS}")
         with self.block(f"for {thread} in numba.prange({threads}):"):
             self.uses_prange = self.launches_threads = True
             saved, self._in_prange = self._in_prange, True
@@ -302,7 +312,7 @@ class Emitter:
         threads, thread = self.fresh("threads"), self.fresh("thread")
         first, stop = f"{thread} * {extent} // {threads}", f"({thread} + 1) * {extent} // {threads}"
         self.lines[at:] = [
-            f"{pad}{threads} = numba.get_num_threads()",
+            f"{pad}{threads} = {THREAD_BLOCKS}",
             f"{pad}for {thread} in numba.prange({threads}):",
             *(f"{pad}    {text}" for text in scratch),
             f"{pad}    for {var} in range({first}, {stop}):",

@@ -21,10 +21,11 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from jitaic import config
 from jitaic.errors import CompileError
 from jitaic.ir import ops
 from jitaic.ir.graph import Graph, Node, Region, Value
-from jitaic.lower import blas, buffers, runtime
+from jitaic.lower import blas, buffers, disk_cache, runtime
 from jitaic.lower import control_flow as _control_flow  # noqa: F401  (registers lowerings)
 from jitaic.lower.codegen import Emitter
 from jitaic.lower.fusion import (
@@ -50,6 +51,7 @@ class Compiled:
     compile_seconds: float
     report: str = ""  # which nodes went into which kernel, and why boundaries stayed
     serialised: bool = False  # launches threads on a layer that allows one launch at a time
+    from_disk: bool = False  # machine code loaded from JITAIC_CACHE_DIR, not compiled
 
     def __call__(self, *leaves: object) -> tuple:
         if self.serialised:
@@ -379,18 +381,25 @@ def compile_graph(graph: Graph, param_is_array: Sequence[bool],
     fn_name, fn_source, constants, report, em = generate(graph, param_is_array, parallel,
                                                          layouts)
     source = _module_source(graph, fn_source)
-    filename = f"<jitaic-generated {graph.name}#{next(_counter)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {"np": np, "rt": runtime, "numba": numba}
     buffers.set_limit()
     start = time.perf_counter()
+    directory, from_disk = config.get("cache_dir"), False
     try:
-        exec(compile(source, filename, "exec"), namespace)
+        signature = tuple(numba.typeof(a) for a in (*example_args, *constants))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", numba.NumbaPerformanceWarning)
-            entry = numba.njit(error_model="numpy", parallel=em.uses_prange)(namespace[fn_name])
-            signature = tuple(numba.typeof(a) for a in (*example_args, *constants))
-            entry.compile(signature)
+            if directory:
+                fn, filename = disk_cache.module_function(directory, source, fn_name)
+                entry, from_disk = disk_cache.compile_cached(fn, signature, em.uses_prange)
+            else:
+                filename = f"<jitaic-generated {graph.name}#{next(_counter)}>"
+                linecache.cache[filename] = (len(source), None, source.splitlines(True),
+                                             filename)
+                namespace = {"np": np, "rt": runtime, "numba": numba}
+                exec(compile(source, filename, "exec"), namespace)
+                entry = numba.njit(error_model="numpy", parallel=em.uses_prange)(
+                    namespace[fn_name])
+                entry.compile(signature)
     except Exception as exc:
         first = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip().splitlines()
         raise CompileError(
@@ -400,4 +409,5 @@ def compile_graph(graph: Graph, param_is_array: Sequence[bool],
         ) from None
     seconds = time.perf_counter() - start
     serialised = em.launches_threads and not threading_layer_is_threadsafe()
-    return Compiled(entry, source, filename, tuple(constants), seconds, report, serialised)
+    return Compiled(entry, source, filename, tuple(constants), seconds, report, serialised,
+                    from_disk)

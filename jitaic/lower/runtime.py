@@ -204,15 +204,17 @@ def _leaf_sums(leaves: int):
         zero = rest[-1]
         return types.UniTuple(zero, leaves)(buffer, *rest), _leaf_sums_codegen(leaves)
 
-    return fixed_arity_intrinsic("leaf_sums", 2 * leaves + 2, typer)
+    return fixed_arity_intrinsic(f"_leaf_sums_{leaves}", 2 * leaves + 2, typer, __name__)
 
 
-def fixed_arity_intrinsic(name: str, arity: int, typer):
+def fixed_arity_intrinsic(name: str, arity: int, typer, module: str):
     """``numba.extending.intrinsic`` over ``typer(typingctx, *args)`` for
     exactly ``arity`` arguments: numba reads an intrinsic's parameters from its
-    signature, so one with ``*args`` cannot be typed."""
+    signature, so one with ``*args`` cannot be typed. Bind the result to the
+    attribute ``name`` of ``module``: numba's on-disk cache of code calling it
+    finds it there by name."""
     names = ", ".join(f"a{i}" for i in range(arity))
-    namespace = {"typer": typer}
+    namespace = {"typer": typer, "__name__": module}
     exec(f"def {name}(typingctx, {names}):\n    return typer(typingctx, {names})\n", namespace)
     return intrinsic(namespace[name])
 
