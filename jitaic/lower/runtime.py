@@ -10,6 +10,7 @@ import numpy as np
 from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
+from numba.np.arrayobj import populate_array
 
 
 @numba.njit(cache=True)
@@ -110,7 +111,7 @@ minimum = _extreme("minimum", "<", "and_")
 # NumPy's own pairwise summation (8 partial sums over blocks of up to 128,
 # halves split at multiples of 8), so a float64 sum is bit-identical to
 # np.sum's, and the element loop filling the buffer vectorises.
-@numba.njit  # not cache=True: numba's cache cannot reload a recursive function
+@numba.njit(cache=True)
 def pairwise_sum(a, start, n, zero):
     """NumPy's pairwise sum of ``a[start:start + n]``, addition for addition,
     for a contiguous 1-D buffer ``a`` (``zero``: 0 of a's dtype, so float32
@@ -150,28 +151,86 @@ def pairwise_sum(a, start, n, zero):
     return res
 
 
-@numba.njit  # recursive: not cached either
+@intrinsic
+def _frame_array(typingctx, size, like):
+    """A 1-D array of ``size`` (a constant) elements of ``like``'s type in the
+    calling function's stack frame (an alloca: no heap allocation, no
+    reference count); valid until that function returns."""
+    if not isinstance(size, types.IntegerLiteral) or not isinstance(like, types.Number):
+        return None
+    count = size.literal_value
+    arrty = types.Array(like, 1, "C")
+
+    def codegen(context, builder, sig, args):
+        scalar = context.get_value_type(like)
+        data = cgutils.alloca_once(builder, scalar, size=count)
+        array = context.make_array(arrty)(context, builder)
+        intp = context.get_value_type(types.intp)
+        itemsize = context.get_abi_sizeof(scalar)
+        populate_array(array, data=data, shape=[ir.Constant(intp, count)],
+                       strides=[ir.Constant(intp, itemsize)],
+                       itemsize=ir.Constant(intp, itemsize), meminfo=None)
+        return array._getvalue()
+    return arrty(size, like), codegen
+
+
+# The tree's depth is below 64 for any length (each level halves it).
+_TREE_DEPTH = 64
+
+
+@numba.njit(cache=True)
 def _pairwise_tree(a, start, n, zero):
     """pairwise_sum's tree (n > 128 at the top), its blocks as vector sums.
 
     A node whose children are leaves, or whose grandchildren all are, sums
     those 2 or 4 leaves together, their chains of adds interleaved (the same
     additions per leaf, in the same order): 4 or 8 independent vector adds in
-    flight where one leaf has 2."""
-    if n <= 128:
-        return _leaf_sums_1(a, start, n, zero)[0]
-    half = _half(n)
-    right = n - half  # >= half: the larger child
-    if right <= 128:
-        left_sum, right_sum = _leaf_sums_2(a, start, start + half, half, right, zero)
-        return left_sum + right_sum
-    if half > 128 and half - _half(half) <= 128 and right - _half(right) <= 128:
-        # both children split into two leaves each
-        q, r = _half(half), _half(right)
-        s = _leaf_sums_4(a, start, start + q, start + half, start + half + r,
-                         q, half - q, r, right - r, zero)
-        return (s[0] + s[1]) + (s[2] + s[3])
-    return _pairwise_tree(a, start, half, zero) + _pairwise_tree(a, start + half, right, zero)
+    flight where one leaf has 2. A node's sum is its left child's plus its
+    right child's, as in NumPy's recursion; the walk keeps its own stack (in
+    the function's frame) because numba's on-disk cache cannot reload a
+    recursive function."""
+    starts = _frame_array(_TREE_DEPTH, start)
+    lengths = _frame_array(_TREE_DEPTH, start)
+    stages = _frame_array(_TREE_DEPTH, start)   # 0: new, 1: left running, 2: right running
+    left_sums = _frame_array(_TREE_DEPTH, zero)
+    right_sums = _frame_array(_TREE_DEPTH, zero)
+    starts[0], lengths[0], stages[0] = start, n, 0
+    depth = 1
+    while True:
+        top = depth - 1
+        s, m = starts[top], lengths[top]
+        half = _half(m)
+        right = m - half  # >= half: the larger child
+        if stages[top] == 1:  # the left child's sum arrived: on to the right one
+            stages[top] = 2
+            starts[depth], lengths[depth], stages[depth] = s + half, right, 0
+            depth += 1
+            continue
+        if stages[top] == 2:
+            value = left_sums[top] + right_sums[top]
+        elif m <= 128:
+            value = _leaf_sums_1(a, s, m, zero)[0]
+        elif right <= 128:
+            left_sum, right_sum = _leaf_sums_2(a, s, s + half, half, right, zero)
+            value = left_sum + right_sum
+        elif half > 128 and half - _half(half) <= 128 and right - _half(right) <= 128:
+            # both children split into two leaves each
+            q, r = _half(half), _half(right)
+            sums = _leaf_sums_4(a, s, s + q, s + half, s + half + r,
+                                q, half - q, r, right - r, zero)
+            value = (sums[0] + sums[1]) + (sums[2] + sums[3])
+        else:
+            stages[top] = 1
+            starts[depth], lengths[depth], stages[depth] = s, half, 0
+            depth += 1
+            continue
+        depth -= 1
+        if depth == 0:
+            return value
+        if stages[depth - 1] == 1:  # the parent's left child
+            left_sums[depth - 1] = value
+        else:
+            right_sums[depth - 1] = value
 
 
 @numba.njit

@@ -233,6 +233,38 @@ def _pow2(typingctx, n):
 
 
 @intrinsic
+def _scale2(typingctx, p, n):
+    """p * 2.0**n for an integer-valued float n (|n| < 1024 above the normal
+    exponent range), as two exact-or-rounding-once multiplies by 2**floor(n/2)
+    and 2**ceil(n/2), both normal powers of two: subnormal and overflowing
+    results round once, as a single scaling would.
+
+    The halves come from n's integer bits (read through the magic number),
+    shifted logically after an offset that makes them non-negative (AVX2 has
+    no 64-bit arithmetic shift): 10 instructions where rint(n/2) and two
+    _pow2 took 14 (exp is ~40)."""
+    if not (p == n and p in _LL):
+        return None
+    it = _INT[n]
+    mant = 52 if n == types.float64 else 23
+    bias = 1023 if n == types.float64 else 127
+    offset = 2048 if n == types.float64 else 256  # > |n|: n + offset >= 0
+    magic_bits = 0x4338000000000000 if n == types.float64 else 0x4B400000
+
+    def codegen(ctx, builder, sig, args):
+        def const(v):
+            return ir.Constant(it, v)
+        t = builder.fadd(args[1], ir.Constant(_LL[n], _MAGIC[n]))
+        k = builder.sub(builder.bitcast(t, it), const(magic_bits))       # n as an integer
+        half = builder.lshr(builder.add(k, const(offset)), const(1))     # floor(n/2) + offset/2
+        low = builder.add(half, const(bias - offset // 2))               # floor(n/2) + bias
+        high = builder.sub(k, builder.sub(low, const(2 * bias)))         # ceil(n/2) + bias
+        scale = [builder.bitcast(builder.shl(e, const(mant)), _LL[n]) for e in (low, high)]
+        return builder.fmul(builder.fmul(args[0], scale[0]), scale[1])
+    return p(p, n), codegen
+
+
+@intrinsic
 def _log_split(typingctx, x):
     """Normal x > 0 -> (k, f) with x = 2**k * (1 + f), 1 + f in [sqrt(1/2), sqrt(2)).
 
@@ -327,8 +359,7 @@ def exp_f64(x):
     x = _select(x < -1000.0, -1000.0, x)
     n, r, rl = _reduce64(x)
     p = 1.0 + (r + _expm1_tail64(r, rl))
-    n1 = _rint(0.5 * n)
-    return p * _pow2(n1) * _pow2(n - n1)               # the last multiply rounds
+    return _scale2(p, n)                               # the last multiply rounds
 
 
 @_vm
@@ -447,8 +478,7 @@ def _exp_dd(zh, zl):
     rh = _fma(n, -_LN2_HI, zh)                         # exact, as in _reduce64
     r, rl = _two_sum(rh, _fma(n, -_LN2_LO, zl))
     p = 1.0 + (r + _expm1_tail64(r, rl))
-    n1 = _rint(0.5 * n)
-    return p * _pow2(n1) * _pow2(n - n1)
+    return _scale2(p, n)
 
 
 @_vm
@@ -559,8 +589,7 @@ def exp_f32(x):
     x = _select(x < _F(-110.0), _F(-110.0), x)
     n, r, rl = _reduce32(x)
     p = _ONE_F + (r + _expm1_tail32(r, rl))
-    n1 = _rint(_HALF_F * n)
-    return p * _pow2(n1) * _pow2(n - n1)
+    return _scale2(p, n)
 
 
 @_vm
