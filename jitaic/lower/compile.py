@@ -388,8 +388,10 @@ def compile_graph(graph: Graph, param_is_array: Sequence[bool],
         signature = tuple(numba.typeof(a) for a in (*example_args, *constants))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", numba.NumbaPerformanceWarning)
-            if directory:
-                fn, filename = disk_cache.module_function(directory, source, fn_name)
+            found = disk_cache.module_function(directory, source, fn_name) if directory \
+                else None  # None also when the directory cannot be written
+            if found:
+                fn, filename = found
                 entry, from_disk = disk_cache.compile_cached(fn, signature, em.uses_prange)
             else:
                 filename = f"<jitaic-generated {graph.name}#{next(_counter)}>"

@@ -44,16 +44,22 @@ def _code_stamp() -> str:
 
 
 def module_function(directory: str, source: str, fn_name: str):
-    """``fn_name`` from the generated module ``source``, imported from its file
-    in ``directory`` (written there the first time)."""
+    """(``fn_name`` from the generated module ``source``, imported from its
+    file in ``directory`` (written there the first time), that file's path);
+    None, with a warning, when the directory cannot be written."""
     key = hashlib.sha256((_code_stamp() + source).encode()).hexdigest()[:32]
     path = os.path.join(directory, f"jitaic_{key}.py")
     if not os.path.exists(path):
-        os.makedirs(directory, exist_ok=True)
-        partial = f"{path}.{os.getpid()}.tmp"
-        with open(partial, "w") as file:
-            file.write(source)
-        os.replace(partial, path)  # never a half-written module
+        try:
+            os.makedirs(directory, exist_ok=True)
+            partial = f"{path}.{os.getpid()}.tmp"
+            with open(partial, "w") as file:
+                file.write(source)
+            os.replace(partial, path)  # never a half-written module
+        except OSError as exc:
+            warnings.warn(f"JITAIC_CACHE_DIR={directory!r} cannot be written ({exc}); "
+                          f"compiling without the disk cache", stacklevel=2)
+            return None
     name = f"jitaic_generated_{key}"
     module = sys.modules.get(name)
     if module is None:
