@@ -604,7 +604,7 @@ row("average", lambda x, w: (np.average(x), np.average(x, axis=1, weights=w[0]),
     (C("f64[3,4]", "f64[3,4]"),), domain=("real", "pos"))
 row("cov", lambda x: (np.cov(x), np.cov(x, rowvar=False), np.cov(x[0], x[1], bias=True)),
     (C("f64[3,5]"), C("f32[2,4]")))
-row("trace_take", lambda x: (np.trace(x), np.trace(x, 1), np.trace(x, -2),
+row("trace_take", lambda x: (np.trace(x), np.trace(x, 1), np.trace(x, -2), x.trace(1),
                              np.take(x, [0, 3, -1], axis=1), np.take(x, [0, 7])),
     (C("f64[4,5]"), C("i32[3,4]")))
 

@@ -389,6 +389,12 @@ RULE_CASES: dict[str, list[Case]] = {
         case("(weak a ** float64(2)) + y32", lambda a, y: (a ** np.float64(2.0)) + y,
              (np.float32,), fires=None, args=weak_and_f32),
     ],
+    "where_with_a_constant_condition": [
+        case("where(True, x, -x)", lambda x: np.where(True, x, -x), FLOATS + INTS,
+             after={"where": 0}),
+        case("where(False, 1.0, x)", lambda x: np.where(False, 1.0, x), FLOATS),
+        case("where(x > 0, x, 0)", lambda x: np.where(x > 0, x, 0.0), FLOATS, fires=False),
+    ],
     "double_negation": [
         case("-(-x)", lambda x: -(-x), FLOATS + INTS, after={"negative": 0}),  # noqa: B002
         case("-(-(-x))", lambda x: -(-(-x)), FLOATS + INTS, after={"negative": 1}),  # noqa: B002

@@ -156,6 +156,19 @@ def broadcast_of_unit_reshape(node: Node, rb: Rebuilder) -> Value | None:
     return rb.emit(ops.broadcast_to, [x], {"shape": node.attrs["shape"]}, loc=node.loc)
 
 
+@rule(ops.where)
+def where_with_a_constant_condition(node: Node, rb: Rebuilder) -> Value | None:
+    """where(True, x, y) -> x; where(False, x, y) -> y (a condition constant
+    everywhere: np.digitize's direction for constant bins), when the chosen
+    operand has the result's type"""
+    condition, x, y = node.inputs
+    value = _scalar(condition)
+    if value is None:
+        return None
+    chosen = x if value else y
+    return chosen if _same_type(node, chosen) else None
+
+
 @rule(ops.reshape)
 def reshape_of_reshape(node: Node, rb: Rebuilder) -> Value | None:
     """reshape(reshape(x, s1), s2) -> reshape(x, s2)"""

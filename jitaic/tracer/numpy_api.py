@@ -1166,7 +1166,7 @@ def _method_table() -> dict[str, Callable]:
         "std": std, "argmax": argmax, "argmin": argmin, "any": any_, "all": all_,
         "cumsum": cumsum, "cumprod": cumprod, "argsort": argsort, "repeat": repeat,
         "searchsorted": searchsorted,
-        "diagonal": diagonal,
+        "diagonal": diagonal, "trace": trace_,
         "sort": lambda self, axis=-1, kind=None, order=None: self.write(
             sort(self, axis, kind, order).value),
         "reshape": reshape_method, "transpose": transpose_method, "astype": astype,
