@@ -787,6 +787,14 @@ def _cumulative(em: Emitter, node: Node) -> None:
             em.line(f"{name}[{at(step)}] = {combine(previous, element(step))}")
 
 
+@contextlib.contextmanager
+def _each_lane(em: Emitter, x: Value, axis: int, work: int = 0):
+    """Loops over the lanes of ``x`` along ``axis``; yields a lane's subscript."""
+    index = [em.fresh(f"i{d}") for d in range(x.type.ndim)]
+    with em.loops([(index[d], x.shape[d]) for d in range(x.type.ndim) if d != axis], work):
+        yield ", ".join(":" if d == axis else index[d] for d in range(x.type.ndim))
+
+
 @lowering(ops.select)
 def _select(em: Emitter, node: Node) -> None:
     """A quickselect of each lane (runtime.select_smallest)."""
@@ -795,9 +803,7 @@ def _select(em: Emitter, node: Node) -> None:
     name = em.define(out)
     em.line(f"{name} = {empty(out.shape, out.dtype)}")
     kth = em.constant_arg(np.array(ks, np.int64))
-    index = [em.fresh(f"i{d}") for d in range(x.type.ndim - 1)]
-    lane = ", ".join([*index, ":"])
-    with em.loops(list(zip(index, x.shape[:-1], strict=True)), x.type.size):
+    with _each_lane(em, x, x.type.ndim - 1, x.type.size) as lane:
         em.line(f"rt.select_smallest({em(x)}[{lane}], {kth}, {name}[{lane}])")
 
 
@@ -805,12 +811,9 @@ def _select(em: Emitter, node: Node) -> None:
 def _argsort(em: Emitter, node: Node) -> None:
     """numba's merge sort (stable, NaN last as NumPy's) on each lane of the axis."""
     (x,) = node.inputs
-    out, axis = node.output, node.attrs["axis"]
-    name = em.define(out)
-    em.line(f"{name} = {empty(out.shape, np.int64)}")
-    index = [em.fresh(f"i{d}") for d in range(x.type.ndim)]
-    lane = ", ".join(":" if d == axis else index[d] for d in range(x.type.ndim))
-    with em.loops([(index[d], x.shape[d]) for d in range(x.type.ndim) if d != axis]):
+    name = em.define(node.output)
+    em.line(f"{name} = {empty(node.output.shape, np.int64)}")
+    with _each_lane(em, x, node.attrs["axis"]) as lane:
         em.line(f"{name}[{lane}] = np.argsort({em(x)}[{lane}], kind='mergesort')")
 
 
