@@ -15,10 +15,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # Compiled kernels stay on disk between runs of the suite (JITAIC_CACHE_DIR,
 # jitaic/lower/disk_cache.py): a second run loads them instead of compiling
 # (8.4 -> 2.8 minutes on the 2-core machine). A clean machine compiles all.
-os.environ.setdefault("JITAIC_CACHE_DIR", os.path.join(
-    os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "jitaic", "tests"))
+_CACHE = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+                      "jitaic", "tests")
+os.environ.setdefault("JITAIC_CACHE_DIR", _CACHE)
 
 from helpers import seed_of  # noqa: E402
+
+from jitaic.lower import disk_cache  # noqa: E402
+
+if os.environ["JITAIC_CACHE_DIR"] == _CACHE:
+    disk_cache.prune(_CACHE)  # earlier versions' kernels: this suite's own directory
 
 
 @pytest.fixture

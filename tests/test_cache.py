@@ -9,6 +9,7 @@ from helpers import assert_same
 
 import jitaic
 from jitaic.ir.graph import Graph
+from jitaic.lower import disk_cache
 
 
 def _exp_plus_one(x):
@@ -251,7 +252,11 @@ def test_disk_cache_loads_a_later_process_s_specialisation(tmp_path) -> None:
     first, second = run(), run()
     assert first[0] == "False" and second[0] == "True", (first, second)
     assert first[1:] == second[1:]
-    assert list((tmp_path / "cache").glob("jitaic_*.py"))
+    assert list((tmp_path / "cache").glob("*/jitaic_*.py"))
+    stale = tmp_path / "cache" / "an_older_version"
+    stale.mkdir()
+    assert disk_cache.prune(str(tmp_path / "cache")) == 1 and not stale.exists()
+    assert list((tmp_path / "cache").glob("*/jitaic_*.py"))  # the current version's stay
 
 
 def test_an_unwritable_cache_directory_warns_and_compiles(tmp_path) -> None:

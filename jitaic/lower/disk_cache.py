@@ -1,6 +1,7 @@
 """Compiled specialisations kept on disk across processes (``JITAIC_CACHE_DIR``).
 
-A generated module is written to the cache directory as a file named by a
+A generated module is written to the cache directory (in a subdirectory per
+version of jitaic's lowering code, see ``prune``) as a file named by a
 hash of its source and of everything compiled into it (jitaic's lowering
 code, which generated code calls and inlines, and the numba, llvmlite, NumPy
 and Python versions), and compiled with numba's own ``cache=True``: numba
@@ -22,6 +23,7 @@ import hashlib
 import importlib.util
 import os
 import pathlib
+import shutil
 import sys
 import warnings
 
@@ -48,6 +50,7 @@ def module_function(directory: str, source: str, fn_name: str):
     file in ``directory`` (written there the first time), that file's path);
     None, with a warning, when the directory cannot be written."""
     key = hashlib.sha256((_code_stamp() + source).encode()).hexdigest()[:32]
+    directory = os.path.join(directory, _code_stamp()[:16])
     path = os.path.join(directory, f"jitaic_{key}.py")
     if not os.path.exists(path):
         try:
@@ -70,6 +73,19 @@ def module_function(directory: str, source: str, fn_name: str):
         # that module again when it loads the cached code
         sys.modules[name] = module
     return getattr(module, fn_name), path
+
+
+def prune(directory: str) -> int:
+    """Delete the subdirectories of ``directory`` that other versions of jitaic
+    (or of its dependencies) filled; returns how many went. Each version's
+    modules live in a subdirectory named after its stamp, so a changed
+    lowering module does not leave its predecessor's ~100 MB behind."""
+    current = _code_stamp()[:16]
+    stale = [entry for entry in os.scandir(directory)
+             if entry.is_dir() and entry.name != current] if os.path.isdir(directory) else []
+    for entry in stale:
+        shutil.rmtree(entry.path, ignore_errors=True)
+    return len(stale)
 
 
 def compile_cached(fn, signature: tuple, parallel: bool):
