@@ -433,7 +433,7 @@ def _matmul_infer(in_types, attrs, regions):
 matmul = define("matmul", _matmul_infer, np.matmul)
 
 
-def _square_stack(t: TensorType, name: str) -> None:
+def check_square_stack(t: TensorType, name: str) -> None:
     """NumPy's LinAlgErrors for an operand that is not a stack of square matrices."""
     check_static(t, name)
     if t.ndim < 2:
@@ -451,7 +451,7 @@ def _linalg(name: str, out_shape: Callable, reference) -> Op:
 
     def infer(in_types, attrs, regions):
         a, *rest = in_types
-        _square_stack(a, f"np.linalg.{name}")
+        check_square_stack(a, f"np.linalg.{name}")
         for t in rest:
             check_static(t, f"np.linalg.{name}")
         return [TensorType(out_shape(a.shape, *(t.shape for t in rest)), a.dtype)]

@@ -168,19 +168,23 @@ def _itemsize(typingctx, dtype):
 
 def _c_call(name: str, restype, argtypes):
     """(signature, codegen) of an intrinsic calling the C function ``name``
-    (libc, libpython) by name: int64 arguments and result, pointers passed as
-    int64 addresses."""
+    (libc, libpython) by name: int64 arguments and result (none for void),
+    pointers passed as int64 addresses."""
+    void = isinstance(restype, ir.VoidType)
+
     def codegen(ctx, builder, sig, values):
         fnty = ir.FunctionType(restype, argtypes)
         cast = [builder.inttoptr(v, t) if isinstance(t, ir.PointerType) else
                 builder.trunc(v, t) if t.width < 64 else v
                 for v, t in zip(values, argtypes, strict=True)]
         result = builder.call(_external(builder, name, fnty), cast)
+        if void:
+            return ctx.get_dummy_value()
         if isinstance(restype, ir.PointerType):
             return builder.ptrtoint(result, _I64)
         return builder.sext(result, _I64) if restype.width < 64 else result
 
-    return types.int64(*[types.int64] * len(argtypes)), codegen
+    return (types.none if void else types.int64)(*[types.int64] * len(argtypes)), codegen
 
 
 @intrinsic
@@ -190,11 +194,7 @@ def _malloc_c(typingctx, nbytes):
 
 @intrinsic
 def _free_c(typingctx, address):
-    def call(ctx, builder, sig, values):
-        fnty = ir.FunctionType(ir.VoidType(), [_VOIDPTR])
-        builder.call(_external(builder, "free", fnty), [builder.inttoptr(values[0], _VOIDPTR)])
-        return ctx.get_dummy_value()
-    return types.none(types.int64), call
+    return _c_call("free", ir.VoidType(), [_VOIDPTR])
 
 
 @intrinsic

@@ -106,6 +106,12 @@ def empty(shape: tuple[Extent, ...], dtype: np.dtype) -> str:
 THREAD_BLOCKS = numba.config.NUMBA_NUM_THREADS
 
 
+def _block_bounds(block: str, extent: Extent, blocks: str) -> tuple[str, str]:
+    """First and end iteration of ``block`` when ``extent`` iterations are
+    split into ``blocks`` contiguous blocks."""
+    return f"{block} * {extent} // {blocks}", f"({block} + 1) * {extent} // {blocks}"
+
+
 class Emitter:
     """Accumulates the lines of one generated function and names its values."""
 
@@ -221,9 +227,10 @@ class Emitter:
             saved, self._in_prange = self._in_prange, True
             for line in per_thread:
                 self.line(line)
-            self.line(f"{stop} = ({thread} + 1) * {extent} // {threads}")
+            first, end = _block_bounds(thread, extent, threads)
+            self.line(f"{stop} = {end}")
             try:
-                with self.block(f"for {var} in range({thread} * {extent} // {threads}, {stop}):"):
+                with self.block(f"for {var} in range({first}, {stop}):"):
                     yield
             finally:
                 self._in_prange = saved
@@ -310,7 +317,7 @@ class Emitter:
         at = self.lines.index(header)  # unique: var is a fresh name
         pad = header[:len(header) - len(header.lstrip())]
         threads, thread = self.fresh("threads"), self.fresh("thread")
-        first, stop = f"{thread} * {extent} // {threads}", f"({thread} + 1) * {extent} // {threads}"
+        first, stop = _block_bounds(thread, extent, threads)
         self.lines[at:] = [
             f"{pad}{threads} = {THREAD_BLOCKS}",
             f"{pad}for {thread} in numba.prange({threads}):",

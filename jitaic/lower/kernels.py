@@ -529,23 +529,23 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
         allocate = f"{buf} = np.empty({chunk}, {np_type(acc_dtype)})"
         if buffered and isinstance(chunk, str) and not in_place:
             em.line(allocate)
+        whole = not outer and (len(axes) == 1 or flat)  # the whole array to a scalar
         with em.loops(outer, nest.work()):
             em.line(f"{acc} = {monoid.init(acc_dtype)}")
-            if buffered and not isinstance(chunk, str):
-                em.scratch(allocate)
+            if buffered and not isinstance(chunk, str) and not whole:
+                em.scratch(allocate)  # (a whole array's: _buffered_row's choice)
             if flat:
                 _buffered_row(em, index[-1], length, chunk, buf, acc, monoid, acc_dtype,
                               body, allocate, leading=list(zip(index, shape, strict=True)))
-            with em.loops([] if flat else [(index[d], shape[d]) for d in axes[:-1]]):
-                if flat:
-                    pass
-                elif buffered:
-                    whole = not outer and len(axes) == 1  # a 1-D array to a scalar
-                    _buffered_row(em, index[-1], length, chunk, buf, acc, monoid, acc_dtype,
-                                  None if in_place else body, allocate if whole else None)
-                else:
-                    with em.loops([(index[d], shape[d]) for d in axes[-1:]]):
-                        body(acc)
+            else:
+                with em.loops([(index[d], shape[d]) for d in axes[:-1]]):
+                    if buffered:
+                        _buffered_row(em, index[-1], length, chunk, buf, acc, monoid,
+                                      acc_dtype, None if in_place else body,
+                                      allocate if whole else None)
+                    else:
+                        with em.loops([(index[d], shape[d]) for d in axes[-1:]]):
+                            body(acc)
             result = cast(acc, acc_dtype, out.dtype)
             em.line(f"{name}[{', '.join(out_index)}] = {result}" if out.type.ndim else
                     f"{name} = {result}")
@@ -630,7 +630,8 @@ def _buffered_row(em: Emitter, last: str, length: Extent, chunk: Extent, buf: st
 
     With ``allocate`` (the line allocating ``buf``; a whole-array reduction) the
     chunks of a pairwise sum may run in parallel, each thread with its own
-    buffer: chunks are whole subtrees of NumPy's pairwise tree, so their sums,
+    buffer (else ``buf`` is allocated once, as scratch): chunks are whole
+    subtrees of NumPy's pairwise tree, so their sums,
     combined in the tree's order afterwards, are NumPy's bit for bit. Without
     a ``body`` (a pairwise sum of a run-time-length row in memory: one chunk),
     ``buf`` is that row, read where it is."""
@@ -646,6 +647,8 @@ def _buffered_row(em: Emitter, last: str, length: Extent, chunk: Extent, buf: st
     else:
         lengths, program = [min(chunk, length - s) for s in range(0, length, chunk)], []
     if len(lengths) == 1:
+        if allocate and not isinstance(chunk, str):
+            em.scratch(allocate)
         if leading:
             _fill_segments(em, leading, "0", str(length), buf, body)
         elif body is not None:
@@ -661,6 +664,8 @@ def _buffered_row(em: Emitter, last: str, length: Extent, chunk: Extent, buf: st
     chunks = [(number, len(lengths))]
     parallel = bool(program and allocate and em.runs_parallel(chunks, length))
     starts = em.constant_arg(np.cumsum([0, *lengths[:-1]], dtype=np.int64))
+    if allocate and not parallel and not isinstance(chunk, str):
+        em.scratch(allocate)
     # each thread its own buffer
     with em.thread_blocks(number, len(lengths), [allocate]) if parallel else em.loops(chunks):
         em.line(f"{count} = {sizes}[{number}]")

@@ -197,6 +197,17 @@ def _select(typingctx, cond, a, b):
 # an integer (ties to even, as no fastmath is in play) and leaves that integer
 # in the low mantissa bits.
 _MAGIC = {types.float64: 6755399441055744.0, types.float32: 12582912.0}
+_MAGIC_BITS = {types.float64: 0x4338000000000000, types.float32: 0x4B400000}
+_MANTISSA_BITS = {types.float64: 52, types.float32: 23}
+_EXPONENT_BIAS = {types.float64: 1023, types.float32: 127}
+
+
+def _as_integer(builder, n, ty):
+    """The integer-valued float ``n`` as an integer of its width: the bits of
+    n + magic, less the magic's (no float->int conversion, which AVX2 lacks
+    for int64)."""
+    t = builder.fadd(n, ir.Constant(_LL[ty], _MAGIC[ty]))
+    return builder.sub(builder.bitcast(t, _INT[ty]), ir.Constant(_INT[ty], _MAGIC_BITS[ty]))
 
 
 @intrinsic
@@ -213,22 +224,15 @@ def _rint(typingctx, x):
 
 @intrinsic
 def _pow2(typingctx, n):
-    """2.0**n for an integer-valued float n in the normal exponent range.
-
-    The integer is read from the bits of n + magic (no float->int conversion,
-    which AVX2 lacks for int64) and written into the exponent field.
-    """
+    """2.0**n for an integer-valued float n in the normal exponent range: n's
+    integer (``_as_integer``) written into the exponent field."""
     if n not in _LL:
         return None
     it = _INT[n]
-    mant = 52 if n == types.float64 else 23
-    bias = 1023 if n == types.float64 else 127
-    magic_bits = 0x4338000000000000 if n == types.float64 else 0x4B400000
 
     def codegen(ctx, builder, sig, args):
-        t = builder.fadd(args[0], ir.Constant(_LL[n], _MAGIC[n]))
-        k = builder.add(builder.bitcast(t, it), ir.Constant(it, bias - magic_bits))
-        return builder.bitcast(builder.shl(k, ir.Constant(it, mant)), _LL[n])
+        k = builder.add(_as_integer(builder, args[0], n), ir.Constant(it, _EXPONENT_BIAS[n]))
+        return builder.bitcast(builder.shl(k, ir.Constant(it, _MANTISSA_BITS[n])), _LL[n])
     return n(n), codegen
 
 
@@ -246,16 +250,13 @@ def _scale2(typingctx, p, n):
     if not (p == n and p in _LL):
         return None
     it = _INT[n]
-    mant = 52 if n == types.float64 else 23
-    bias = 1023 if n == types.float64 else 127
+    mant, bias = _MANTISSA_BITS[n], _EXPONENT_BIAS[n]
     offset = 2048 if n == types.float64 else 256  # > |n|: n + offset >= 0
-    magic_bits = 0x4338000000000000 if n == types.float64 else 0x4B400000
 
     def codegen(ctx, builder, sig, args):
         def const(v):
             return ir.Constant(it, v)
-        t = builder.fadd(args[1], ir.Constant(_LL[n], _MAGIC[n]))
-        k = builder.sub(builder.bitcast(t, it), const(magic_bits))       # n as an integer
+        k = _as_integer(builder, args[1], n)
         half = builder.lshr(builder.add(k, const(offset)), const(1))     # floor(n/2) + offset/2
         low = builder.add(half, const(bias - offset // 2))               # floor(n/2) + bias
         high = builder.sub(k, builder.sub(low, const(2 * bias)))         # ceil(n/2) + bias
@@ -276,9 +277,8 @@ def _log_split(typingctx, x):
         return None
     rtype = types.UniTuple(x, 2)
     it, ft = _INT[x], _LL[x]
-    mant = 52 if x == types.float64 else 23
+    mant, magic_bits = _MANTISSA_BITS[x], _MAGIC_BITS[x]
     sqrt_half = 0x3FE6A09E667F3BCD if x == types.float64 else 0x3F3504F3
-    magic_bits = 0x4338000000000000 if x == types.float64 else 0x4B400000
 
     def codegen(ctx, builder, sig, args):
         ix = builder.bitcast(args[0], it)

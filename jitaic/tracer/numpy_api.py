@@ -1552,9 +1552,7 @@ def solve(a, b):
     x, y = _linalg_operand(a), _linalg_operand(b)
     dtype = np.result_type(x.dtype, y.dtype)
     x, y = astype(x, dtype, copy=False), astype(y, dtype, copy=False)
-    if x.ndim < 2:
-        raise np.linalg.LinAlgError(f"{x.ndim}-dimensional array given. Array must be at "
-                                    f"least two-dimensional")
+    ops.check_square_stack(x.aval, "np.linalg.solve")  # before reading its shape
     if y.ndim == 1:
         if y.shape[0] != x.shape[-1]:
             raise ValueError(f"solve: Input operand 1 has a mismatch in its core "
