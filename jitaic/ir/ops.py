@@ -133,7 +133,7 @@ def normalize_axes(axes, ndim: int) -> tuple[int, ...]:
     out = []
     for a in axes:
         a = int(a)
-        if not -ndim <= a < max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
+        if a not in (0, -1) if ndim == 0 else not -ndim <= a < ndim:
             raise np.exceptions.AxisError(a, ndim)
         out.append(a % ndim if ndim else 0)
     if len(set(out)) != len(out):
@@ -741,6 +741,30 @@ def _dim_size_infer(in_types, attrs, regions):
 # The run-time extent of one axis (len(x[:i]), the count in np.mean(x[:i])).
 dim_size = define("dim_size", _dim_size_infer,
                   lambda x, axis: np.int64(np.shape(x)[axis]))
+
+
+# A run-time check: raises ``error`` (a builtin exception's name) with
+# ``message`` where ``ok`` (a bool scalar) is false, as NumPy raises on some
+# values (integers to negative powers, non-finite histogram ranges). Its output
+# is ``ok`` itself; being effectful, it runs even when nothing reads that.
+CHECK_ERRORS = {"ValueError": ValueError, "IndexError": IndexError,
+                "OverflowError": OverflowError}
+
+
+def _check_infer(in_types, attrs, regions):
+    (ok,) = in_types
+    if ok.ndim or ok.dtype != np.bool_ or attrs["error"] not in CHECK_ERRORS:
+        raise ValueError(f"a check takes a bool scalar and one of {sorted(CHECK_ERRORS)}")
+    return [ok]
+
+
+def _check_reference(ok, error, message):
+    if not ok:
+        raise CHECK_ERRORS[error](message)
+    return ok
+
+
+check = define("check", _check_infer, _check_reference, (EFFECTFUL,))
 
 
 # ---------------------------------------------------------------- constants

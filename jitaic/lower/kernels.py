@@ -17,7 +17,7 @@ import numba
 import numpy as np
 
 from jitaic import config
-from jitaic.errors import CompileError
+from jitaic.errors import CompileError, at
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Value
 from jitaic.ir.ops import Op, slice_shape, ufunc_loop_dtypes
@@ -59,13 +59,41 @@ def _is_float(dtype: np.dtype) -> bool:
 
 
 for _op, _sym in [(ops.add, "+"), (ops.subtract, "-"), (ops.multiply, "*"),
-                  (ops.true_divide, "/"), (ops.floor_divide, "//"), (ops.mod, "%"),
+                  (ops.true_divide, "/"), (ops.mod, "%"),
                   (ops.equal, "=="), (ops.not_equal, "!="),
                   (ops.less, "<"), (ops.less_equal, "<="), (ops.greater, ">"),
                   (ops.greater_equal, ">="), (ops.bitwise_and, "&"),
-                  (ops.bitwise_or, "|"), (ops.bitwise_xor, "^"), (ops.left_shift, "<<"),
-                  (ops.right_shift, ">>")]:
+                  (ops.bitwise_or, "|"), (ops.bitwise_xor, "^")]:
     scalar_rule(_op)(_infix(_sym))
+
+
+@scalar_rule(ops.floor_divide)
+def _floor_divide(a, dt, node):
+    # NumPy: the smallest integer // -1 wraps to itself (numba returns 0).
+    if np.dtype(dt[0]).kind == "i":
+        return f"((-{a[0]}) if {a[1]} == -1 else ({a[0]} // {a[1]}))"
+    return f"({a[0]} // {a[1]})"
+
+
+def _shift(symbol: str) -> ScalarRule:
+    """NumPy's shifts by a count outside [0, bits): 0, or -1 shifting a negative
+    number right (C leaves them undefined; LLVM makes them poison). The
+    fallbacks are written in the operand's own type (numba unifies uint64
+    with an int literal to float64)."""
+    def rule(a, dt, node):
+        x, count = a
+        bits = np.dtype(dt[0]).itemsize * 8
+        if symbol == ">>" and np.dtype(dt[0]).kind == "i":
+            beyond = f"({x} >> {bits - 1})"  # -1 for negative x, else 0
+        else:
+            beyond = f"({x} ^ {x})"
+        return f"(({x} {symbol} {count}) if 0 <= {count} < {bits} else {beyond})"
+
+    return rule
+
+
+scalar_rule(ops.left_shift)(_shift("<<"))
+scalar_rule(ops.right_shift)(_shift(">>"))
 
 def _vector_math(name: str, libm: ScalarRule) -> ScalarRule:
     """exp/log/pow/... through jitaic.lower.vecmath (LLVM vectorises loops calling
@@ -83,7 +111,18 @@ def _vector_math(name: str, libm: ScalarRule) -> ScalarRule:
 for _op in (ops.exp, ops.expm1, ops.log, ops.log1p, ops.tanh, ops.sin, ops.cos,
             ops.arctan, ops.arctan2, ops.arcsin, ops.arccos):
     scalar_rule(_op)(_vector_math(_op.name, _call(f"np.{_op.name}")))
-scalar_rule(ops.power)(_vector_math("power", _infix("**")))
+_power = _vector_math("power", _infix("**"))
+
+
+@scalar_rule(ops.power)
+def _power_of_array(a, dt, node):
+    """NumPy's power loop takes the square root for an exponent of 0.5 that is
+    the same for every element of an array (sqrt and pow differ at -0.0 and
+    -inf); a NumPy scalar base goes through C's pow."""
+    x, exponent = node.inputs
+    if _is_float(dt[0]) and exponent.type.ndim == 0 and node.output.type.ndim:
+        return f"(np.sqrt({a[0]}) if {a[1]} == 0.5 else {_power(a, dt, node)})"
+    return _power(a, dt, node)
 
 for _op, _fn in [(ops.exp2, "np.exp2"),
                  (ops.log2, "np.log2"), (ops.log10, "np.log10"),
@@ -234,6 +273,14 @@ def check_extents(em: Emitter, v: Value, domain: tuple[Extent, ...], what: str) 
             with em.block(f"if {mine} != {target}:"):
                 em.line(f"raise ValueError('{what}: lengths known at run time differ "
                         f"(' + str({mine}) + ' vs ' + str({target}) + ')')")
+
+
+def check_index(em: Emitter, i: str, n: Extent, axis: int, loc: object) -> None:
+    """Raise NumPy's IndexError, naming the user's line, where the run-time
+    index ``i`` (negative ones count from the end) is outside an axis of ``n``."""
+    message = f"' is out of bounds for axis {axis} with size ' + str({n}) + {at(loc)!r}"
+    with em.block(f"if {i} < -{n} or {i} >= {n}:"):
+        em.line(f"raise IndexError('index ' + str({i}) + {message})")
 
 
 @dataclass
@@ -1185,11 +1232,9 @@ def _gathered_element(em: Emitter, node: Node, array: str, x: Value,
         n = extent(em, x, axis)
         j = em.fresh("j")
         em.line(f"{j} = np.int64({load(em, indices[axes.index(axis)], b_nest)})")
+        check_index(em, j, n, axis, node.loc)
         with em.block(f"if {j} < 0:"):
             em.line(f"{j} += {n}")
-        with em.block(f"if {j} < 0 or {j} >= {n}:"):
-            em.line(f"raise IndexError('index out of bounds for axis {axis} with size ' + "
-                    f"str({n}))")
         subscript.append(j)
     return f"{array}[{', '.join(subscript)}]"
 
@@ -1344,6 +1389,8 @@ def _dynamic_entries(em: Emitter, x: Value, index: tuple, dyn: Sequence[Value],
     for dim, e in enumerate(index):
         if e == ops.DYNAMIC:
             out.append(next(names))
+            if check:
+                check_index(em, out[-1], extent(em, x, dim), dim, loc)
         elif ops.is_dynamic_slice(e):
             _, length, step = e
             start, n = next(names), extent(em, x, dim)
@@ -1435,6 +1482,14 @@ def _dyn_setitem(em: Emitter, node: Node) -> None:
     name = em.define(node.output)
     em.line(f"{name} = {em(x)}" if em.can_overwrite(x, node) else f"{name} = {em(x)}.copy()")
     _store_loop(em, name, x, entries, v, region)
+
+
+@lowering(ops.check)
+def _check(em: Emitter, node: Node) -> None:
+    (ok,) = node.inputs
+    with em.block(f"if not {em(ok)}:"):
+        em.line(f"raise {node.attrs['error']}({node.attrs['message']!r})")
+    em.line(f"{em.define(node.output)} = {em(ok)}")
 
 
 @lowering(ops.dim_size)
