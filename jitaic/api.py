@@ -120,7 +120,7 @@ class Specialization:
         if self.traced.out_tree != LEAF or self.compiled.constants:
             return None
         described = self.traced.out_leaves[0]
-        if described[0] != "result" or described[1] != 0:
+        if described[0] != "result" or described[1] != 0 or described[3] is not None:
             return None
         value = self.graph.results[0]
         if value.type.ndim > 0:
@@ -144,26 +144,30 @@ class Specialization:
                 self.compile(leaves)
             raw = self.compiled(*leaves)
         if self.traced.out_tree == LEAF:
-            return self._converters[0](raw)
-        return unflatten(self.traced.out_tree, [c(raw) for c in self._converters])
+            return self._converters[0](raw, leaves)
+        return unflatten(self.traced.out_tree, [c(raw, leaves) for c in self._converters])
 
 
 def _output_converters(traced: Traced) -> list[Callable]:
-    """How each output leaf is rebuilt from the entry function's raw results."""
+    """How each output leaf is rebuilt from the entry function's raw results
+    (and the argument leaves: an argument returned as itself is the caller's
+    object, updated in place, as NumPy code returns it)."""
     converters = []
     for described in traced.out_leaves:
         if described[0] == "static":
-            converters.append(lambda raw, v=described[1]: v)
+            converters.append(lambda raw, leaves, v=described[1]: v)
             continue
-        _, i, as_scalar = described
+        _, i, as_scalar, argument = described
         value = traced.graph.results[i]
         dtype = value.dtype
-        if as_scalar:
-            converters.append(lambda raw, i=i, t=dtype.type: t(raw[i]))
+        if argument is not None:
+            converters.append(lambda raw, leaves, k=argument: leaves[k])
+        elif as_scalar:
+            converters.append(lambda raw, leaves, i=i, t=dtype.type: t(raw[i]))
         elif value.type.ndim == 0:
-            converters.append(lambda raw, i=i, d=dtype: np.array(raw[i], dtype=d))
+            converters.append(lambda raw, leaves, i=i, d=dtype: np.array(raw[i], dtype=d))
         else:  # arrays come back from numba with the right dtype
-            converters.append(lambda raw, i=i: raw[i])
+            converters.append(lambda raw, leaves, i=i: raw[i])
     return converters
 
 
@@ -232,7 +236,9 @@ class JitFunction:
                 pass
             else:
                 hit = self._fast.get(key)
-                if hit is not None and (len(args) < 2 or len(set(map(id, args))) == len(args)):
+                if hit is not None and (len(args) < 2 or (
+                        len(set(map(id, args))) == len(args)
+                        and not _writes_shared_memory(hit[0], args))):
                     spec = hit[0]
                     spec._hits += 1
                     if spec._hits == spec._promote_at:
@@ -252,6 +258,10 @@ class JitFunction:
             spec = self._specialize(key, args, kwargs, static, leaves)
         else:
             spec._hits += 1
+        if _writes_shared_memory(spec, leaves):
+            log.info("%s: arguments share memory with one it writes; running it with "
+                     "NumPy for this call", self.__qualname__)
+            return self._fn(*args, **kwargs)
         if self._remember_fast(args, kwargs, leaves, spec) and spec._hits == spec._promote_at:
             self._promote(spec, args)
         return spec.run(leaves)
@@ -551,6 +561,18 @@ def _fast_key(a: object) -> tuple:
     flags = a.flags
     return (type(a), a.shape, a.dtype, flags.c_contiguous, flags.f_contiguous,
             flags.writeable)
+
+
+def _writes_shared_memory(spec: Specialization, leaves: Sequence[object]) -> bool:
+    """Whether the function writes an array argument whose memory another
+    argument (not the same object: those are one buffer in the graph) may also
+    reach. Compiled code treats distinct arguments as distinct memory, so such
+    calls run the function itself, with NumPy's reads and writes."""
+    for i in spec.graph.updates:
+        if any(j != i and isinstance(y, np.ndarray) and np.may_share_memory(leaves[i], y)
+               for j, y in enumerate(leaves)):
+            return True
+    return False
 
 
 def _log_compile(name: str, spec: Specialization) -> None:

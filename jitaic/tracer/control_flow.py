@@ -30,6 +30,7 @@ class _Body:
     out_static: list[object]  # per output leaf: None if traced, else the static value
     written: dict[int, tuple[Buffer, Value]]  # outer buffers written: final inner value
     same_as_arg: list[int | None]  # per output leaf: index of the argument returned as is
+    outer_view: list[bool]  # per output leaf: an array (or view of one) from outside
 
 
 def _trace_body(fn: Callable, args: Sequence[object], carried: Sequence[Buffer] = (),
@@ -61,6 +62,8 @@ def _trace_body(fn: Callable, args: Sequence[object], carried: Sequence[Buffer] 
         args_inner = inner[len(leading):]
         same = [next((k for k, a in enumerate(args_inner) if a is leaf
                       and isinstance(a, Tracer)), None) for leaf in leaves]
+        outer = [isinstance(leaf, Tracer) and leaf._buffer.depth < ctx.depth
+                 for leaf in leaves]
         results, static = [], []
         for leaf in leaves:
             if isinstance(leaf, _TRACEABLE):
@@ -79,7 +82,7 @@ def _trace_body(fn: Callable, args: Sequence[object], carried: Sequence[Buffer] 
             buf.value, buf.version = value, version
     for k in [k for k in written if any(id(b) == k for b in carried)]:
         del written[k]
-    return _Body(Region(tuple(params), nodes, tuple(results)), static, written, same)
+    return _Body(Region(tuple(params), nodes, tuple(results)), static, written, same, outer)
 
 
 def _with_results(region: Region, results: Sequence[Value]) -> Region:
@@ -102,15 +105,22 @@ def _cast_results(region: Region, types: Sequence[TensorType]) -> Region:
     return Region(region.params, tuple(nodes), tuple(results))
 
 
-def _joined(va: Value, vb: Value, what: str) -> TensorType:
+def _joined(va: Value, vb: Value, what: str, branches: bool = False) -> TensorType:
     """The type of a variable that two paths (branches, or a loop's entry and its
-    next iteration) give values ``va`` and ``vb``: their dtypes join, their
-    shapes must agree (the error names where each value was computed)."""
+    next iteration) give values ``va`` and ``vb``: their dtypes join (a loop's
+    variable widens to what its iterations compute), their shapes must agree,
+    and the branches of an if must agree on the dtype of arrays (NumPy's
+    would depend on the data); the errors name where each value was computed."""
     a, b = va.type, vb.type
     if a.shape != b.shape:
         raise ShapeError(f"{what} has shape {a.shape} on one path{_computed_at(va)} and "
                          f"{b.shape} on the other{_computed_at(vb)}{at(user_location())}; "
                          f"jitaic needs static shapes")
+    if branches and a.dtype != b.dtype and not (a.weak or b.weak):
+        raise UnsupportedError(
+            f"{what} has dtype {a.dtype} on one path{_computed_at(va)} and {b.dtype} on the "
+            f"other{_computed_at(vb)}{at(user_location())}: its dtype would depend on the "
+            f"data; cast both to one dtype (.astype)")
     # A weak (Python scalar) start value takes the type the loop computes (NEP 50).
     dtype = np.result_type(example_value(a) if a.weak else a.dtype,
                            example_value(b) if b.weak else b.dtype)
@@ -182,7 +192,7 @@ def cond(pred: object, then_fn: Callable, else_fn: Callable, operands: Sequence[
         regions.append(_with_results(body.region, results))
     labels = [names[i] if i < len(names) else f"#{i}" for i, k in enumerate(plan) if k is None]
     labels += [f"array written in a branch #{i}" for i in range(len(buffers))]
-    types = [_joined(a, b, f"variable {label}") for a, b, label in
+    types = [_joined(a, b, f"variable {label}", branches=True) for a, b, label in
              zip(regions[0].results, regions[1].results, labels, strict=True)]
     regions = [_cast_results(r, types) for r in regions]
     outs = _emit(ops.cond, [pred], regions)
@@ -192,6 +202,14 @@ def cond(pred: object, then_fn: Callable, else_fn: Callable, operands: Sequence[
     for i, (a, b) in enumerate(zip(then_b.same_as_arg, else_b.same_as_arg, strict=True)):
         if a is not None and a == b:  # the same array on both paths (maybe updated in place)
             result[i] = operands[a]
+        elif then_b.outer_view[i] or else_b.outer_view[i]:
+            name = names[i] if i < len(names) else f"#{i}"
+            result[i]._buffer.no_writes = (
+                f"writing into variable {name!r} is not supported: the branches of an if "
+                f"on a traced value give it different arrays, and on some path it views "
+                f"an array from outside the if (NumPy's write would reach that array); "
+                f"make it a copy (.copy()) on every path or write into the outer array "
+                f"itself")
     return result
 
 

@@ -99,6 +99,11 @@ class Buffer:
     param_index: int | None = None
     depth: int = 0  # the region depth it was created at
     c_contiguous: bool = True  # arguments may not be; reshapes of those copy
+    # Why writing into it is refused (None: writes are fine). An if whose
+    # branches disagree on whether a variable views an outer array gives that
+    # variable a buffer of its own: a write through it could not reach the
+    # outer array on the path where NumPy's would.
+    no_writes: str | None = None
 
 
 # A view step maps a base value to a view value, and back for writes.
@@ -205,6 +210,8 @@ class Tracer:
     # ------------------------------------------------------------ writes
     def write(self, new_value: Value) -> None:
         """Replace this array's contents (NumPy in-place semantics, views included)."""
+        if self._buffer.no_writes:
+            raise UnsupportedError(f"{self._buffer.no_writes}{at(user_location())}")
         current().log_write(self._buffer)
         for depth in range(len(self._view), 0, -1):
             base = self._buffer.value

@@ -58,23 +58,77 @@ def apply_ufunc(ufunc: np.ufunc, *inputs: object) -> Tracer:
     op = ops.UFUNC_OPS.get(ufunc)
     if op is None:
         raise _unsupported(f"np.{ufunc.__name__}")
-    _check_python_ints(op, inputs)
+    inputs = _python_ints_for_loop(op, inputs)
+    if isinstance(inputs, Tracer):  # a comparison with an int beyond the dtype's range
+        return inputs
+    if op is ops.power:
+        _check_integer_exponent(inputs)
     return emit(op, inputs)
 
 
-def _check_python_ints(op: ops.Op, inputs: tuple) -> None:
-    """NumPy refuses Python ints that the integer loop dtype cannot hold (NEP 50)."""
+def require(ok: object, error: type[Exception], message: str) -> None:
+    """Raise ``error`` where ``ok`` is false: now when it is known while
+    tracing, else at run time (a check node), naming the user's line either way."""
+    message += at(user_location())
+    if not isinstance(ok, Tracer):
+        if not ok:
+            raise error(message)
+        return
+    emit(ops.check, [ok], {"error": error.__name__, "message": message})
+
+
+def _check_integer_exponent(inputs: tuple) -> None:
+    loop = ops.ufunc_loop_dtypes(np.power, [to_value(x).type for x in inputs])
+    if loop[1].kind == "i":
+        exponent = inputs[1]
+        nonnegative = (all_(exponent >= 0) if isinstance(exponent, Tracer)
+                       else np.all(np.asarray(exponent) >= 0))
+        require(nonnegative, ValueError, "Integers to negative integer powers are not allowed.")
+
+
+_INT64 = np.iinfo(np.int64)
+# x OP c for a Python int c above every value of x's integer dtype (NumPy 2
+# compares such ints exactly); below every value, the same with c's side swapped.
+_ABOVE = {ops.equal: False, ops.not_equal: True, ops.less: True, ops.less_equal: True,
+          ops.greater: False, ops.greater_equal: False}
+
+
+def _python_ints_for_loop(op: ops.Op, inputs: tuple) -> tuple | Tracer:
+    """Python ints as NumPy 2 takes them (NEP 50): converted for a float loop,
+    compared exactly when out of an integer dtype's range (the comparison's
+    result, as a Tracer), refused otherwise."""
     ints = [i for i, x in enumerate(inputs) if type(x) is int]
     if not ints or len(ints) == len(inputs):
-        return
-    types = [to_value(x).type for x in inputs]
-    loop = ops.ufunc_loop_dtypes(op.ufunc, types)
+        return inputs
+    if _float_loop(op, inputs):
+        inputs = tuple(float(x) if type(x) is int and not _INT64.min <= x <= _INT64.max
+                       else x for x in inputs)
+    ints = [i for i in ints if type(inputs[i]) is int]
+    loop = ops.ufunc_loop_dtypes(op.ufunc, _operand_types(inputs))
     for i in ints:
         if loop[i].kind in "iu":
             info = np.iinfo(loop[i])
-            if not info.min <= inputs[i] <= info.max:
-                raise OverflowError(f"Python integer {inputs[i]} out of bounds for "
-                                    f"{loop[i]}{at(user_location())}")
+            if info.min <= inputs[i] <= info.max:
+                continue
+            if op in _ABOVE and len(inputs) == 2:
+                other = as_tracer(inputs[1 - i])
+                above = (inputs[i] > info.max) == (i == 1)  # c on the right and large
+                answer = _ABOVE[op] if above or op in (ops.equal, ops.not_equal) \
+                    else not _ABOVE[op]
+                return full_value(other.shape, answer, np.bool_)
+            raise OverflowError(f"Python integer {inputs[i]} out of bounds for "
+                                f"{loop[i]}{at(user_location())}")
+    return inputs
+
+
+def _operand_types(inputs: tuple) -> list:
+    """The operands' types, Python ints of any size as weak ints."""
+    return [to_value(1 if type(x) is int else x).type for x in inputs]
+
+
+def _float_loop(op: ops.Op, inputs: tuple) -> bool:
+    """Whether the ufunc computes in floats for these operands."""
+    return ops.ufunc_loop_dtypes(op.ufunc, _operand_types(inputs))[0].kind == "f"
 
 
 _REDUCE_UFUNCS = {
@@ -170,9 +224,18 @@ _UNARY_OPERATORS = {"neg": np.negative, "pos": np.positive, "abs": np.absolute,
                     "invert": np.invert}
 
 
+def _power_operator(self: Tracer, other: object) -> Tracer:
+    """``**``: NumPy's operator squares a bool array raised to the Python int 2
+    (np.square's dtype, int8; np.power would give int64)."""
+    if type(other) is int and other == 2 and self.dtype == np.bool_ and not self._scalar:
+        return apply_ufunc(np.square, self)
+    return apply_ufunc(np.power, self, other)
+
+
 def _install_operators() -> None:
     for name, ufunc in _BINARY_OPERATORS.items():
         forward, reflected, inplace = _binary(ufunc)
+        forward = _power_operator if ufunc is np.power else forward
         setattr(Tracer, f"__{name}__", forward)
         setattr(Tracer, f"__r{name}__", reflected)
         setattr(Tracer, f"__i{name}__", inplace)
@@ -189,8 +252,12 @@ def _reduce(op: ops.Op, x, axis, keepdims: bool, dtype=None) -> Tracer:
     x = as_tracer(x)
     if dtype is not None:
         x = astype(x, dtype)
-    axes = normalize_axes(axis, x.ndim)
-    result = emit(op, [x], {"axes": axes, "keepdims": bool(keepdims)})
+    axes = normalize_axes(axis, x.ndim) if x.ndim else ()  # axis 0 of a 0-d array: itself
+    attrs = {"axes": axes, "keepdims": bool(keepdims)}
+    if not axes and x.ndim:  # over no axis: each element alone, in the reduction's dtype
+        result = astype(x, op.infer([x.aval], attrs, ())[0].dtype)
+    else:
+        result = emit(op, [x], attrs)
     # sum(dtype=int32) accumulates in int32; wrapping at the end gives the same bits.
     return astype(result, dtype) if dtype is not None and result.dtype != dtype else result
 
@@ -248,11 +315,13 @@ def _count(x: Tracer, axes: tuple[int, ...]) -> int | Tracer:
 
 
 def _divide(total: Tracer, count: int | Tracer) -> Tracer:
-    """``total / count`` in total's float dtype (NumPy divides a float32 mean's
-    sum by its count in float32)."""
+    """``total / count`` in total's dtype, as NumPy's mean and var divide: a
+    float32 sum in float32, an integer sum (``dtype=np.int32``) cast back
+    unsafely."""
     if isinstance(count, Tracer):
-        count = astype(count, total.dtype)
-    return total / count
+        count = astype(count, total.dtype if total.dtype.kind == "f" else np.float64)
+    quotient = total / count
+    return astype(quotient, total.dtype) if quotient.dtype != total.dtype else quotient
 
 
 def _float_operand(x: Tracer, dtype) -> Tracer:
@@ -273,7 +342,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
         mask = broadcast_to(as_tracer(where), x.shape)
         count = _reduce(ops.reduce_sum, astype(mask, np.intp), axes, keepdims)
         return _divide(sum_(x, axes, None, None, keepdims, where=mask), count)
-    return _divide(_reduce(ops.reduce_sum, x, axes, keepdims), _count(x, axes))
+    return _divide(_reduce(ops.reduce_sum, x, axes, keepdims, dtype), _count(x, axes))
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None,
@@ -281,18 +350,23 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, 
     if out is not None or where is not None or mean is not None:
         raise _unsupported("np.var(out=/where=/mean=)")
     ddof = correction if correction is not None else ddof
-    x = _float_operand(as_tracer(a), dtype)
+    # NumPy's order: sums in ``dtype``, the deviations in the data's own dtype
+    x = as_tracer(a) if dtype is not None else _float_operand(as_tracer(a), None)
     axes = normalize_axes(axis, x.ndim)
     n = _count(x, axes)
-    centred = x - _divide(_reduce(ops.reduce_sum, x, axes, True), n)
+    centred = x - _divide(_reduce(ops.reduce_sum, x, axes, True, dtype), n)
     dof = max(n - ddof, 0) if isinstance(n, int) else apply_ufunc(np.maximum, n - ddof, 0)
-    return _divide(_reduce(ops.reduce_sum, centred * centred, axes, keepdims), dof)
+    return _divide(_reduce(ops.reduce_sum, centred * centred, axes, keepdims, dtype), dof)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None,
         correction=None):
-    return apply_ufunc(np.sqrt, var(a, axis, dtype, out, ddof, keepdims, where, mean,
-                                    correction))
+    variance = var(a, axis, dtype, out, ddof, keepdims, where, mean, correction)
+    if variance.dtype.kind in "iu" and variance.ndim:  # NumPy's sqrt(out=) refuses
+        raise TypeError(f"Cannot cast ufunc 'sqrt' output from dtype('float64') to "
+                        f"{variance.dtype!r} with casting rule 'same_kind'"
+                        f"{at(user_location())}")
+    return astype(apply_ufunc(np.sqrt, variance), variance.dtype, copy=False)
 
 
 def _arg_reducer(op: ops.Op) -> Callable:
@@ -322,7 +396,9 @@ def _cumulative(op: ops.Op) -> Callable:
             x, axis = ravel(x), 0
         else:
             (axis,) = normalize_axes(axis, x.ndim)
-        return emit(op, [x], {"axis": axis}, scalar=False)
+        result = emit(op, [x], {"axis": axis}, scalar=False)
+        # cumsum(dtype=int8) accumulates in int8; wrapping at the end gives the same bits
+        return astype(result, dtype) if dtype is not None and result.dtype != dtype else result
 
     return scan
 
@@ -441,6 +517,8 @@ def round_(a, decimals=0, out=None):
         raise _unsupported("np.round(out=)")
     (decimals,) = _static_ints(decimals, "np.round's decimals")
     a = as_tracer(a)
+    if a.dtype == np.bool_:
+        raise _unsupported("np.round of a bool array (NumPy returns float16)")
     if a.dtype.kind != "f":
         if decimals >= 0:
             return a
@@ -485,7 +563,9 @@ def inner(a, b):
     a, b = as_tracer(a), as_tracer(b)
     if a.ndim == 0 or b.ndim == 0:
         return a * b
-    return matmul(a, swapaxes(b, -1, -2)) if b.ndim > 1 else matmul(a, b)
+    if a.ndim <= 2 and b.ndim <= 2:
+        return matmul(a, swapaxes(b, -1, -2)) if b.ndim > 1 else matmul(a, b)
+    return tensordot(a, b, ([-1], [-1]))  # a's leading axes, then b's
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
@@ -1118,7 +1198,27 @@ def getitem(self: Tracer, key: object) -> Tracer:
     return result
 
 
+def _check_float_scalar_into(dtype: np.dtype, value: object) -> None:
+    """NumPy stores a float scalar into an integer array through Python's
+    int(): NaN raises ValueError, infinities and huge values OverflowError
+    (float arrays are cast without a word)."""
+    if dtype.kind not in "iu":
+        return
+    if isinstance(value, Tracer):
+        if not (value._scalar and value.dtype.kind == "f"):
+            return
+        require(value == value, ValueError, "cannot convert float NaN to integer")
+        require(abs(value) < 2.0 ** 63, OverflowError,
+                "cannot convert float infinity or a float this large to integer")
+    elif isinstance(value, (float, np.floating)):
+        try:
+            int(value)
+        except (ValueError, OverflowError) as exc:
+            raise type(exc)(f"{exc}{at(user_location())}") from None
+
+
 def setitem(self: Tracer, key: object, value: object) -> None:
+    _check_float_scalar_into(self.dtype, value)
     if isinstance(key, Tracer) and _is_mask(key):
         _masked_assign(self, key, value)
         return
@@ -1159,6 +1259,7 @@ def _method_table() -> dict[str, Callable]:
         return transpose(self, axes or None)
 
     def fill(self, value):
+        _check_float_scalar_into(self.dtype, value)
         self.write(full_value(self.shape, value, self.dtype).value)
 
     return {
@@ -1844,6 +1945,9 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     w = None if weights is None else ravel(as_tracer(weights))
     if range is not None:  # static edges (Python floats, as NumPy computes them)
         first, last = (float(v) for v in range)
+        if not (np.isfinite(first) and np.isfinite(last)):
+            raise ValueError(f"supplied range of [{first}, {last}] is not finite"
+                             f"{at(user_location())}")
         if first > last:
             raise ValueError("max must be larger than min in range parameter.")
         first, last = (first - 0.5, last + 0.5) if first == last else (first, last)
@@ -1854,6 +1958,8 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
         keep = None
         bin_type = _float_type(x.dtype)
         first, last = astype(amin(x), bin_type), astype(amax(x), bin_type)
+        require(apply_ufunc(np.isfinite, first) & apply_ufunc(np.isfinite, last), ValueError,
+                "autodetected range of the data is not finite")
         same = first == last  # NumPy widens an empty range by 0.5 each way
         first, last = where(same, first - 0.5, first), where(same, last + 0.5, last)
         edges = linspace(first, last, bins + 1, dtype=bin_type)

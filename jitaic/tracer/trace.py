@@ -130,7 +130,8 @@ class Traced:
 
     graph: Graph
     out_tree: tuple
-    # One entry per output leaf: ("result", i, as_scalar) or ("static", value).
+    # One entry per output leaf: ("result", i, as_scalar, argument) or ("static",
+    # value); ``argument`` is the index of the array argument returned as itself.
     out_leaves: list[tuple]
 
 
@@ -195,7 +196,11 @@ def _collect_outputs(out: object) -> tuple[list[Value], list[tuple]]:
     described = []
     for leaf in leaves:
         if isinstance(leaf, Tracer):
-            described.append(("result", len(results), leaf._scalar and leaf.ndim == 0))
+            # an array argument returned as itself (not a view): the caller's object
+            argument = leaf._buffer.param_index if not leaf._view and not leaf._scalar \
+                else None
+            described.append(("result", len(results), leaf._scalar and leaf.ndim == 0,
+                              argument))
             results.append(leaf.value)
         else:
             described.append(("static", leaf))
