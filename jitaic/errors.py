@@ -95,3 +95,8 @@ class ShapeError(JitaicError, ValueError):
 
 class CompileError(JitaicError):
     """The backend failed on generated code: a bug in jitaic, never the user's."""
+
+
+class Interrupted(KeyboardInterrupt, Exception):
+    """Ctrl-C stopped a jitted loop. A KeyboardInterrupt, as Python's; also an
+    Exception only because compiled code can raise nothing else."""

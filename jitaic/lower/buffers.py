@@ -166,7 +166,7 @@ def _itemsize(typingctx, dtype):
     return types.int64(dtype), lambda ctx, builder, sig, args: ir.Constant(ir.IntType(64), size)
 
 
-def _c_call(name: str, restype, argtypes):
+def c_call(name: str, restype, argtypes):
     """(signature, codegen) of an intrinsic calling the C function ``name``
     (libc, libpython) by name: int64 arguments and result (none for void),
     pointers passed as int64 addresses."""
@@ -189,27 +189,27 @@ def _c_call(name: str, restype, argtypes):
 
 @intrinsic
 def _malloc_c(typingctx, nbytes):
-    return _c_call("malloc", _VOIDPTR, [_I64])
+    return c_call("malloc", _VOIDPTR, [_I64])
 
 
 @intrinsic
 def _free_c(typingctx, address):
-    return _c_call("free", ir.VoidType(), [_VOIDPTR])
+    return c_call("free", ir.VoidType(), [_VOIDPTR])
 
 
 @intrinsic
 def _madvise_c(typingctx, address, length, advice):
-    return _c_call("madvise", ir.IntType(32), [_VOIDPTR, _I64, ir.IntType(32)])
+    return c_call("madvise", ir.IntType(32), [_VOIDPTR, _I64, ir.IntType(32)])
 
 
 @intrinsic
 def _track_c(typingctx, domain, address, nbytes):
-    return _c_call("PyTraceMalloc_Track", ir.IntType(32), [ir.IntType(32), _I64, _I64])
+    return c_call("PyTraceMalloc_Track", ir.IntType(32), [ir.IntType(32), _I64, _I64])
 
 
 @intrinsic
 def _untrack_c(typingctx, domain, address):
-    return _c_call("PyTraceMalloc_Untrack", ir.IntType(32), [ir.IntType(32), _I64])
+    return c_call("PyTraceMalloc_Untrack", ir.IntType(32), [ir.IntType(32), _I64])
 
 
 # --- the cache -----------------------------------------------------------------------

@@ -12,6 +12,21 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
+from jitaic.errors import Interrupted  # noqa: F401  (raised by generated code)
+from jitaic.lower.buffers import c_call
+
+
+@intrinsic
+def _check_signals_c(typingctx):
+    return c_call("PyErr_CheckSignals", ir.IntType(32), [])
+
+
+@numba.njit(cache=True)
+def interrupted():
+    """Whether a signal Python handles (Ctrl-C) arrived: Python runs its handler
+    here, which leaves KeyboardInterrupt set. While loops poll this."""
+    return _check_signals_c() != 0
+
 
 @numba.njit(cache=True)
 def int_matmul(a, b):
