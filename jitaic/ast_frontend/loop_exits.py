@@ -130,12 +130,25 @@ class _Loop:
 
 class LoopExitRewriter(ast.NodeTransformer):
     """Rewrites innermost loops first, so a return handed on by an inner loop is
-    an ordinary return inside the outer one."""
+    an ordinary return inside the outer one.
+
+    A for loop's target read after the loop (``return i`` after a search loop)
+    is assigned from a fresh loop variable at the top of the body, so it is an
+    ordinary variable the loop carries out (holding the last iteration's value,
+    or the one at the break)."""
+
+    def __init__(self, loads: list[ast.Name]) -> None:
+        self.loads = loads
 
     def visit_While(self, node: ast.While):
         return self._loop(node)
 
     def visit_For(self, node: ast.For):
+        if isinstance(node.target, ast.Name) and any(
+                n.id == node.target.id and n.lineno > node.end_lineno for n in self.loads):
+            index = f"{PREFIX}index_{next(_counter)}"
+            node.body.insert(0, _set(node.target.id, _name(index), node))
+            node.target = ast.copy_location(_name(index, ast.Store), node.target)
         return self._loop(node)
 
     def _loop(self, node: ast.While | ast.For) -> list[ast.stmt]:
@@ -171,4 +184,6 @@ class LoopExitRewriter(ast.NodeTransformer):
 
 
 def rewrite_loop_exits(fdef: ast.FunctionDef) -> ast.FunctionDef:
-    return ast.fix_missing_locations(LoopExitRewriter().visit(fdef))
+    loads = [n for n in ast.walk(fdef) if isinstance(n, ast.Name) and
+             isinstance(n.ctx, ast.Load)]
+    return ast.fix_missing_locations(LoopExitRewriter(loads).visit(fdef))
