@@ -202,7 +202,8 @@ def cond(pred: object, then_fn: Callable, else_fn: Callable, operands: Sequence[
     for i, (a, b) in enumerate(zip(then_b.same_as_arg, else_b.same_as_arg, strict=True)):
         if a is not None and a == b:  # the same array on both paths (maybe updated in place)
             result[i] = operands[a]
-        elif then_b.outer_view[i] or else_b.outer_view[i]:
+        elif isinstance(result[i], Tracer) and not result[i]._scalar and (
+                then_b.outer_view[i] or else_b.outer_view[i]):
             name = names[i] if i < len(names) else f"#{i}"
             result[i]._buffer.no_writes = (
                 f"writing into variable {name!r} is not supported: the branches of an if "
