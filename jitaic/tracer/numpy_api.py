@@ -374,6 +374,9 @@ def _arg_reducer(op: ops.Op) -> Callable:
         if out is not None:
             raise _unsupported(f"np.{op.name}(out=)")
         x = as_tracer(a)
+        if x.ndim == 0:  # NumPy: the index of the one element (axis 0 or -1 allowed)
+            normalize_axes(axis, 0)
+            return as_tracer(np.intp(0))
         if axis is not None:
             axis = normalize_axes(axis, x.ndim)[0]
         return emit(op, [x], {"axis": axis, "keepdims": bool(keepdims)})
@@ -445,7 +448,8 @@ def _lanes(x: Tracer, axis, what: str) -> tuple[Tracer, tuple[int, ...]]:
     """``x`` with the reduced axes moved last and merged into one; and those axes."""
     axes = normalize_axes(axis, x.ndim)
     kept = [d for d in range(x.ndim) if d not in axes]
-    lanes = reshape(transpose(x, (*kept, *axes)), tuple(x.shape[d] for d in kept) + (-1,))
+    lanes = reshape(transpose(x, (*kept, *axes)),
+                    tuple(x.shape[d] for d in kept) + (_size_of(x, axes),))
     if lanes.shape[-1] == 0:
         raise _unsupported(f"{what} of an empty axis (NumPy returns NaN with a warning)")
     return lanes, axes
@@ -1217,9 +1221,18 @@ def _check_float_scalar_into(dtype: np.dtype, value: object) -> None:
             raise type(exc)(f"{exc}{at(user_location())}") from None
 
 
+def _without_leading_ones(v: Tracer, ndim: int) -> Tracer:
+    """A value stored into ``ndim`` axes may have more leading axes of length 1
+    (NumPy drops them: ``a[0] = a`` for a of shape (1, 5))."""
+    extra = v.ndim - ndim
+    if extra > 0 and all(d == 1 for d in v.shape[:extra]):
+        return reshape(v, v.shape[extra:])
+    return v
+
+
 def setitem(self: Tracer, key: object, value: object) -> None:
     _check_float_scalar_into(self.dtype, value)
-    if isinstance(key, Tracer) and _is_mask(key):
+    if isinstance(key, Tracer) and key.dtype == np.bool_:  # a 0-d mask: all or nothing
         _masked_assign(self, key, value)
         return
     if _has_advanced(key):
@@ -1228,7 +1241,7 @@ def setitem(self: Tracer, key: object, value: object) -> None:
     index, new_axes, dynamic = _normalize_index(key, self.shape)
     if new_axes:
         raise _unsupported("assignment with None (np.newaxis) in the index")
-    v = as_tracer(value)
+    v = _without_leading_ones(as_tracer(value), len(ops.slice_shape(self.shape, index)))
     if v.dtype != self.dtype:
         v = astype(v, self.dtype)
     if dynamic or any(map(ops.is_range, index)):
@@ -1280,6 +1293,13 @@ def _method_table() -> dict[str, Callable]:
 
 def _missing_attribute(self, name: str):
     """ndarray methods jitaic does not trace are an UnsupportedError, not a typo."""
+    if name in ("__array_struct__", "__array_interface__"):  # NumPy converting a list
+        raise UnsupportedError(
+            f"a Python list or tuple holding traced values reached a NumPy function that "
+            f"converts it to an array{at(user_location())} (np.sum([x, y]), or a list "
+            f"argument of the jitted function handed on to NumPy): pass arrays (call "
+            f"np.asarray on the argument before the jitted function) or combine traced "
+            f"values with np.stack / np.concatenate")
     if hasattr(np.ndarray, name):
         raise _unsupported(f"ndarray.{name}")
     raise AttributeError(f"'Tracer' object (a traced array) has no attribute {name!r}")
@@ -1371,7 +1391,8 @@ def roll(a, shift, axis=None):
 def repeat(a, repeats, axis=None):
     """A gather whose (static) indices NumPy's own np.repeat computes."""
     x = as_tracer(a)
-    if axis is None:
+    if axis is None or x.ndim == 0:  # a 0-d array repeats as a 1-d one (axis 0 or -1)
+        normalize_axes(axis, x.ndim)
         x, axis = ravel(x), 0
     (axis,) = normalize_axes(axis, x.ndim)
     counts = _static_ints(repeats, "np.repeat's repeats")
@@ -1507,20 +1528,26 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
                 / 2.0, axis)
 
 
+def _size_of(x: Tracer, axes) -> int:
+    """The element count over these axes (reshape's -1 cannot stand for it at size 0)."""
+    return int(np.prod([x.shape[d] for d in axes], dtype=np.int64))
+
+
 def tensordot(a, b, axes=2):
     x, y = as_tracer(a), as_tracer(b)
     if isinstance(axes, int):
         ax_a, ax_b = tuple(range(x.ndim - axes, x.ndim)), tuple(range(axes))
     else:
-        ax_a, ax_b = (normalize_axes(tuple(_static_ints(v, "np.tensordot's axes")), n)
+        # pairs in the user's order (normalize_axes sorts)
+        ax_a, ax_b = (tuple(normalize_axes(i, n)[0] for i in _static_ints(v, "np.tensordot's axes"))
                       for v, n in zip(axes, (x.ndim, y.ndim)))
     if any(x.shape[i] != y.shape[j] for i, j in zip(ax_a, ax_b)) or len(ax_a) != len(ax_b):
         raise ValueError("shape-mismatch for sum")
     free_a = [d for d in range(x.ndim) if d not in ax_a]
     free_b = [d for d in range(y.ndim) if d not in ax_b]
-    k = int(np.prod([x.shape[i] for i in ax_a], dtype=np.int64))
-    lhs = reshape(transpose(x, (*free_a, *ax_a)), (-1, k))
-    rhs = reshape(transpose(y, (*ax_b, *free_b)), (k, -1))
+    k = _size_of(x, ax_a)
+    lhs = reshape(transpose(x, (*free_a, *ax_a)), (_size_of(x, free_a), k))
+    rhs = reshape(transpose(y, (*ax_b, *free_b)), (k, _size_of(y, free_b)))
     return reshape(matmul(lhs, rhs), tuple(x.shape[d] for d in free_a)
                    + tuple(y.shape[d] for d in free_b))
 
@@ -1721,8 +1748,9 @@ def einsum(subscripts, *operands, optimize=False, **kwargs):
         if alone:
             xs[i] = sum_(x, tuple(alone))
             terms[i] = "".join(c for d, c in enumerate(term) if d not in alone)
-    if len(xs) == 2 and not (set(terms[0]) & set(terms[1]) & set(output)):
-        shared = [c for c in terms[0] if c in terms[1]]
+    shared = [c for c in terms[0] if len(terms) == 2 and c in terms[1]]
+    if len(xs) == 2 and not (set(shared) & set(output)) and all(  # (else size 1 broadcasts)
+            xs[0].shape[terms[0].index(c)] == xs[1].shape[terms[1].index(c)] for c in shared):
         product = tensordot(xs[0], xs[1], ([terms[0].index(c) for c in shared],
                                            [terms[1].index(c) for c in shared]))
         have = [c for c in terms[0] + terms[1] if c not in shared]
