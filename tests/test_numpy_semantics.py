@@ -18,9 +18,9 @@ import jitaic
 INT64_MIN = np.iinfo(np.int64).min
 
 
-def check_like_numpy(fn, *args) -> None:
+def check_like_numpy(fn, *args, mode: str = "auto") -> None:
     """Result and arguments afterwards as NumPy's, on the compiling and the cached call."""
-    f = jitaic.jit(fn)
+    f = jitaic.jit(fn, mode=mode)
     for _ in range(2):
         np_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
         jit_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
@@ -143,6 +143,13 @@ U8 = np.array([1, 2, 255], dtype=np.uint8)
     (lambda b: b == 2**64, (B,)),
     (lambda b: b > -(2**64), (B,)),
     (lambda a: a * 2**70, (np.array([1.0, 2.0], np.float32),)),
+    (lambda a: np.argmin(a, axis=0), (np.array(3.0),)),
+    (lambda a: np.repeat(a, 2, axis=0), (np.array(3.0),)),
+    (lambda a: np.median(a, axis=0), (np.zeros((4, 0, 3)),)),
+    (lambda a, b: np.tensordot(a, b, axes=([1, 0], [0, 1])),
+     (np.arange(6.0).reshape(2, 3), np.arange(6.0).reshape(3, 2))),
+    (lambda a, b: np.tensordot(a, b, 1), (np.zeros((2, 0)), np.zeros((0, 2)))),
+    (lambda a, b: np.einsum("ij,jk->ik", a, b), (np.ones((2, 1)), np.arange(12.0).reshape(3, 4))),
 ])
 def test_values_and_dtypes_are_numpys(fn, args) -> None:
     check_like_numpy(fn, *args)
@@ -221,9 +228,40 @@ def test_python_int_beyond_int64_in_an_integer_loop_is_an_overflow_error() -> No
         jitaic.jit(lambda b: b + 2**64)(B)
 
 
+def test_a_list_of_traced_values_handed_to_numpy_is_named() -> None:
+    with pytest.raises(jitaic.UnsupportedError, match=r"a Python list or tuple holding traced "
+                                                      r"values.*test_numpy_semantics\.py:\d+"):
+        jitaic.jit(lambda a: np.sum(a))([1.0, 2.0])
+
+
 def test_round_of_bool_is_refused_not_a_wrong_dtype() -> None:
     with pytest.raises(jitaic.UnsupportedError, match="float16"):
         jitaic.jit(lambda a: np.round(a))(np.array([True]))
+
+
+def zero_positive(a):
+    a[a > 0] = 0
+    return a
+
+
+def fill_from_one_element(c):
+    c[...] = np.array([2.0])
+    return c
+
+
+def row_from_itself(a):
+    a[0] = a
+    return a
+
+
+@pytest.mark.parametrize("fn, arg", [
+    (zero_positive, np.array(3.0)),
+    (zero_positive, np.array(-3.0)),
+    (fill_from_one_element, np.array(3.0)),
+    (row_from_itself, np.arange(5.0).reshape(1, 5)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_stores_numpy_accepts(fn, arg) -> None:
+    check_like_numpy(fn, arg)
 
 
 # ---------------------------------------------------------------- aliasing
@@ -371,3 +409,40 @@ def test_ctrl_c_stops_a_runaway_while_loop(tmp_path) -> None:
     finally:
         proc.kill()
     assert out.strip() == "stopped: Interrupted", err
+
+
+# ---------------------------------------------------------------- loop variables after the loop
+
+def last_index_written(x):
+    i = 100
+    for i in range(2, x.shape[0], 3):
+        x[i] = 0
+    return i, x
+
+
+def scaled_by_last_index(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > 3:
+            s += x[i]
+    return s * i
+
+
+def first_above_five(x):
+    for i in range(x.shape[0]):
+        if x[i] > 5:
+            break
+    else:
+        return -1
+    return i
+
+
+@pytest.mark.parametrize("fn", [last_index_written, scaled_by_last_index])
+def test_a_for_loops_index_keeps_its_last_value_after_the_loop(fn) -> None:
+    check_like_numpy(fn, np.arange(10.0), mode="ast")
+
+
+def test_an_index_read_after_a_break_is_a_clear_error_not_a_name_error() -> None:
+    with pytest.raises(jitaic.UnsupportedError, match=r"variable 'i' .* assigned only on "
+                                                      r"some paths.*test_numpy_semantics"):
+        jitaic.jit(first_above_five)(np.arange(10.0))
