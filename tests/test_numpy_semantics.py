@@ -155,6 +155,21 @@ def test_values_and_dtypes_are_numpys(fn, args) -> None:
     check_like_numpy(fn, *args)
 
 
+_SPECIAL = np.array([np.nan, np.inf, -np.inf, -1.0, -1.5, 0.5, -0.5, 300.0, -300.0, 7e4,
+                     3e9, -3e9, 1e10, -1e10, 2.0**63, -(2.0**63), 1e20, -1e20, 2.0**64])
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16, np.int32,
+                                   np.int64, np.uint64, np.uint32])
+@pytest.mark.parametrize("source", [np.float64, np.float32])
+def test_float_to_integer_casts_give_numpys_values_outside_the_range(source, dtype) -> None:
+    values = _SPECIAL.astype(source)
+    if dtype == np.uint32:  # NumPy's own SIMD loop: beyond (-2**32, 2**32) not followed
+        values = values[np.abs(values) < 2.0**32]
+    check_like_numpy(lambda a: a.astype(dtype), values)
+    check_like_numpy(lambda a: (a * 1).astype(dtype) < 2, values)  # fused, as LLVM sees it
+
+
 # ---------------------------------------------------------------- NumPy's errors
 
 def int_power_negative(a):

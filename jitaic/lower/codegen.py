@@ -47,6 +47,10 @@ def cast(expr: str, src: np.dtype, dst: np.dtype) -> str:
         return expr
     if dst == np.bool_:
         return f"({expr} != 0)"
+    if src.kind == "f" and dst.kind in "iu":
+        via = ("float_to_uint64" if dst == np.uint64 else "float_to_int64"
+               if dst.itemsize == 8 or dst == np.uint32 else "float_to_int32")
+        return f"{np_type(dst)}(rt.{via}({expr}))"  # NumPy's values outside the range
     return f"{np_type(dst)}({expr})"
 
 

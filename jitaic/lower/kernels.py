@@ -206,7 +206,7 @@ def _isfinite(a, dt, node):
 
 scalar_rule(ops.where)(lambda a, dt, node: f"({a[1]} if {a[0]} else {a[2]})")
 scalar_rule(ops.broadcast_like)(lambda a, dt, node: a[0])
-scalar_rule(ops.astype)(lambda a, dt, node: a[0])
+scalar_rule(ops.astype)(lambda a, dt, node: cast(a[0], dt[0], node.output.dtype))
 
 
 def loop_dtypes(node: Node) -> tuple[np.dtype, ...]:

@@ -28,6 +28,33 @@ def interrupted():
     return _check_signals_c() != 0
 
 
+# Float -> integer casts as NumPy's compile on x86-64 (C leaves values outside
+# the target undefined; LLVM makes them poison, so constant folding and
+# vectorised code disagreed with NumPy and with each other). The truncating
+# conversion instructions give the "integer indefinite" (the smallest
+# integer) for NaN and out-of-range values; types narrower than 32 bits go
+# through int32 and keep its low bits, uint64 through C's two-step sequence.
+@numba.njit(inline="always", cache=True)
+def float_to_int32(x):
+    if -2147483648.0 <= x < 2147483648.0:
+        return np.int32(x)
+    return np.int32(-2147483648)
+
+
+@numba.njit(inline="always", cache=True)
+def float_to_int64(x):
+    if -9223372036854775808.0 <= x < 9223372036854775808.0:
+        return np.int64(x)
+    return np.int64(-9223372036854775808)
+
+
+@numba.njit(inline="always", cache=True)
+def float_to_uint64(x):
+    if not x >= 9223372036854775808.0:  # NaN too
+        return np.uint64(float_to_int64(x))
+    return np.uint64(float_to_int64(x - 9223372036854775808.0)) ^ np.uint64(1 << 63)
+
+
 @numba.njit(cache=True)
 def int_matmul(a, b):
     """Integer matrix product (BLAS has no integer kernels); wraps like NumPy."""
