@@ -150,6 +150,10 @@ U8 = np.array([1, 2, 255], dtype=np.uint8)
      (np.arange(6.0).reshape(2, 3), np.arange(6.0).reshape(3, 2))),
     (lambda a, b: np.tensordot(a, b, 1), (np.zeros((2, 0)), np.zeros((0, 2)))),
     (lambda a, b: np.einsum("ij,jk->ik", a, b), (np.ones((2, 1)), np.arange(12.0).reshape(3, 4))),
+    (lambda a: np.minimum.reduce(a, axis=0), (np.array(3.0),)),
+    (lambda a: np.add.reduce(a, axis=1, keepdims=True), (np.ones((2, 3)),)),
+    (lambda u: np.clip(u, -1, 3), (U8,)),
+    (lambda u: np.clip(u, None, 300), (U8,)),
 ])
 def test_values_and_dtypes_are_numpys(fn, args) -> None:
     check_like_numpy(fn, *args)
@@ -229,6 +233,7 @@ def std_int_dtype_of_rows(a):
     (histogram_over_nan_range, (np.array([1.0, 2.0]),)),
     (std_int_dtype_of_rows, (np.arange(6.0).reshape(3, 2),)),
     (lambda u: u + 300, (U8,)),
+    (lambda u: np.clip(u, 300, None), (U8,)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_numpys_errors(fn, args) -> None:
     check_raises_like_numpy(fn, *args)
@@ -400,9 +405,10 @@ def spin(x):
     return x
 
 spin(np.array([0.0, 0.0]))  # compiled before the loop that never ends
-print("ready", flush=True)
+x = np.array([1.0, 0.0])
 try:
-    spin(np.array([1.0, 0.0]))
+    print("ready", flush=True)
+    spin(x)
 except KeyboardInterrupt as exc:
     print("stopped:", type(exc).__name__, flush=True)
 """
@@ -412,6 +418,7 @@ def test_ctrl_c_stops_a_runaway_while_loop(tmp_path) -> None:
     import signal
     import subprocess
     import sys
+    import time
 
     script = tmp_path / "spin.py"  # a file: the AST frontend reads the loop's source
     script.write_text(_SPIN_SCRIPT)
@@ -419,6 +426,7 @@ def test_ctrl_c_stops_a_runaway_while_loop(tmp_path) -> None:
                             stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
+        time.sleep(0.5)  # the child is microseconds from its loop: let it get there
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=120)  # a hang guard, not a timing
     finally:

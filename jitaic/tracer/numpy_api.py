@@ -144,6 +144,8 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
     kwargs.pop("where", None)
     dtype = kwargs.pop("dtype", None)
     accumulate_axis = kwargs.pop("axis", 0) if method == "accumulate" else None
+    reduce_args = {k: kwargs.pop(k) for k in ("axis", "keepdims") if k in kwargs} \
+        if method == "reduce" else {}
     if kwargs:
         raise _unsupported(f"np.{ufunc.__name__}(..., {', '.join(kwargs)}=...)")
     if method == "at" and ufunc is np.add:
@@ -154,8 +156,8 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
         result = composite(*inputs) if composite else apply_ufunc(ufunc, *inputs)
     elif method == "reduce" and ufunc in _REDUCE_UFUNCS:
         (x,) = inputs[:1]
-        axis = inputs[1] if len(inputs) > 1 else 0
-        result = _reduce(_REDUCE_UFUNCS[ufunc], x, axis, False)
+        axis = reduce_args.get("axis", inputs[1] if len(inputs) > 1 else 0)
+        result = _reduce(_REDUCE_UFUNCS[ufunc], x, axis, reduce_args.get("keepdims", False))
     elif method == "accumulate" and ufunc in _SCANS:
         axis = inputs[1] if len(inputs) > 1 else accumulate_axis
         result = _SCANS[ufunc](inputs[0], axis)
@@ -508,6 +510,10 @@ def clip(a, a_min=None, a_max=None, out=None, **kwargs):
     if out is not None or kwargs:
         raise _unsupported("np.clip(out=/...)")
     result = as_tracer(a)
+    if result.dtype.kind in "iu":  # NumPy drops a Python int bound beyond the dtype's range
+        info = np.iinfo(result.dtype)
+        a_min = None if type(a_min) is int and a_min < info.min else a_min
+        a_max = None if type(a_max) is int and a_max > info.max else a_max
     if a_min is not None:
         result = apply_ufunc(np.maximum, result, a_min)
     if a_max is not None:
