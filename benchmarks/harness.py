@@ -100,10 +100,22 @@ def print_header(title: str, opts: Options) -> None:
         f"python {platform.python_version()}, numpy {np.__version__}, "
         f"numba {numba.__version__}, jitaic {jitaic.__version__}"
         + (f", jax {jax.__version__}" if jax is not None else ", jax not installed")
-        + f"; {platform.machine()}, {os.cpu_count()} cpus; "
+        + f"; {cpu_model()}, {os.cpu_count()} cpus; "
         f"BLAS threads {os.environ['OPENBLAS_NUM_THREADS']}; "
         f"median of {opts.repeats} repeats; float64\n"
     )
+
+
+def cpu_model() -> str:
+    """The processor's name (benchmark tables differ by CPU: say which one)."""
+    try:
+        with open("/proc/cpuinfo") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
 
 
 def warm_up(matmul: bool = False) -> None:

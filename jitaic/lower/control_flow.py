@@ -47,9 +47,19 @@ def _carried(em: Emitter, node: Node, init, params, in_place: set[int]) -> list[
 
 
 # A while loop asks Python whether Ctrl-C arrived once every POLL_TURNS
-# iterations (a C call, ~20 ns): a runaway loop stops within a second, and a
-# loop whose iterations take nanoseconds loses well under 1%.
+# iterations (a C call, ~20 ns): a runaway loop stops within a second. A loop
+# of a few integer operations a turn (Collatz steps) loses ~2%, the
+# bench_control loops nothing measurable (benchmarks/bench_safety.py; 0 turns
+# polling off, for that comparison only).
 POLL_TURNS = 1024
+
+
+def _poll(em: Emitter, turns: str) -> None:
+    em.line(f"{turns} -= 1")  # a count down: one decrement and a branch per turn
+    with em.block(f"if {turns} == 0:"):
+        em.line(f"{turns} = {POLL_TURNS}")
+        with em.block("if rt.interrupted():"):
+            em.line("raise rt.Interrupted('a jitted while loop was interrupted')")
 
 
 @lowering(ops.while_loop)
@@ -58,15 +68,15 @@ def _while(em: Emitter, node: Node) -> None:
     in_place = em.plan_region(body, body.params)
     targets = _carried(em, node, node.inputs, body.params, in_place)
     turns = em.fresh("turns")
-    em.line(f"{turns} = 0")
+    if POLL_TURNS:
+        em.line(f"{turns} = {POLL_TURNS}")
     with em.block("while True:"):
         _bind(em, test, targets)
         em.emit_region(test)
         with em.block(f"if not {em(test.results[0])}:"):
             em.line("break")
-        em.line(f"{turns} += 1")
-        with em.block(f"if {turns} % {POLL_TURNS} == 0 and rt.interrupted():"):
-            em.line("raise rt.Interrupted('a jitted while loop was interrupted')")
+        if POLL_TURNS:
+            _poll(em, turns)
         _bind(em, body, targets)
         em.emit_region(body)
         _assign(em, targets, body)

@@ -279,7 +279,8 @@ def check_index(em: Emitter, i: str, n: Extent, axis: int, loc: object) -> None:
     """Raise NumPy's IndexError, naming the user's line, where the run-time
     index ``i`` (negative ones count from the end) is outside an axis of ``n``."""
     message = f"' is out of bounds for axis {axis} with size ' + str({n}) + {at(loc)!r}"
-    with em.block(f"if {i} < -{n} or {i} >= {n}:"):
+    # -n <= i < n as one unsigned compare (a wrapped i + n is huge)
+    with em.block(f"if np.uint64({i} + {n}) >= np.uint64(2 * {n}):"):
         em.line(f"raise IndexError('index ' + str({i}) + {message})")
 
 

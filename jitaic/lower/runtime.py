@@ -34,18 +34,16 @@ def interrupted():
 # conversion instructions give the "integer indefinite" (the smallest
 # integer) for NaN and out-of-range values; types narrower than 32 bits go
 # through int32 and keep its low bits, uint64 through C's two-step sequence.
+# (abs(x) < 2**k leaves out -2**k itself, whose value is the fallback anyway,
+# and NaN: one compare fewer in vectorised loops.)
 @numba.njit(inline="always", cache=True)
 def float_to_int32(x):
-    if -2147483648.0 <= x < 2147483648.0:
-        return np.int32(x)
-    return np.int32(-2147483648)
+    return np.int32(x) if abs(x) < 2147483648.0 else np.int32(-2147483648)
 
 
 @numba.njit(inline="always", cache=True)
 def float_to_int64(x):
-    if -9223372036854775808.0 <= x < 9223372036854775808.0:
-        return np.int64(x)
-    return np.int64(-9223372036854775808)
+    return np.int64(x) if abs(x) < 9223372036854775808.0 else np.int64(-9223372036854775808)
 
 
 @numba.njit(inline="always", cache=True)
