@@ -153,7 +153,7 @@ def test_make_node_rejects_bad_broadcast_with_numpys_words() -> None:
 def test_every_op_has_rules_and_a_reference() -> None:
     known = {ops.ELEMENTWISE, ops.REDUCTION, ops.COMMUTATIVE, ops.SHAPE_ONLY,
              ops.CONSTRUCTOR, ops.EFFECTFUL, ops.ALLOCATES, ops.HAS_REGION,
-             ops.CONTROL_FLOW}
+             ops.CONTROL_FLOW, ops.MAY_RAISE}
     for name, op in ops.OPS.items():
         assert op.name == name
         assert callable(op.infer) and callable(op.reference), name

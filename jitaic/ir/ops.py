@@ -31,6 +31,10 @@ COMMUTATIVE = "commutative"
 SHAPE_ONLY = "shape_only"  # moves or views data, computes nothing
 CONSTRUCTOR = "constructor"
 EFFECTFUL = "effectful"  # never CSE'd or removed
+# raises on some run-time values (an index out of bounds), as NumPy does even
+# when the result goes unused: not removed at the top level of a function
+# (passes/cleanup.py says why not in bodies), but CSE'd (same inputs, same error)
+MAY_RAISE = "may_raise"
 ALLOCATES = "allocates"  # a new buffer that later ops write in place: never CSE'd
 HAS_REGION = "has_region"
 CONTROL_FLOW = "control_flow"
@@ -641,7 +645,8 @@ def _gather_infer(in_types, attrs, regions):
 
 gather = define("gather", _gather_infer,
                 lambda x, *indices, axes, front: np.asarray(x[numpy_key(x.ndim, indices,
-                                                                         axes)]).copy())
+                                                                         axes)]).copy(),
+                (MAY_RAISE,))
 
 
 def _scatter_infer(in_types, attrs, regions):
@@ -664,7 +669,7 @@ def _scatter_reference(x, v, *indices, axes, front, accumulate):
 
 # x[idx] = v (accumulate=False; repeated indices: the last write wins) and
 # np.add.at(x, idx, v) (accumulate=True).
-scatter = define("scatter", _scatter_infer, _scatter_reference)
+scatter = define("scatter", _scatter_infer, _scatter_reference, (MAY_RAISE,))
 
 
 # Boolean-mask indexing with a traced mask: x[mask] has one row per true entry
@@ -687,7 +692,7 @@ def _compress_infer(in_types, attrs, regions):
 
 
 compress = define("compress", _compress_infer,
-                  lambda x, mask: np.asarray(x)[np.asarray(mask)].copy())
+                  lambda x, mask: np.asarray(x)[np.asarray(mask)].copy(), (MAY_RAISE,))
 
 
 def _mask_scatter_infer(in_types, attrs, regions):
@@ -705,7 +710,8 @@ def _mask_scatter_reference(x, v, mask):
     return out
 
 
-mask_scatter = define("mask_scatter", _mask_scatter_infer, _mask_scatter_reference)
+mask_scatter = define("mask_scatter", _mask_scatter_infer, _mask_scatter_reference,
+                      (MAY_RAISE,))
 
 
 def _concatenate_infer(in_types, attrs, regions):
@@ -913,7 +919,8 @@ def _check_dynamic(dyn, index, shape) -> None:
 
 dyn_getitem = define(
     "dyn_getitem", _dyn_getitem_infer,
-    lambda x, *dyn, index: np.asarray(x[to_numpy_index(_fill(index, dyn, x.shape))]).copy())
+    lambda x, *dyn, index: np.asarray(x[to_numpy_index(_fill(index, dyn, x.shape))]).copy(),
+    (MAY_RAISE,))
 
 
 def _dyn_setitem_infer(in_types, attrs, regions):
@@ -926,7 +933,8 @@ def _dyn_setitem_reference(x, v, *dyn, index):
     return _setitem_reference(x, v, _fill(index, dyn, np.shape(x)))
 
 
-dyn_setitem = define("dyn_setitem", _dyn_setitem_infer, _dyn_setitem_reference)
+dyn_setitem = define("dyn_setitem", _dyn_setitem_infer, _dyn_setitem_reference,
+                     (MAY_RAISE,))
 
 
 # ---------------------------------------------------------------- tapes

@@ -6,7 +6,7 @@ import numpy as np
 
 from jitaic.ir import ops
 from jitaic.ir.graph import Graph, Node, Region
-from jitaic.ir.ops import ALLOCATES, EFFECTFUL
+from jitaic.ir.ops import ALLOCATES, EFFECTFUL, MAY_RAISE
 from jitaic.passes.rewrite import Rebuilder
 
 
@@ -14,36 +14,49 @@ def eliminate_dead_code(graph: Graph) -> tuple[Graph, bool]:
     """Drop nodes none of whose outputs reach a result or an argument update,
     inside control-flow bodies too (a gradient in a loop body computes
     cotangents nobody reads)."""
-    nodes, changed = _live_nodes(graph.nodes, (*graph.results, *graph.updates.values()))
+    nodes, changed = _live_nodes(graph.nodes, (*graph.results, *graph.updates.values()),
+                                 {EFFECTFUL, MAY_RAISE})
     if not changed:
         return graph, False
     return Graph(graph.params, nodes, graph.results, name=graph.name,
                  updates=graph.updates), True
 
 
-def _live_nodes(nodes, results) -> tuple[tuple[Node, ...], bool]:
+def _runs_anyway(node: Node, kept: set[str] = frozenset({EFFECTFUL})) -> bool:
+    """Kept though nothing reads it: a node with one of the ``kept`` traits, or
+    one with an effect (a run-time check) in its bodies (an if whose branch
+    raises)."""
+    return bool(node.op.traits & kept) or any(
+        EFFECTFUL in inner.op.traits for region in node.regions for inner in region.walk())
+
+
+def _live_nodes(nodes, results, kept: set[str] = frozenset({EFFECTFUL})):
+    """The nodes ``results`` need, and whether any went. At the top level an
+    unread index that may be out of bounds stays (NumPy raises for it); in
+    bodies it goes: loop bodies hold autodiff's own reads of its tapes, and
+    keeping those would keep whole forward loops alive."""
     live = {id(v) for v in results}
-    kept, changed = [], False
+    kept_nodes, changed = [], False
     for node in reversed(nodes):
-        if EFFECTFUL not in node.op.traits and not any(id(v) in live for v in node.outputs):
+        if not _runs_anyway(node, kept) and not any(id(v) in live for v in node.outputs):
             changed = True
             continue
         node, dropped = _drop_dead_carried(node, live)
         node, pruned = _prune_bodies(node)
         changed |= pruned or dropped
-        kept.append(node)
+        kept_nodes.append(node)
         live.update(id(v) for v in node.inputs)
         for region in node.regions:  # bodies may read outer values
             live.update(id(v) for inner in region.walk() for v in inner.inputs)
             live.update(id(v) for v in region.results)
-    return tuple(reversed(kept)), changed
+    return tuple(reversed(kept_nodes)), changed
 
 
 def _read_by(region: Region, results) -> set[int]:
     """Ids of the values the nodes that ``results`` need (effects included) read."""
     live = {id(v) for v in results}
     for node in reversed(region.nodes):
-        if EFFECTFUL in node.op.traits or any(id(v) in live for v in node.outputs):
+        if _runs_anyway(node) or any(id(v) in live for v in node.outputs):
             live.update(id(v) for v in node.inputs)
             for inner in node.regions:
                 live.update(id(v) for n in inner.walk() for v in n.inputs)

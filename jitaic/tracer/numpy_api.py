@@ -1194,6 +1194,8 @@ def getitem(self: Tracer, key: object) -> Tracer:
         # A view, like NumPy's x[i]: writes through it reach x.
         step = ViewStep("dyn_getitem", (index, tuple(d.value for d in dynamic)))
         result = view(self, (step,))
+        if dynamic:
+            _ = result.value  # recorded now: a bad index raises, read or not, as in NumPy
     else:
         has_ellipsis = key is Ellipsis or (isinstance(key, tuple) and Ellipsis in key)
         all_ints = len(index) == self.ndim and all(isinstance(e, int) for e in index)
