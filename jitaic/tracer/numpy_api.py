@@ -1162,7 +1162,9 @@ def _masked_assign(x: Tracer, mask: Tracer, value: object) -> None:
         x.write(emit(ops.mask_scatter, [x, v, mask], scalar=False).value)
         return
     m = reshape(mask, mask.shape + (1,) * len(rest))
-    x.write(astype(where(m, v, x), x.dtype).value)
+    # v in x's dtype first: NumPy casts the value to the array's dtype and stores
+    # it (a where of uint64 and int32 would compute in float64 and round)
+    x.write(where(m, astype(v, x.dtype, copy=False), x).value)
 
 
 def add_at(x: object, key: object, value: object) -> None:
@@ -1229,6 +1231,15 @@ def _check_float_scalar_into(dtype: np.dtype, value: object) -> None:
             raise type(exc)(f"{exc}{at(user_location())}") from None
 
 
+def _selects_one_element(key: object, ndim: int) -> bool:
+    """An integer for every axis (``b[()]`` of a 0-d array too): NumPy then
+    stores one element, and an array value is an error even of size 1."""
+    keys = key if isinstance(key, tuple) else (key,)
+    return len(keys) == ndim and all(
+        _is_dynamic_int(k) or (isinstance(k, (int, np.integer)) and not isinstance(k, bool))
+        for k in keys)
+
+
 def _without_leading_ones(v: Tracer, ndim: int) -> Tracer:
     """A value stored into ``ndim`` axes may have more leading axes of length 1
     (NumPy drops them: ``a[0] = a`` for a of shape (1, 5))."""
@@ -1249,7 +1260,10 @@ def setitem(self: Tracer, key: object, value: object) -> None:
     index, new_axes, dynamic = _normalize_index(key, self.shape)
     if new_axes:
         raise _unsupported("assignment with None (np.newaxis) in the index")
-    v = _without_leading_ones(as_tracer(value), len(ops.slice_shape(self.shape, index)))
+    v = as_tracer(value)
+    if _selects_one_element(key, self.ndim) and v.ndim:
+        raise ValueError(f"setting an array element with a sequence.{at(user_location())}")
+    v = _without_leading_ones(v, len(ops.slice_shape(self.shape, index)))
     if v.dtype != self.dtype:
         v = astype(v, self.dtype)
     if dynamic or any(map(ops.is_range, index)):
