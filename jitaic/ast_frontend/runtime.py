@@ -95,6 +95,8 @@ def if_return(test: object, then_fn: Callable, else_fn: Callable) -> object:
         return branch
 
     outs = control_flow.cond(test, leaves_of(then_fn, "then"), leaves_of(else_fn, "else"), [])
+    for key, other in (("then", "else"), ("else", "then")):  # a branch that raises
+        trees.setdefault(key, trees[other])
     if trees["then"] != trees["else"]:
         raise UnsupportedError(f"the branches of an if on a traced value return different "
                                f"structures{at(user_location())}")

@@ -754,7 +754,7 @@ dim_size = define("dim_size", _dim_size_infer,
 # values (integers to negative powers, non-finite histogram ranges). Its output
 # is ``ok`` itself; being effectful, it runs even when nothing reads that.
 CHECK_ERRORS = {"ValueError": ValueError, "IndexError": IndexError,
-                "OverflowError": OverflowError}
+                "OverflowError": OverflowError, "TypeError": TypeError}
 
 
 def _check_infer(in_types, attrs, regions):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from jitaic.errors import ShapeError, UnsupportedError, at, user_location
+from jitaic.errors import JitaicError, ShapeError, UnsupportedError, at, user_location
 from jitaic.ir import ops
 from jitaic.ir.graph import Region, Value, make_node
 from jitaic.ir.types import TensorType, example_value
@@ -176,8 +176,14 @@ def cond(pred: object, then_fn: Callable, else_fn: Callable, operands: Sequence[
     pred = to_value(pred)
     if pred.dtype != np.bool_:
         pred = current().builder.emit(ops.not_equal, [pred, current().constant(0)]).output
-    then_b = _trace_body(then_fn, operands, bind_params=False)
-    else_b = _trace_body(else_fn, operands, bind_params=False)
+    then_b, then_error = _trace_branch(then_fn, operands)
+    else_b, else_error = _trace_branch(else_fn, operands)
+    if then_error is not None and else_error is not None:
+        raise then_error  # NumPy fails on either path
+    if then_error is not None:
+        then_b = _trace_body(_failing(then_error, else_fn), operands, bind_params=False)
+    if else_error is not None:
+        else_b = _trace_body(_failing(else_error, then_fn), operands, bind_params=False)
     for i, name in enumerate(names):
         if name in fill_undefined:
             _fill_undefined(then_b, else_b, i, undefined)
@@ -212,6 +218,34 @@ def cond(pred: object, then_fn: Callable, else_fn: Callable, operands: Sequence[
                 f"make it a copy (.copy()) on every path or write into the outer array "
                 f"itself")
     return result
+
+
+# Errors NumPy raises from the values and shapes it meets (not jitaic's own
+# limits): in a branch that may never run, they are that branch's run-time error.
+_NUMPY_ERRORS = (TypeError, ValueError, IndexError, OverflowError)
+
+
+def _trace_branch(fn: Callable, operands: Sequence[object]) -> tuple:
+    try:
+        return _trace_body(fn, operands, bind_params=False), None
+    except _NUMPY_ERRORS as exc:
+        if isinstance(exc, JitaicError) and not isinstance(exc, ShapeError):
+            raise
+        return None, exc
+
+
+def _failing(error: Exception, other_fn: Callable) -> Callable:
+    """A branch that raises ``error`` when it runs, with the other branch's
+    outputs (it never gets to compute them) so the two join."""
+    kind = next(c.__name__ for c in type(error).__mro__ if c.__name__ in ops.CHECK_ERRORS)
+
+    def branch(*operands):
+        never = current().constant(np.bool_(False))
+        current().builder.emit(ops.check, [never], {"error": kind, "message": str(error)},
+                               loc=user_location())
+        return other_fn(*operands)
+
+    return branch
 
 
 def _fill_undefined(a: _Body, b: _Body, i: int, undefined: object) -> None:
