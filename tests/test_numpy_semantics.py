@@ -469,3 +469,71 @@ def test_an_index_read_after_a_break_is_a_clear_error_not_a_name_error() -> None
     with pytest.raises(jitaic.UnsupportedError, match=r"variable 'i' .* assigned only on "
                                                       r"some paths.*test_numpy_semantics"):
         jitaic.jit(first_above_five)(np.arange(10.0))
+
+
+# ---------------------------------------------------------------- errors on the path taken
+
+def widen_bool_in_a_branch(a):
+    if a.sum() > 0:
+        a += a / True  # NumPy's TypeError: float64 into bool, on this path only
+    return a
+
+
+def add_mismatched_in_a_branch(a, b):
+    if a.sum() > 0:
+        c = a + b
+    else:
+        c = a * 2
+    return c
+
+
+def index_past_the_end_in_a_branch(a):
+    if a.sum() > 0:
+        return a[5]
+    return a[0]
+
+
+@pytest.mark.parametrize("fn, args", [
+    (widen_bool_in_a_branch, (np.array([False]),)),
+    (widen_bool_in_a_branch, (np.array([True]),)),
+    (add_mismatched_in_a_branch, (-np.ones(3), np.ones(4))),
+    (add_mismatched_in_a_branch, (np.ones(3), np.ones(4))),
+    (index_past_the_end_in_a_branch, (-np.ones(3),)),
+    (index_past_the_end_in_a_branch, (np.ones(3),)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_an_error_numpy_raises_on_one_branch_only_is_raised_when_that_branch_runs(fn, args):
+    try:
+        with np.errstate(all="ignore"):
+            fn(*[a.copy() for a in args])
+    except Exception:
+        check_raises_like_numpy(fn, *args)
+    else:
+        check_like_numpy(fn, *args)
+
+
+def unused_row(a, i):
+    v = a[i[0]]
+    return a.sum()
+
+
+def store_array_into_element(b, a):
+    b[()] = np.abs(a)
+    return b
+
+
+def fill_positive_with_uint64_max(d):
+    d[d > 0] = np.uint64(2**64 - 1)
+    return d
+
+
+def test_an_unused_view_at_a_bad_run_time_index_still_raises() -> None:
+    check_raises_like_numpy(unused_row, np.ones((2, 3)), np.array([2]))
+    check_like_numpy(unused_row, np.ones((2, 3)), np.array([1]))
+
+
+def test_an_array_stored_into_one_element_raises_numpys_value_error() -> None:
+    check_raises_like_numpy(store_array_into_element, np.array(0.0), np.ones(1))
+
+
+def test_a_masked_store_casts_the_value_to_the_arrays_dtype_first() -> None:
+    check_like_numpy(fill_positive_with_uint64_max, np.array([3, 0], np.int32))
