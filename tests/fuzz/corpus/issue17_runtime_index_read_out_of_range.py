@@ -1,0 +1,18 @@
+"""Issue 17: a run-time index out of range (7) raises IndexError."""
+# ruff: noqa
+
+import numpy as np
+from numpy import inf, nan  # noqa: F401  (array literals)
+
+FINGERPRINT = 'missed-error:IndexError'
+KNOWN_FAILURE = None
+MODES = ('trace', 'ast', 'auto')
+GRADIENTS = False
+
+
+def f(a, idx):
+    return a[idx[0]]
+
+
+def make_args():
+    return (np.arange(5.0), np.array([7]))

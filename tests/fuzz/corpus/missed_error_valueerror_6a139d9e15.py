@@ -1,0 +1,30 @@
+"""Fuzzer reproducer, mode trace: missed-error:ValueError. NumPy raises ValueError('setting
+an array element with a sequence.')"""
+# ruff: noqa
+
+import numpy as np
+from numpy import inf, nan  # noqa: F401  (array literals)
+
+FINGERPRINT = 'missed-error:ValueError'
+KNOWN_FAILURE = None
+MODES = ('trace', 'ast', 'auto')
+GRADIENTS = False
+
+
+def f(a, b, c):
+    v0 = a + 1
+    a[a[0]] = np.abs(a)
+    return v0, a
+
+
+def make_args():
+    b0 = np.array([
+            0
+        ], dtype='int8').reshape(())
+    b1 = np.array([
+            False
+        ], dtype='bool').reshape(())
+    b2 = np.array([
+            False
+        ], dtype='bool').reshape(())
+    return (np.asfortranarray(b0), b1, b2,)

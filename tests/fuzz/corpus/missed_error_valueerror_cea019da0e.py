@@ -1,0 +1,29 @@
+"""Fuzzer reproducer, mode trace: missed-error:ValueError. NumPy raises ValueError('setting
+an array element with a sequence.')"""
+# ruff: noqa
+
+import numpy as np
+from numpy import inf, nan  # noqa: F401  (array literals)
+
+FINGERPRINT = 'missed-error:ValueError'
+KNOWN_FAILURE = None
+MODES = ('trace', 'ast', 'auto')
+GRADIENTS = False
+
+
+def f(a, b, c):
+    b[()] = a + True
+    return c
+
+
+def make_args():
+    b0 = np.array([
+            False
+        ], dtype='bool').reshape((1, 1))
+    b1 = np.array([
+            0
+        ], dtype='int8').reshape(())
+    b2 = np.array([
+            False
+        ], dtype='bool').reshape(())
+    return (b0, b1, b2,)

@@ -1,0 +1,34 @@
+"""Fuzzer reproducer, mode ast: result-dtype:int64->float64. result[0]: dtype float64 !=
+NumPy's int64"""
+# ruff: noqa
+
+import numpy as np
+from numpy import inf, nan  # noqa: F401  (array literals)
+
+FINGERPRINT = 'result-dtype:int64->float64'
+KNOWN_FAILURE = "a loop-carried variable takes the body's dtype even when the loop runs zero times"
+MODES = ('trace', 'ast', 'auto')
+GRADIENTS = False
+
+
+def f(a, b, c, d):
+    v0 = np.abs(d)
+    for i in range(v0[0]):
+        v0 = a + 0.5
+    return v0, a
+
+
+def make_args():
+    b0 = np.array([
+            False
+        ], dtype='bool').reshape((1,))
+    b1 = np.array([
+            False
+        ], dtype='bool').reshape(())
+    b2 = np.array([
+            False
+        ], dtype='bool').reshape(())
+    b3 = np.array([
+            0
+        ], dtype='int64').reshape((1,))
+    return (b0, b1, b2, b3,)

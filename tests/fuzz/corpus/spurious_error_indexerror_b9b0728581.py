@@ -1,0 +1,32 @@
+"""Fuzzer reproducer, mode trace: spurious-error:IndexError. jitaic raises IndexError('a
+slice of length 2 does not fit axis 0 of size 0 at case_21729_1149.py:14 (in f)')"""
+# ruff: noqa
+
+import numpy as np
+from numpy import inf, nan  # noqa: F401  (array literals)
+
+FINGERPRINT = 'spurious-error:IndexError: a slice of length N does not fit axis N of size N'
+KNOWN_FAILURE = 'x[j:j + 2] with a run-time start past the end raises IndexError (NumPy shortens the slice)'
+MODES = ('trace', 'ast', 'auto')
+GRADIENTS = False
+
+
+def f(a, b, c, d):
+    v0 = a[d:d + 2]
+    return v0
+
+
+def make_args():
+    b0 = np.array([
+
+        ], dtype='bool').reshape((0, 0))
+    b1 = np.array([
+            False
+        ], dtype='bool').reshape(())
+    b2 = np.array([
+            False
+        ], dtype='bool').reshape(())
+    b3 = np.array([
+            0
+        ], dtype='int64').reshape(())
+    return (b0, b1, b2, b3,)
