@@ -233,13 +233,22 @@ def _fuse_rows(schedule: list[Scheduled]) -> list[Scheduled]:
     return out
 
 
+def _all_regions(region):
+    """The region and every region nested in it."""
+    yield region
+    for inner in region.nodes:
+        for nested in inner.regions:
+            yield from _all_regions(nested)
+
+
 def _mark_stored(results: Sequence[Value], schedule: list[Scheduled], owner: dict) -> None:
     escaping = {id(v) for v in results}
     for item in schedule:
         nodes = item.nodes if isinstance(item, FusionGroup) else [item]
         for node in nodes:
-            for region in node.regions:
+            for region in node.regions:  # read inside, or yielded as it is (v = u)
                 escaping.update(id(v) for inner in region.walk() for v in inner.inputs)
+                escaping.update(id(v) for r in _all_regions(region) for v in r.results)
             for v in node.inputs:
                 if owner.get(id(v)) is not item:
                     escaping.add(id(v))
