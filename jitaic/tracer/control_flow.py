@@ -42,6 +42,9 @@ def _trace_body(fn: Callable, args: Sequence[object], carried: Sequence[Buffer] 
     parameters, and writes through views of outer arrays keep reaching them).
     """
     ctx = current()
+    for a in args:  # a view's node goes here, outside, not where the body first reads it
+        if isinstance(a, Tracer):
+            _ = a.value
     ctx.builder.open_block()
     ctx.write_logs.append({})
     params: list[Value] = [Value(t) for t in leading]
@@ -302,7 +305,8 @@ def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequenc
           bounds: Sequence[Value] = (), names: Sequence[str] = ()) -> list:
     carried = _lift_carried(init)
     buffers: list[Buffer] = []
-    leading = [TensorType((), np.int64)] if op is ops.for_loop else []
+    # a for loop's index is a Python int, as range gives: weak (NEP 50)
+    leading = [TensorType((), np.int64, weak=True)] if op is ops.for_loop else []
     for _ in range(8):  # fixed point of carried types and written arrays
         body = _trace_body(body_fn, carried, buffers, leading)
         first = _first_assigned(carried, body)
@@ -317,7 +321,10 @@ def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequenc
         carried = widened or carried
     else:
         raise UnsupportedError(f"loop-carried types do not settle{at(user_location())}")
-    regions = [body.region]
+    # each iteration hands on values of the carried types (a bool computed into
+    # an int32 variable is cast, as the widening decided)
+    carried_types = [to_value(c).type for c in carried if isinstance(c, Tracer)]
+    regions = [_cast_results(body.region, [*carried_types, *(b.value.type for b in buffers)])]
     if cond_fn is not None:
         test = _trace_body(cond_fn, carried, buffers)
         if test.written:
