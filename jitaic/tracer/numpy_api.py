@@ -115,6 +115,8 @@ def _python_ints_for_loop(op: ops.Op, inputs: tuple) -> tuple | Tracer:
                 above = (inputs[i] > info.max) == (i == 1)  # c on the right and large
                 answer = _ABOVE[op] if above or op in (ops.equal, ops.not_equal) \
                     else not _ABOVE[op]
+                if other.ndim == 0:  # a ufunc of 0-d operands gives a NumPy scalar
+                    return as_tracer(np.bool_(answer))
                 return full_value(other.shape, answer, np.bool_)
             raise OverflowError(f"Python integer {inputs[i]} out of bounds for "
                                 f"{loop[i]}{at(user_location())}")
@@ -397,7 +399,8 @@ def _cumulative(op: ops.Op) -> Callable:
         x = as_tracer(a)
         if dtype is not None:
             x = astype(x, dtype)
-        if axis is None:
+        if axis is None or x.ndim == 0:  # a 0-d array scans as a 1-d one (axis 0 or -1)
+            normalize_axes(axis, x.ndim)
             x, axis = ravel(x), 0
         else:
             (axis,) = normalize_axes(axis, x.ndim)
@@ -1212,19 +1215,25 @@ def getitem(self: Tracer, key: object) -> Tracer:
     return result
 
 
-def _check_float_scalar_into(dtype: np.dtype, value: object) -> None:
-    """NumPy stores a float scalar into an integer array through Python's
-    int(): NaN raises ValueError, infinities and huge values OverflowError
-    (float arrays are cast without a word)."""
+def _check_scalar_into(dtype: np.dtype, value: object) -> None:
+    """NumPy's checks on a scalar stored into an integer array: a Python int
+    must fit the dtype (OverflowError); a Python float, or a NumPy float scalar
+    into a signed dtype, goes through Python's int(): NaN raises ValueError,
+    infinities and huge values OverflowError (float arrays, and NumPy float
+    scalars into unsigned dtypes, are cast without a word)."""
     if dtype.kind not in "iu":
         return
-    if isinstance(value, Tracer):
-        if not (value._scalar and value.dtype.kind == "f"):
-            return
-        require(value == value, ValueError, "cannot convert float NaN to integer")
-        require(abs(value) < 2.0 ** 63, OverflowError,
-                "cannot convert float infinity or a float this large to integer")
-    elif isinstance(value, (float, np.floating)):
+    if type(value) is int:
+        info = np.iinfo(dtype)
+        if not info.min <= value <= info.max:
+            raise OverflowError(f"Python integer {value} out of bounds for {dtype}"
+                                f"{at(user_location())}")
+    elif isinstance(value, Tracer):  # a Python float argument is weak
+        if value._scalar and value.dtype.kind == "f" and (dtype.kind == "i" or value.aval.weak):
+            require(value == value, ValueError, "cannot convert float NaN to integer")
+            require(abs(value) < 2.0 ** 63, OverflowError,
+                    "cannot convert float infinity or a float this large to integer")
+    elif type(value) is float or (isinstance(value, np.floating) and dtype.kind == "i"):
         try:
             int(value)
         except (ValueError, OverflowError) as exc:
@@ -1233,7 +1242,8 @@ def _check_float_scalar_into(dtype: np.dtype, value: object) -> None:
 
 def _selects_one_element(key: object, ndim: int) -> bool:
     """An integer for every axis (``b[()]`` of a 0-d array too): NumPy then
-    stores one element, and an array value is an error even of size 1."""
+    stores one element, and an array value is an error even of size 1 (unless
+    the array is bool: anything has a truth value)."""
     keys = key if isinstance(key, tuple) else (key,)
     return len(keys) == ndim and all(
         _is_dynamic_int(k) or (isinstance(k, (int, np.integer)) and not isinstance(k, bool))
@@ -1250,7 +1260,7 @@ def _without_leading_ones(v: Tracer, ndim: int) -> Tracer:
 
 
 def setitem(self: Tracer, key: object, value: object) -> None:
-    _check_float_scalar_into(self.dtype, value)
+    _check_scalar_into(self.dtype, value)
     if isinstance(key, Tracer) and key.dtype == np.bool_:  # a 0-d mask: all or nothing
         _masked_assign(self, key, value)
         return
@@ -1261,7 +1271,7 @@ def setitem(self: Tracer, key: object, value: object) -> None:
     if new_axes:
         raise _unsupported("assignment with None (np.newaxis) in the index")
     v = as_tracer(value)
-    if _selects_one_element(key, self.ndim) and v.ndim:
+    if _selects_one_element(key, self.ndim) and v.ndim and self.dtype != np.bool_:
         raise ValueError(f"setting an array element with a sequence.{at(user_location())}")
     v = _without_leading_ones(v, len(ops.slice_shape(self.shape, index)))
     if v.dtype != self.dtype:
@@ -1294,7 +1304,7 @@ def _method_table() -> dict[str, Callable]:
         return transpose(self, axes or None)
 
     def fill(self, value):
-        _check_float_scalar_into(self.dtype, value)
+        _check_scalar_into(self.dtype, value)
         self.write(full_value(self.shape, value, self.dtype).value)
 
     return {
