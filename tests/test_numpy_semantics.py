@@ -537,3 +537,72 @@ def test_an_array_stored_into_one_element_raises_numpys_value_error() -> None:
 
 def test_a_masked_store_casts_the_value_to_the_arrays_dtype_first() -> None:
     check_like_numpy(fill_positive_with_uint64_max, np.array([3, 0], np.int32))
+
+
+# ---------------------------------------------------------------- found by the fuzzer
+
+def shift_by_loop_index(c):
+    for i in range(3):
+        v = c + i  # i is a Python int: c's dtype stays
+    return v
+
+
+def yield_a_value_from_before_the_if(a, b):
+    u = a * 2.0
+    if a.sum() > 2.0:
+        v = u
+    else:
+        v = b + 1.0
+    return v
+
+
+def accumulate_onto_an_empty_view(b, c):
+    v = b[1:]
+    for i in range(2):
+        v = v + c
+    return v
+
+
+def scalar_stores(a, v):
+    a[0] = v[0]
+    a[a == 0] = -1
+    return a
+
+
+@pytest.mark.parametrize("fn, args, mode", [
+    (shift_by_loop_index, (np.array([1], np.uint8),), "ast"),
+    (yield_a_value_from_before_the_if, (np.zeros(3), np.ones(3)), "auto"),
+    (yield_a_value_from_before_the_if, (np.ones(3), np.ones(3)), "auto"),
+    (accumulate_onto_an_empty_view, (np.ones(1), np.ones(1)), "ast"),
+    (scalar_stores, (np.zeros(3, np.int8), np.array([np.nan])), "auto"),
+    (scalar_stores, (np.zeros(3, np.uint8), np.array([np.nan])), "auto"),  # NumPy: no error
+    (scalar_stores, (np.zeros(3, np.bool_), np.array([np.nan])), "auto"),
+    (lambda c: c < 2**31, (np.array(3, np.int8),), "auto"),
+    (lambda a: a.cumsum(axis=0), (np.array(True),), "auto"),
+    (lambda a: np.cumprod(a, axis=-1), (np.array(2.0),), "auto"),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_fuzzer_finds(fn, args, mode) -> None:
+    try:
+        with np.errstate(all="ignore"):
+            fn(*[a.copy() for a in args])
+    except Exception:
+        check_raises_like_numpy(fn, *args)
+    else:
+        check_like_numpy(fn, *args, mode=mode)
+
+
+def store_into_bool_element(a):
+    a[0] = np.ones(1, bool)
+    return a
+
+
+def test_a_size_1_array_into_one_bool_element_is_stored_as_numpy_does() -> None:
+    check_like_numpy(store_into_bool_element, np.zeros(3, bool))
+
+
+def test_a_masked_store_of_an_out_of_range_python_int_overflows() -> None:
+    def store(b):
+        b[b > 0] = -1
+        return b
+    with pytest.raises(OverflowError, match="-1 out of bounds for uint64"):
+        jitaic.jit(store)(np.ones(2, np.uint64))

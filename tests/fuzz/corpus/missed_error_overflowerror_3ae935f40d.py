@@ -6,7 +6,7 @@ import numpy as np
 from numpy import inf, nan  # noqa: F401  (array literals)
 
 FINGERPRINT = 'missed-error:OverflowError: Python integer N out of bounds for uintN'
-KNOWN_FAILURE = 'a masked store of an out-of-range Python int wraps (NumPy raises OverflowError)'
+KNOWN_FAILURE = None
 MODES = ('trace', 'ast', 'auto')
 GRADIENTS = False
 
