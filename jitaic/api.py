@@ -238,7 +238,7 @@ class JitFunction:
                 hit = self._fast.get(key)
                 if hit is not None and (len(args) < 2 or (
                         len(set(map(id, args))) == len(args)
-                        and not _writes_shared_memory(hit[0], args))):
+                        and not (hit[0].graph.updates and _writes_shared_memory(hit[0], args)))):
                     spec = hit[0]
                     spec._hits += 1
                     if spec._hits == spec._promote_at:
