@@ -144,6 +144,8 @@ U8 = np.array([1, 2, 255], dtype=np.uint8)
     (lambda a: np.std(a, dtype=np.int64), (np.array([1.0, 5.0, 9.5]),)),
     (lambda a: np.var(a, axis=0, dtype=np.float32), (np.arange(6.0).reshape(3, 2),)),
     (lambda a, b: a ** b, (np.array([2, 3]), np.array([3, 0]))),
+    (lambda a, b: a ** b, (np.array([0, 2, 3, 2**63 + 5], np.uint64),
+                           np.array([2**63, 2**63 + 1, 5, 3], np.uint64))),
     (lambda a, b: np.inner(a, b), (np.ones((2, 3, 4)), np.arange(120.0).reshape(5, 6, 4))),
     (lambda a: np.sum(a, axis=-1), (np.array(3.0),)),
     (lambda a: a.max(axis=0), (np.array(3.0),)),

@@ -122,6 +122,8 @@ def _power_of_array(a, dt, node):
     x, exponent = node.inputs
     if _is_float(dt[0]) and exponent.type.ndim == 0 and node.output.type.ndim:
         return f"(np.sqrt({a[0]}) if {a[1]} == 0.5 else {_power(a, dt, node)})"
+    if np.dtype(dt[0]) == np.uint64:
+        return f"rt.uint64_power({a[0]}, {a[1]})"
     return _power(a, dt, node)
 
 for _op, _fn in [(ops.exp2, "np.exp2"),

@@ -54,6 +54,20 @@ def float_to_uint64(x):
 
 
 @numba.njit(cache=True)
+def uint64_power(base, exponent):
+    """base ** exponent by squaring, wrapping in uint64 as NumPy's: numba's **
+    misreads exponents of 2**63 and more (2 ** (2**63 + 1) gave 2**64 - 1)."""
+    base, exponent = np.uint64(base), np.uint64(exponent)
+    result = np.uint64(1)
+    while exponent != np.uint64(0):
+        if exponent & np.uint64(1):
+            result = result * base
+        base = base * base
+        exponent = exponent >> np.uint64(1)
+    return result
+
+
+@numba.njit(cache=True)
 def int_matmul(a, b):
     """Integer matrix product (BLAS has no integer kernels); wraps like NumPy."""
     m, k = a.shape
