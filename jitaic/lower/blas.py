@@ -23,8 +23,9 @@ BLAS instead: faster, equal within floating-point reassociation.
 
 The routines are declared by name (``jitaic_cblas64_dgemm``), the names
 registered with LLVM at import. The product itself is one numba ``cfunc`` per
-dtype, compiled on first use and cached on disk; kernels call it through its
-address (see below), so importing jitaic compiles nothing. Without such a BLAS
+dtype, compiled on first use and cached on disk; kernels call it by a name
+registered the same way (see below), so importing jitaic compiles nothing
+and generated source holds no address of this process. Without such a BLAS
 (a NumPy built against Accelerate or without CBLAS), or with ``config
 numpy_blas`` off, the lowering uses numba's ``np.dot`` instead
 (``runtime.split_dot``).
@@ -305,14 +306,16 @@ def _matmul_views(a, b, out):
 
 # ------------------------------------------- one compiled product per dtype
 #
-# Compiled code calls the product through the address of a C entry point (a
-# numba cfunc, compiled on first use and cached on disk) rather than linking
-# it: numba re-optimises and re-generates every function a kernel links, and
-# the product's cases and copies added ~0.2 s to the compilation of every
-# kernel with a matmul. The address is an argument of the helpers below (the
-# generated kernel, compiled per process, holds it as a literal), so they are
-# cached on disk too, and importing jitaic compiles nothing. A kernel passes
-# each operand as data pointer, extents and byte strides.
+# Compiled code calls the product as an external function (a numba cfunc,
+# compiled on first use and cached on disk, its address registered with LLVM
+# under ``jitaic_product_<dtype>``) rather than linking it: numba
+# re-optimises and re-generates every function a kernel links, and the
+# product's cases and copies added ~0.2 s to the compilation of every kernel
+# with a matmul. Lowering a product calls ``register_product`` first, so the
+# name resolves when a kernel (or a helper below) is compiled or loaded from
+# a cache; the generated source names no address and is the same in every
+# process. A kernel passes each operand as data pointer, extents and byte
+# strides.
 
 @intrinsic
 def _view(typingctx, data, rows, cols, row_stride, col_stride, like):
@@ -354,28 +357,33 @@ _PRODUCTS = {np.dtype(np.float64): _product_float64, np.dtype(np.float32): _prod
 _compiled_products: dict[np.dtype, object] = {}  # the cfuncs, kept alive
 
 
-def product(dtype) -> int:
-    """The address of the compiled product for float32 or float64 operands
-    (compiled, or loaded from numba's cache, on first use)."""
+def _product_symbol(dtype) -> str:
+    return f"jitaic_product_{np.dtype(dtype).name}"
+
+
+def register_product(dtype) -> None:
+    """Compile (or load from numba's cache) the product for float32 or float64
+    operands, once per process, and register it with LLVM by name."""
     dtype = np.dtype(dtype)
     if dtype not in _compiled_products:
         compiled = numba.cfunc(_PRODUCT_SIGNATURE, cache=True)(_PRODUCTS[dtype])
-        _compiled_products.setdefault(dtype, compiled)  # a racing thread's stays
-    return _compiled_products[dtype].address
+        compiled = _compiled_products.setdefault(dtype, compiled)  # a racing thread's stays
+        llvm.add_symbol(_product_symbol(dtype), compiled.address)
 
 
 @intrinsic
-def _call_product(typingctx, address, a, b, out):
-    """``out = a @ b`` through the product at ``address``; a 1-D ``a`` is one
-    row, a 1-D ``b`` one column, and ``out`` has the matching shape (one
-    element for vector @ vector)."""
+def _call_product(typingctx, a, b, out):
+    """``out = a @ b`` through the registered product of their dtype; a 1-D
+    ``a`` is one row, a 1-D ``b`` one column, and ``out`` has the matching
+    shape (one element for vector @ vector)."""
     if not (a.dtype == b.dtype == out.dtype and a.dtype in (types.float32, types.float64)):
         return None
+    symbol = _product_symbol(str(a.dtype))
 
     def codegen(context, builder, sig, args):
         arrays = [context.make_array(t)(context, builder, v)
-                  for t, v in zip(sig.args[1:], args[1:])]
-        ndims = [t.ndim for t in sig.args[1:]]
+                  for t, v in zip(sig.args, args)]
+        ndims = [t.ndim for t in sig.args]
         zero, one = (context.get_constant(types.intp, k) for k in (0, 1))
 
         def operand(k, role):
@@ -393,62 +401,63 @@ def _call_product(typingctx, address, a, b, out):
             operand(2, "row" if ndims[0] == 1 else "column")
         if ndims[0] == ndims[1] == 1:  # one element
             values[-4:] = [one, one, zero, zero]
-        function_type = ir.FunctionType(ir.VoidType(), [v.type for v in values])
-        builder.call(builder.inttoptr(args[0], function_type.as_pointer()), values)
+        function = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [v.type for v in values]), symbol)
+        builder.call(function, values)
         return context.get_dummy_value()
 
-    return types.none(types.intp, a, b, out), codegen
+    return types.none(a, b, out), codegen
 
 
 @numba.njit(cache=True)
-def matmul_into(a, b, out, product):
+def matmul_into(a, b, out):
     """``out[...] = a @ b``; ``out`` has contiguous rows (a block of rows of a
-    C-ordered array is fine); ``product``: the address from ``product(dtype)``."""
-    _call_product(product, a, b, out)
+    C-ordered array is fine)."""
+    _call_product(a, b, out)
 
 
 @numba.njit(cache=True)
-def matmul(a, b, product):
+def matmul(a, b):
     """``a @ b``, 2-D @ 2-D."""
     out = np.empty((a.shape[0], b.shape[1]), a.dtype)
-    _call_product(product, a, b, out)
+    _call_product(a, b, out)
     return out
 
 
 @numba.njit(cache=True)
-def mat_vec(a, v, product):
+def mat_vec(a, v):
     """``a @ v``, 2-D @ 1-D."""
     out = np.empty(a.shape[0], a.dtype)
-    _call_product(product, a, v, out)
+    _call_product(a, v, out)
     return out
 
 
 @numba.njit(cache=True)
-def vec_mat(v, b, product):
+def vec_mat(v, b):
     """``v @ b``, 1-D @ 2-D."""
     out = np.empty(b.shape[1], b.dtype)
-    _call_product(product, v, b, out)
+    _call_product(v, b, out)
     return out
 
 
 @numba.njit(cache=True)
-def vec_vec(x, y, product):
+def vec_vec(x, y):
     """``x @ y``, 1-D @ 1-D."""
     out = np.empty(1, x.dtype)
-    _call_product(product, x, y, out)
+    _call_product(x, y, out)
     return out[0]
 
 
 @numba.njit(parallel=True, cache=True)
-def split_matmul(a, b, threads, product):
+def split_matmul(a, b, threads):
     """``a @ b`` (2-D) with a's rows split into one block per thread. Each block
     is the same BLAS kernel on fewer rows."""
     m = a.shape[0]
     out = np.empty((m, b.shape[1]), a.dtype)
     if threads < 2 or m < 2 * threads:
-        _call_product(product, a, b, out)
+        _call_product(a, b, out)
         return out
     for block in numba.prange(threads):
         rows = slice(block * m // threads, (block + 1) * m // threads)
-        _call_product(product, a[rows], b, out[rows])
+        _call_product(a[rows], b, out[rows])
     return out

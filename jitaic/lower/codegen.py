@@ -20,6 +20,14 @@ from jitaic.ir.graph import Value
 from jitaic.lower import buffers
 
 
+def comment_text(text: str) -> str:
+    """``text`` safe to put after ``#`` in generated source: user text (function
+    and file names) ends up in comments, and a line break in it would start a
+    line of code. Non-ASCII and control characters are escaped as ``ascii()``
+    escapes them."""
+    return ascii(str(text))[1:-1]
+
+
 def np_type(dtype: np.dtype) -> str:
     """The NumPy scalar constructor that names ``dtype`` in generated code."""
     dtype = np.dtype(dtype)
@@ -155,7 +163,7 @@ class Emitter:
         numba's parallel lowering renames a variable's SSA versions ``t.2`` to
         ``t_2``, and fails ("key already in dictionary") if that name exists.
         """
-        base = re.sub(r"\W", "_", hint) or "t"
+        base = re.sub(r"\W", "_", hint, flags=re.ASCII) or "t"
         if base[0].isdigit() or keyword.iskeyword(base) or base in MODULE_NAMES:
             base = f"v_{base}"
         if re.search(r"_\d+$", base):
@@ -199,7 +207,7 @@ class Emitter:
         self.lines.append("    " * self._indent + text)
 
     def comment(self, text: str) -> None:
-        self.line(f"# {text}")
+        self.line(f"# {comment_text(text)}")
 
     @contextmanager
     def block(self, header: str):

@@ -1012,23 +1012,23 @@ def _numpy_blas_matmul(em: Emitter, a: Value, b: Value, out: Value) -> None:
     run-time extents) go in as they are; the helpers copy only what BLAS
     cannot read."""
     lhs, rhs = _as_dtype(em, a, out.dtype, False), _as_dtype(em, b, out.dtype, False)
-    product = blas.product(out.dtype)  # an address: generated kernels live in one process
+    blas.register_product(out.dtype)  # before the kernel is compiled or loaded
     name = em.define(out)
     if a.type.ndim <= 2 and b.type.ndim <= 2:
         if _splits_rows(em, a, b, out, a.shape[-1]):
-            em.line(f"{name} = blas.split_matmul({lhs}, {rhs}, blas.split_threads(), {product})")
+            em.line(f"{name} = blas.split_matmul({lhs}, {rhs}, blas.split_threads())")
             em.launches_threads = True
             return
-        em.line(f"{name} = {_BLAS_PRODUCTS[a.type.ndim, b.type.ndim]}({lhs}, {rhs}, {product})")
+        em.line(f"{name} = {_BLAS_PRODUCTS[a.type.ndim, b.type.ndim]}({lhs}, {rhs})")
         return
     core = (min(a.type.ndim, 2), min(b.type.ndim, 2))
     with _batch_loops(em, a, b, out, name) as index:
         operands = f"{_batch_item(lhs, a, index)}, {_batch_item(rhs, b, index)}"
         target = f"{name}[{', '.join(index)}]"
         if core == (2, 2):
-            em.line(f"blas.matmul_into({operands}, {target}, {product})")
+            em.line(f"blas.matmul_into({operands}, {target})")
         else:
-            em.line(f"{target} = {_BLAS_PRODUCTS[core]}({operands}, {product})")
+            em.line(f"{target} = {_BLAS_PRODUCTS[core]}({operands})")
 
 
 @contextlib.contextmanager
