@@ -46,7 +46,8 @@ from jitaic.tracer.trace import (
 )
 
 log = logging.getLogger("jitaic")
-CacheInfo = namedtuple("CacheInfo", "hits misses entries compile_seconds")
+# misses = compiled + loaded (from the disk cache) + traced only (reference backend)
+CacheInfo = namedtuple("CacheInfo", "hits misses entries compile_seconds compiled loaded")
 MODES = ("auto", "trace", "ast")
 
 # In auto mode a trace that records more nodes than this is redone with the
@@ -445,7 +446,9 @@ class JitFunction:
     def cache_info(self) -> CacheInfo:
         hits = sum(s.hits for s in self._order)
         seconds = sum(s.compile_seconds + s.trace_seconds for s in self._order)
-        return CacheInfo(hits, self._misses, len(self._cache), seconds)
+        loaded = sum(s.from_disk for s in self._order)
+        compiled = sum(s.compiled is not None for s in self._order) - loaded
+        return CacheInfo(hits, self._misses, len(self._cache), seconds, compiled, loaded)
 
     def specializations(self) -> list[Specialization]:
         return list(self._order)
@@ -576,16 +579,28 @@ def _writes_shared_memory(spec: Specialization, leaves: Sequence[object]) -> boo
 
 
 def _log_compile(name: str, spec: Specialization) -> None:
-    """JITAIC_DEBUG=1 logs each compile, 2 adds the IR, 3 the generated source."""
+    """JITAIC_DEBUG=1 logs each compile (INFO), 2 adds the IR, 3 the generated
+    source (DEBUG)."""
     level = config.get("debug")
     if not level:
         return
-    log.warning("compiled %s: traced in %.3fs, compiled in %.3fs", name,
-                spec.trace_seconds, spec.compile_seconds)
+    log = config.debug_log()
+    signature = ", ".join(str(p.type) for p in spec.graph.params)
+    compiled = spec.compiled
+    if compiled is None:
+        log.info("traced %s for (%s) in %.3f s (reference backend)", name, signature,
+                 spec.trace_seconds)
+    elif compiled.from_disk:
+        log.info("loaded %s for (%s) from the disk cache in %.0f ms (traced in %.3f s)",
+                 name, signature, 1e3 * compiled.compile_seconds, spec.trace_seconds)
+    else:
+        log.info("compiled %s for (%s) in %.3f s (trace %.3f, numba typing %.3f, "
+                 "LLVM %.3f)", name, signature, spec.trace_seconds + compiled.compile_seconds,
+                 spec.trace_seconds, compiled.typing_seconds, compiled.llvm_seconds)
     if level >= 2:
-        log.warning("IR of %s:\n%s", name, spec.ir)
+        log.debug("IR of %s:\n%s", name, spec.ir)
     if level >= 3:
-        log.warning("generated source of %s:\n%s", name, spec.source)
+        log.debug("generated source of %s:\n%s", name, spec.source)
 
 
 def _hashable(value: object) -> object:

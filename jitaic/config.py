@@ -7,11 +7,27 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
+
+OFF = ("", "off", "0", "none")  # values of JITAIC_CACHE_DIR that turn the disk cache off
+
+
+def default_cache_dir() -> str:
+    """The platform's per-user cache directory, ``jitaic`` in it."""
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~/AppData/Local")
+    elif sys.platform == "darwin":
+        base = os.path.expanduser("~/Library/Caches")
+    else:
+        base = os.environ.get("XDG_CACHE_HOME", "")
+        base = base if os.path.isabs(base) else os.path.expanduser("~/.cache")
+    return os.path.join(base, "jitaic")
 
 
 @dataclass(frozen=True)
@@ -47,11 +63,15 @@ KNOBS: dict[str, Knob] = {
                             "kept (up to 8, this many MiB in all) for the next allocation of "
                             "their size, which then makes no page faults; 0: every array is "
                             "freed at once (read when a specialisation compiles)"),
-    "cache_dir": Knob("JITAIC_CACHE_DIR", "", str,
-                      "a directory where compiled specialisations stay across processes: "
-                      "a later process compiling the same function for the same argument "
-                      "types loads the machine code instead of compiling (numba's cache); "
-                      "empty: off (lower/disk_cache.py)"),
+    "cache_dir": Knob("JITAIC_CACHE_DIR", default_cache_dir(), str,
+                      "where compiled specialisations stay across processes (default: the "
+                      "platform's user cache directory, e.g. ~/.cache/jitaic): a later process "
+                      "compiling the same function for the same argument types loads the "
+                      "machine code instead of compiling; 'off' turns it off "
+                      "(lower/disk_cache.py, python -m jitaic.cache)"),
+    "cache_mb": Knob("JITAIC_CACHE_MB", 1024, int,
+                     "the disk cache's size bound in MiB: least recently used entries are "
+                     "deleted beyond it"),
 }
 
 _overrides: list[dict[str, object]] = []
@@ -97,3 +117,15 @@ def override(**values: object) -> Iterator[None]:
     finally:
         _overrides.pop()
         BYPASS[0] = overridden_or_disabled()
+
+
+def debug_log() -> logging.Logger:
+    """The ``jitaic`` logger, writing to stderr when ``JITAIC_DEBUG`` is set and
+    the application configured no logging (Python drops INFO records then)."""
+    log = logging.getLogger("jitaic")
+    if get("debug") and not log.handlers and not logging.getLogger().handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("jitaic: %(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.DEBUG)
+    return log

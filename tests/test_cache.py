@@ -4,12 +4,10 @@ lower().as_text()/.source(), functools.wraps, and the decorator forms."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from helpers import assert_same
 
 import jitaic
 from jitaic.ir.graph import Graph
-from jitaic.lower import disk_cache
 
 
 def _exp_plus_one(x):
@@ -217,55 +215,3 @@ def test_separate_functions_have_separate_caches() -> None:
     g = jitaic.jit(_exp_plus_one)
     f(np.ones(2))
     assert _info(g) == (0, 0, 0)
-
-
-_DISK_CACHE_SCRIPT = """
-import numpy as np, jitaic
-
-def softmax_sum(x, w):
-    e = np.exp(x - x.max(axis=1, keepdims=True))
-    return (e / e.sum(axis=1, keepdims=True)).sum(), np.tanh(x * w).sum(axis=0)
-
-f = jitaic.jit(softmax_sum)
-x = np.random.default_rng(0).standard_normal((600, 300))
-total, columns = f(x, 0.5)
-spec = f.specializations()[0]
-print(spec.from_disk, repr(float(total)), repr(float(columns[7])))
-"""
-
-
-def test_disk_cache_loads_a_later_process_s_specialisation(tmp_path) -> None:
-    """With JITAIC_CACHE_DIR a second process compiling the same function for
-    the same argument types loads the machine code (parallel row loop, buffer
-    cache, vectorised math) and computes the same results."""
-    import os
-    import subprocess
-    import sys
-
-    env = {**os.environ, "JITAIC_CACHE_DIR": str(tmp_path / "cache")}
-
-    def run() -> list[str]:
-        done = subprocess.run([sys.executable, "-c", _DISK_CACHE_SCRIPT], env=env,
-                              capture_output=True, text=True, check=True)
-        return done.stdout.split()
-
-    first, second = run(), run()
-    assert first[0] == "False" and second[0] == "True", (first, second)
-    assert first[1:] == second[1:]
-    assert list((tmp_path / "cache").glob("*/jitaic_*.py"))
-    stale = tmp_path / "cache" / "an_older_version"
-    stale.mkdir()
-    assert disk_cache.prune(str(tmp_path / "cache")) == 1 and not stale.exists()
-    assert list((tmp_path / "cache").glob("*/jitaic_*.py"))  # the current version's stay
-
-
-def test_an_unwritable_cache_directory_warns_and_compiles(tmp_path) -> None:
-    blocker = tmp_path / "a_file"
-    blocker.write_text("not a directory")
-    f = jitaic.jit(_exp_plus_one)
-    x = np.ones((3, 4))
-    with jitaic.config.override(cache_dir=str(blocker / "cache")):
-        with pytest.warns(UserWarning, match="cannot be written"):
-            got = f(x)
-    assert_same(got, _exp_plus_one(x))
-    assert not f.specializations()[0].from_disk
