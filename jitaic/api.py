@@ -16,6 +16,7 @@ import time
 from collections import namedtuple
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,10 +27,6 @@ from jitaic.ir.graph import Graph, GraphTooLarge
 from jitaic.ir.interpreter import evaluate
 from jitaic.ir.printer import format_graph
 from jitaic.ir.verifier import verify
-from jitaic.lower.compile import Compiled, compile_graph
-from jitaic.lower.dispatch import DIRECT_CALLS, HotEntry
-from jitaic.lower.dispatch import Miss as HotMiss
-from jitaic.lower.dispatch import build as build_dispatcher
 from jitaic.passes.pipeline import optimize
 from jitaic.tracer.core import is_tracing
 from jitaic.tracer.numpy_proxy import Converter, traceable
@@ -44,6 +41,9 @@ from jitaic.tracer.trace import (
     trace,
     unflatten,
 )
+
+if TYPE_CHECKING:  # jitaic.lower imports numba: loaded on the first compile
+    from jitaic.lower.compile import Compiled
 
 log = logging.getLogger("jitaic")
 # misses = compiled + loaded (from the disk cache) + traced only (reference backend)
@@ -67,8 +67,9 @@ class Specialization:
     key: tuple
     traced: Traced
     frontend: str
-    trace_seconds: float
+    trace_seconds: float  # tracing and the graph passes
     parallel: bool = True
+    pass_seconds: float = 0.0  # of trace_seconds: the graph passes
     fn: Callable | None = None
     compiled: Compiled | None = None
     _hits: int = field(default=0, repr=False)           # calls the Python path served
@@ -110,6 +111,8 @@ class Specialization:
 
     def compile(self, leaves: Sequence[object]) -> None:
         """Lower and compile for these argument leaves (arrays vs scalars)."""
+        from jitaic.lower.compile import compile_graph  # numba loads on the first compile
+
         is_array = [isinstance(x, np.ndarray) for x in leaves]
         self.compiled = compile_graph(self.graph, is_array, leaves, self.parallel)
 
@@ -281,6 +284,9 @@ class JitFunction:
     # ------------------------------------------------------------ hot path
     def _promote(self, spec: Specialization, args: tuple) -> None:
         """Serve a specialisation called this often from the compiled dispatcher."""
+        from jitaic.lower.dispatch import DIRECT_CALLS, HotEntry
+        from jitaic.lower.dispatch import build as build_dispatcher
+
         spec._promote_at = -1  # decided once
         with self._lock:
             if not self._hot_eligible(spec, args):
@@ -391,10 +397,12 @@ class JitFunction:
             traced, frontend = self._trace(args, kwargs, static)
             if config.get("checks"):
                 verify(traced.graph)
+            traced_at = time.perf_counter()
             traced.graph = optimize(traced.graph)
             self._check_writeable(traced.graph, leaves)
-            spec = Specialization(key, traced, frontend, time.perf_counter() - start,
-                                  self._parallel)
+            optimised_at = time.perf_counter()
+            spec = Specialization(key, traced, frontend, optimised_at - start,
+                                  self._parallel, pass_seconds=optimised_at - traced_at)
             spec._converters = _output_converters(traced)
             spec.fn = self._fn
             if config.get("backend") != "reference":
@@ -499,6 +507,8 @@ def _hot_class(jitted: JitFunction, dispatcher: Callable, result_kind: type) -> 
               f"        except (_jitaic_Miss, TypeError):\n"
               f"            pass\n"
               f"    return _jitaic_general(_jitaic_self, {listed})\n")
+    from jitaic.lower.dispatch import Miss as HotMiss
+
     namespace = {"_jitaic_overrides": config._overrides, "_jitaic_ndarray": np.ndarray,
                  "_jitaic_hot": dispatcher, "_jitaic_Miss": HotMiss,
                  "_jitaic_scalar": result_kind,

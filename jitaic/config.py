@@ -15,6 +15,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+# numba's OpenMP workers (libgomp) spin for up to 300,000 pause instructions
+# (milliseconds here) after each parallel loop before they sleep. A
+# multi-threaded BLAS called meanwhile (NumPy's, by the caller between two
+# calls) then waits out their time slices: a 0.7 ms product after a parallel
+# call took 8 ms. 10,000 spins keep back-to-back parallel loops as fast
+# (bench_core unchanged) and cut that to ~2.7 ms. libgomp reads the variable
+# when it loads (numba loads it for the first parallel compile or call), so
+# this is set on import and applies if numba has not started its threads
+# yet; a value the user set is kept.
+GOMP_SPINCOUNT = "10000"
+os.environ.setdefault("GOMP_SPINCOUNT", GOMP_SPINCOUNT)
+
+
 OFF = ("", "off", "0", "none")  # values of JITAIC_CACHE_DIR that turn the disk cache off
 
 

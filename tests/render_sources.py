@@ -1,5 +1,7 @@
 """Print the SHA-256 of every module jitaic generates for the op table, the
-program corpus, their gradients and control-flow programs, as JSON.
+program corpus, their gradients, control-flow programs and the compile
+benchmark's corpus (stencils, loops, run-time slices, factorisations,
+second-order gradients), as JSON.
 
 ``test_disk_cache`` runs this in fresh processes: generated source must be a
 pure function of the program and the argument types (the disk cache keys
@@ -17,10 +19,12 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(os.path.dirname(HERE), "benchmarks")]
 
 import op_table  # noqa: E402
 import programs  # noqa: E402
+from compile_corpus import CORPUS  # noqa: E402
 
 import jitaic  # noqa: E402
 from jitaic import api  # noqa: E402
@@ -77,6 +81,8 @@ def main() -> None:
     for program in programs.PROGRAMS:
         for k, variant in enumerate(program.variants):
             _render(f"{program.name}/{k}", program.fn, variant(rng))
+    for name, (_, fn, make_args) in CORPUS.items():
+        _render(f"compile corpus {name}", fn, make_args(rng))
     x = rng.random(5)
     _render("control flow", _control_flow, (x, 40.0))
     _render("grad control flow",

@@ -94,18 +94,34 @@ def test_a_new_process_loads_products_lapack_loops_and_gradients(tmp_path) -> No
             return x
         def loss(w, x):
             return np.sum(np.tanh(x @ w) ** 2)
+        def loop_loss(w, y):  # its gradient keeps a tape
+            total = 0.0
+            while total < 20.0:
+                y = np.tanh(y * w + 0.5)
+                total += y.mean()
+            return np.sum(y)
         rng = np.random.default_rng(0)
         x, w, a = rng.random((8, 4)), rng.random((4, 3)), rng.random((5, 5)) + 5 * np.eye(5)
         for f, args in ((chain, (x, w)), (solve, (a,)), (loop, (x,)),
-                        (jitaic.grad(loss), (w, x))):
+                        (jitaic.grad(loss), (w, x)), (jitaic.grad(loop_loss), (x[0], x[1]))):
             g = jitaic.jit(f)
             g(*args)
             print(int(g.specializations()[0].from_disk), end="")
     """
     root = str(tmp_path / "cache")
-    assert _run(code, root).stdout == "0000"
-    assert _run(code, root).stdout == "1111"
-    assert _run("import jitaic.cache as c; print(c.info()['loads'])", root).stdout == "4\n"
+    assert _run(code, root).stdout == "00000"
+    assert _run(code, root).stdout == "11111"
+    assert _run("import jitaic.cache as c; print(c.info()['loads'])", root).stdout == "5\n"
+
+
+def test_import_jitaic_loads_no_compiler(tmp_path) -> None:
+    # numba, LLVM and scipy load on the first compile, not on import (~0.4 s)
+    code = """
+        import sys
+        import jitaic
+        print(sorted(m for m in ("numba", "llvmlite", "scipy") if m in sys.modules))
+    """
+    assert _run(code, str(tmp_path / "cache")).stdout == "[]\n"
 
 
 def test_entries_are_private_and_listed_with_hashes(tmp_path) -> None:

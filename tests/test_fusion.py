@@ -604,7 +604,7 @@ def test_openmp_workers_spin_briefly_unless_the_user_says(preset) -> None:
     """Importing jitaic sets GOMP_SPINCOUNT, before numba can load libgomp
     (its spinning after a parallel loop stalls a multi-threaded BLAS for
     milliseconds); a value set by the user is kept."""
-    from jitaic.lower.compile import GOMP_SPINCOUNT
+    from jitaic.config import GOMP_SPINCOUNT
 
     env = {k: v for k, v in os.environ.items() if k != "GOMP_SPINCOUNT"}
     if preset is not None:

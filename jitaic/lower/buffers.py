@@ -32,6 +32,7 @@ into the code, so code calling ``empty`` can be kept on disk
 from __future__ import annotations
 
 import ctypes
+import functools
 
 import llvmlite.binding as llvm
 import numba
@@ -214,7 +215,6 @@ def _untrack_c(typingctx, domain, address):
 
 # --- the cache -----------------------------------------------------------------------
 
-@numba.cfunc(types.void(types.voidptr))
 def _release(data):
     """NRT's destructor of every cached array: keep the block or free it."""
     address = _as_int(data)
@@ -229,7 +229,17 @@ def _release(data):
 
 
 _RELEASE_SYMBOL = "jitaic_buffer_release"
-llvm.add_symbol(_RELEASE_SYMBOL, _release.address)
+_RELEASE_SIGNATURE = types.void(types.voidptr)
+
+
+@functools.cache
+def _register_release() -> object:
+    """Compile (or load) the destructor and register it by name, once, before
+    the first kernel that wraps a block compiles: not at import, where loading
+    it started LLVM (~0.1 s of ``import jitaic``)."""
+    compiled = numba.cfunc(_RELEASE_SIGNATURE, cache=True)(_release)
+    llvm.add_symbol(_RELEASE_SYMBOL, compiled.address)
+    return compiled  # kept alive by the cache
 
 
 @numba.njit
@@ -274,6 +284,20 @@ def _fresh(nbytes):
         if end > start:
             _madvise_c(start, end - start, _MADV_HUGEPAGE)
     return address
+
+
+@numba.njit(cache=True)
+def huge_pages(a):
+    """Ask for 2 MiB pages over a fresh array's whole 2 MiB blocks (before
+    anything touches them), as NumPy does for big arrays; a failed advice only
+    costs speed. madvise is called by name: kernels calling this stay
+    cacheable (a ctypes pointer would not)."""
+    if _HAS_MADVISE:
+        start = (a.ctypes.data + _HUGE - 1) & ~(_HUGE - 1)
+        end = (a.ctypes.data + a.nbytes) & ~(_HUGE - 1)
+        if end > start:
+            _madvise_c(start, end - start, _MADV_HUGEPAGE)
+    return a
 
 
 @intrinsic
@@ -324,11 +348,13 @@ def empty(shape, dtype):
 
 
 def set_limit() -> None:
-    """Read config.buffer_cache_mb into the cache's limit (when code compiles)."""
+    """Before code compiles: read config.buffer_cache_mb into the cache's
+    limit, and register the destructor compiled code names."""
+    _register_release()
     _STATE[1] = int(config.get("buffer_cache_mb")) << 20
 
 
-set_limit()
+_STATE[1] = int(config.get("buffer_cache_mb")) << 20
 
 
 def cached_bytes() -> int:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import itertools
 import linecache
-import os
 import re
 import threading
 import time
@@ -51,7 +50,8 @@ class Compiled:
     report: str = ""  # which nodes went into which kernel, and why boundaries stayed
     serialised: bool = False  # launches threads on a layer that allows one launch at a time
     from_disk: bool = False  # machine code loaded from JITAIC_CACHE_DIR, not compiled
-    typing_seconds: float = 0.0  # of compile_seconds: numba's type inference
+    render_seconds: float = 0.0  # of compile_seconds: generating the source
+    typing_seconds: float = 0.0  # numba's type inference
     llvm_seconds: float = 0.0  # and LLVM's optimisation and code generation
 
     def __call__(self, *leaves: object) -> tuple:
@@ -66,19 +66,6 @@ class Compiled:
 # when two Python threads launch parallel regions at once; jitaic serialises
 # its parallel calls there.
 _PARALLEL_LAUNCH = threading.Lock()
-
-
-# numba's OpenMP workers (libgomp) spin for up to 300,000 pause instructions
-# (milliseconds here) after each parallel loop before they sleep. A
-# multi-threaded BLAS called meanwhile (NumPy's, by the caller between two
-# calls) then waits out their time slices: a 0.7 ms product after a parallel
-# call took 8 ms. 10,000 spins keep back-to-back parallel loops as fast
-# (bench_core unchanged) and cut that to ~2.7 ms. libgomp reads the variable
-# when it loads (numba loads it for the first parallel compile or call), so
-# this is set on import and applies if numba has not started its threads
-# yet; a value the user set is kept.
-GOMP_SPINCOUNT = "10000"
-os.environ.setdefault("GOMP_SPINCOUNT", GOMP_SPINCOUNT)
 
 
 @functools.cache
@@ -399,12 +386,13 @@ def render(graph: Graph, param_is_array: Sequence[bool], example_args: Sequence[
 def compile_graph(graph: Graph, param_is_array: Sequence[bool],
                   example_args: Sequence[object], parallel: bool = True) -> Compiled:
     """Generate, register and compile the entry function for these arguments."""
+    start = time.perf_counter()
     rendered = render(graph, param_is_array, example_args, parallel)
+    render_seconds = time.perf_counter() - start
     fn_name, source, constants, report, em = (rendered.fn_name, rendered.source,
                                               rendered.constants, rendered.report,
                                               rendered.emitter)
     buffers.set_limit()
-    start = time.perf_counter()
     directory, from_disk = disk_cache.directory(), False
     try:
         signature = tuple(numba.typeof(a) for a in (*example_args, *constants))
@@ -433,7 +421,7 @@ def compile_graph(graph: Graph, param_is_array: Sequence[bool],
     seconds = time.perf_counter() - start
     serialised = em.launches_threads and not threading_layer_is_threadsafe()
     return Compiled(entry, source, filename, tuple(constants), seconds, report, serialised,
-                    from_disk, *_numba_seconds(entry))
+                    from_disk, render_seconds, *_numba_seconds(entry))
 
 
 def _numba_seconds(entry) -> tuple[float, float]:

@@ -47,6 +47,7 @@ import warnings
 import llvmlite
 import numba
 import numpy as np
+from numba.core import caching
 
 from jitaic import config
 
@@ -261,12 +262,30 @@ def _module(name: str, path: str, source: bytes) -> types.ModuleType:
     return module
 
 
+class _EntryCacheImpl(caching.CompileResultCacheImpl):
+    # numba's files go beside the module, in the entry the manifest covers,
+    # whatever NUMBA_CACHE_DIR says
+    _locator_classes = [getattr(caching, "InTreeCacheLocator", None)
+                        or caching._InTreeCacheLocator]
+
+
+class _EntryCache(caching.FunctionCache):
+    _impl_class = _EntryCacheImpl
+
+
 def _njit(fn, signature: tuple, parallel: bool):
-    entry = numba.njit(error_model="numpy", parallel=parallel, cache=True)(fn)
+    """numba's dispatcher for ``fn`` with its machine code cached in the entry
+    (compiled, or loaded, for ``signature``)."""
+    dispatcher = numba.njit(error_model="numpy", parallel=parallel)(fn)
+    cache = _EntryCache(fn)
+    pycache = os.path.join(os.path.dirname(fn.__code__.co_filename), "__pycache__")
+    if cache.cache_path != pycache:  # NUMBA_CACHE_LOCATOR_CLASSES overrides ours
+        raise OSError(f"numba caches elsewhere ({cache.cache_path!r})")
+    dispatcher._cache = cache
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", numba.NumbaWarning)  # "cannot cache": compiles
-        entry.compile(signature)
-    return entry
+        dispatcher.compile(signature)
+    return dispatcher
 
 
 def load_or_compile(root: str, source: str, fn_name: str, signature: tuple,

@@ -55,8 +55,7 @@ class FusionGroup:
     def describe(self) -> str:
         names = ", ".join(n.op.name for n in self.nodes)
         reuse = f", {self.reuses} into a dead input's buffer" if self.reuses else ""
-        extents = ", ".join(str(d) if isinstance(d, int) else "?" for d in self.domain)
-        return (f"kernel over [{extents}]: {names} "
+        return (f"kernel over [{_extents_text(self.domain)}]: {names} "
                 f"(stores {len(self.stored)}{reuse}; boundary: {self.why_sealed})")
 
 
@@ -86,6 +85,12 @@ def kernels(schedule: Sequence[Scheduled]) -> list[Node | FusionGroup]:
     """The schedule with row loops opened up into their kernels, in order."""
     return [k for item in schedule
             for k in (item.members if isinstance(item, RowGroup) else [item])]
+
+
+def _extents_text(domain: tuple) -> str:
+    """A domain key for people: static extents, '?' for run-time ones (their
+    keys hold ids of this process, which generated source must not)."""
+    return ", ".join(str(d) if isinstance(d, int) else "?" for d in domain)
 
 
 def _domain_key(v: Value) -> tuple:
@@ -136,7 +141,7 @@ def plan(nodes: Sequence[Node], escaping: Sequence[Value]) -> list[Scheduled]:
             for v in node.inputs:
                 g = owner.get(id(v))
                 if g is not None and g.domain != domain:
-                    seal(g, f"{node.op.name} iterates over {list(domain)}")
+                    seal(g, f"{node.op.name} iterates over [{_extents_text(domain)}]")
             group = open_groups.get(domain)
             if group is None:
                 group = open_groups[domain] = FusionGroup(domain)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ctypes
-import sys
+import functools
 
 import numba
 import numpy as np
@@ -13,7 +13,7 @@ from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
 from jitaic.errors import Interrupted  # noqa: F401  (raised by generated code)
-from jitaic.lower.buffers import c_call
+from jitaic.lower.buffers import c_call, huge_pages
 
 
 @intrinsic
@@ -98,20 +98,31 @@ def _blas_thread_query():
     return None
 
 
-_BLAS_THREADS = _blas_thread_query()
+@functools.cache
+def _dot_threads():
+    """``dot_threads``, built on first use: finding scipy's BLAS imports scipy
+    (~0.1 s), which ``import jitaic`` should not pay."""
+    query = _blas_thread_query()
+    if query is None:
+        @numba.njit
+        def dot_threads():
+            return 1  # an unknown BLAS: never split its calls
+        return dot_threads
 
-if _BLAS_THREADS is None:
-    @numba.njit
-    def dot_threads():
-        return 1  # an unknown BLAS: never split its calls
-else:
     @numba.njit  # not cached: a call through a ctypes pointer (and get_num_threads)
     def dot_threads():
         """Threads to split a matrix product over: numba's, when the BLAS runs
         on one thread (read at every call: threadpoolctl may change it after
         a specialisation compiled), else 1. Splitting the calls of a
         multi-threaded BLAS oversubscribes the cores (measured 8x slower)."""
-        return numba.get_num_threads() if _BLAS_THREADS() == 1 else 1
+        return numba.get_num_threads() if query() == 1 else 1
+    return dot_threads
+
+
+def __getattr__(name: str):
+    if name == "dot_threads":  # generated code calls rt.dot_threads()
+        return _dot_threads()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @numba.njit(parallel=True, cache=True)
@@ -535,44 +546,10 @@ def prod_reassoc(buf, n):
     return p
 
 
-def _madvise():
-    """libc's madvise through ctypes (numba calls ctypes functions natively), or
-    None where transparent huge pages do not exist (not Linux)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        fn = ctypes.CDLL(None, use_errno=True).madvise
-    except (OSError, AttributeError):
-        return None
-    fn.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-    fn.restype = ctypes.c_int
-    return fn
-
-
-_MADVISE = _madvise()
-_MADV_HUGEPAGE = 14
-_HUGE = 1 << 21
 _HUGE_MIN_BYTES = 1 << 22  # as buffers.MIN_BYTES
 
-if _MADVISE is None:
-    @numba.njit(cache=True)
-    def huge_pages(a):
-        return a
-else:
-    # Not cached on disk: numba cannot cache a call through a ctypes pointer.
-    @numba.njit
-    def huge_pages(a):
-        """Ask for 2 MiB pages over a fresh array's whole 2 MiB blocks (before
-        anything touches them), as NumPy does for big arrays; a failed advice
-        only costs speed."""
-        start = (a.ctypes.data + _HUGE - 1) & ~(_HUGE - 1)
-        end = (a.ctypes.data + a.nbytes) & ~(_HUGE - 1)
-        if end > start:
-            _MADVISE(start, end - start, _MADV_HUGEPAGE)
-        return a
 
-
-@numba.njit
+@numba.njit(cache=True)
 def tape_push(pool, tape, row, count):
     """Store ``row`` at ``tape[count]``, doubling the tape first when it is full.
 
