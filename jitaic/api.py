@@ -13,6 +13,7 @@ import inspect
 import logging
 import threading
 import time
+import warnings
 from collections import namedtuple
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ import numpy as np
 
 from jitaic import config
 from jitaic.ast_frontend.transform import convert as ast_convert
-from jitaic.errors import ConcretizationError, at
+from jitaic.errors import ConcretizationError, RecompileWarning, at
 from jitaic.ir.graph import Graph, GraphTooLarge
 from jitaic.ir.interpreter import evaluate
 from jitaic.ir.printer import format_graph
@@ -55,6 +56,10 @@ MODES = ("auto", "trace", "ast")
 # rows would mean 30 000 nodes and minutes of numba compile).
 AUTO_UNROLL_NODES = 64
 
+# A function that compiled this many specialisations, the last for a new
+# shape of the same argument, warns once (RecompileWarning).
+RECOMPILES_WARNING = 16
+
 # Specialisations of one function its compiled dispatcher serves (each new one
 # recompiles the dispatcher, ~0.1 s a distinct argument-type signature).
 MAX_HOT = 8
@@ -76,6 +81,7 @@ class Specialization:
     _hot_counter: np.ndarray | None = field(default=None, repr=False)  # and the compiled one
     _promote_at: int | None = field(default=None, repr=False)  # hits that make it hot
     _converters: list[Callable] = field(default_factory=list, repr=False)
+    _seen_hits: int = field(default=0, repr=False)  # hits at the last eviction pass
 
     @property
     def hot(self) -> bool:
@@ -221,6 +227,8 @@ class JitFunction:
         self._cache: dict[tuple, Specialization] = {}
         self._order: list[Specialization] = []
         self._misses = 0
+        self._compiled = self._loaded = 0  # of the misses (evicted ones included)
+        self._warned_recompiles = False
         self._lock = threading.Lock()
         # Fast path: calls whose arguments are all NumPy arrays/scalars, keyed
         # by a cheap key and mapped straight to the compiled entry function.
@@ -407,10 +415,55 @@ class JitFunction:
             spec.fn = self._fn
             if config.get("backend") != "reference":
                 spec.compile(leaves)
+                self._loaded += spec.from_disk
+                self._compiled += not spec.from_disk
+            self._make_room()
+            self._warn_if_recompiling(spec, len(args))
             self._cache[key] = spec
             self._order.append(spec)
             _log_compile(self.__qualname__, spec)
             return spec
+
+    def _make_room(self) -> None:
+        """Keep at most ``max_specializations`` in memory (each holds its
+        machine code, ~3 MB): evict by the clock algorithm, an approximation
+        of least recently used that costs calls nothing. The oldest
+        specialisation goes unless it was called since the last pass (it then
+        moves to the back); hot ones stay."""
+        limit = int(config.get("max_specializations"))
+        while 0 < limit <= len(self._order):
+            for _ in range(2 * len(self._order)):
+                spec = self._order.pop(0)
+                if not spec.hot and spec.hits == spec._seen_hits:
+                    break
+                spec._seen_hits = spec.hits
+                self._order.append(spec)
+            else:
+                return  # all hot
+            del self._cache[spec.key]
+            self._fast = {k: v for k, v in self._fast.items() if v[0] is not spec}
+
+    def _warn_if_recompiling(self, spec: Specialization, n_positional: int) -> None:
+        """Once per function: many specialisations, the newest for new shapes
+        of arguments the previous one also had (a loop over growing inputs,
+        say): each compiles for seconds."""
+        if self._warned_recompiles or self._misses < RECOMPILES_WARNING or not self._order:
+            return
+        previous = self._order[-1].key
+        if previous[1] != spec.key[1] or len(previous[0]) != len(spec.key[0]):
+            return
+        names = self._positional_names(n_positional) + list(spec.key[1])
+        changed = [name for name, a, b in zip(names, previous[0], spec.key[0]) if a != b]
+        if not changed:
+            return
+        self._warned_recompiles = True
+        code = getattr(self._fn, "__code__", None)
+        where = f" ({code.co_filename}:{code.co_firstlineno})" if code else ""
+        warnings.warn(
+            f"jitaic compiled {self.__qualname__}{where} {self._misses} times, the last "
+            f"for new shapes or types of argument(s) {', '.join(map(repr, changed))}: each "
+            f"new shape compiles again (seconds each). Pad inputs to a few sizes, or keep "
+            f"the changing size out of the jitted function.", RecompileWarning, stacklevel=4)
 
     def _trace(self, args, kwargs, static) -> tuple[Traced, str]:
         """Trace with the tracer; in auto mode, redo it with the AST frontend when
@@ -454,9 +507,8 @@ class JitFunction:
     def cache_info(self) -> CacheInfo:
         hits = sum(s.hits for s in self._order)
         seconds = sum(s.compile_seconds + s.trace_seconds for s in self._order)
-        loaded = sum(s.from_disk for s in self._order)
-        compiled = sum(s.compiled is not None for s in self._order) - loaded
-        return CacheInfo(hits, self._misses, len(self._cache), seconds, compiled, loaded)
+        return CacheInfo(hits, self._misses, len(self._cache), seconds, self._compiled,
+                         self._loaded)
 
     def specializations(self) -> list[Specialization]:
         return list(self._order)
@@ -475,7 +527,7 @@ class JitFunction:
         self._fast.clear()
         self._cache.clear()
         self._order.clear()
-        self._misses = 0
+        self._misses = self._compiled = self._loaded = 0
 
     def __repr__(self) -> str:
         return f"<jitaic.jit {self.__qualname__} ({len(self._cache)} specializations)>"

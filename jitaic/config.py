@@ -82,6 +82,10 @@ KNOBS: dict[str, Knob] = {
                       "compiling the same function for the same argument types loads the "
                       "machine code instead of compiling; 'off' turns it off "
                       "(lower/disk_cache.py, python -m jitaic.cache)"),
+    "max_specializations": Knob("JITAIC_MAX_SPECIALIZATIONS", 64, int,
+                                "specialisations one function keeps in memory (each ~3 MB of "
+                                "machine code); beyond it the least recently used goes "
+                                "(a later call for it loads it from the disk cache); 0: no bound"),
     "cache_mb": Knob("JITAIC_CACHE_MB", 1024, int,
                      "the disk cache's size bound in MiB: least recently used entries are "
                      "deleted beyond it"),

@@ -100,3 +100,7 @@ class CompileError(JitaicError):
 class Interrupted(KeyboardInterrupt, Exception):
     """Ctrl-C stopped a jitted loop. A KeyboardInterrupt, as Python's; also an
     Exception only because compiled code can raise nothing else."""
+
+
+class RecompileWarning(UserWarning):
+    """A jitted function keeps compiling for new argument shapes or types."""

@@ -3,10 +3,14 @@ lower().as_text()/.source(), functools.wraps, and the decorator forms."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from helpers import assert_same
 
 import jitaic
+from jitaic import api
+from jitaic.errors import RecompileWarning
 from jitaic.ir.graph import Graph
 
 
@@ -215,3 +219,34 @@ def test_separate_functions_have_separate_caches() -> None:
     g = jitaic.jit(_exp_plus_one)
     f(np.ones(2))
     assert _info(g) == (0, 0, 0)
+
+
+def test_specialisations_in_memory_are_bounded_least_recently_used_first() -> None:
+    f = jitaic.jit(_exp_plus_one)
+    with jitaic.config.override(backend="reference", max_specializations=3):
+        for n in (1, 2, 3):
+            f(np.ones(n))
+        f(np.ones(1))  # used since: survives the next eviction
+        f(np.ones(4))
+        assert sorted(s.key for s in f.specializations()) == sorted(
+            f.lower(np.ones(n))._spec.key for n in (1, 3, 4))
+        assert _info(f) == (1, 4, 3)
+        assert_same(f(np.ones(2)), _exp_plus_one(np.ones(2)))  # compiled again
+        assert _info(f)[1:] == (5, 3)
+
+
+def test_recompiling_for_new_shapes_warns_once_naming_the_argument() -> None:
+    def scaled(x, scale):
+        return x * scale
+
+    f = jitaic.jit(scaled)
+    with jitaic.config.override(backend="reference"), warnings.catch_warnings(record=True) \
+            as caught:
+        warnings.simplefilter("always")
+        for n in range(1, 3 * api.RECOMPILES_WARNING):
+            f(np.ones(n), 2.0)
+    messages = [str(w.message) for w in caught if w.category is RecompileWarning]
+    assert len(messages) == 1
+    assert messages[0].startswith(f"jitaic compiled {scaled.__qualname__} ({__file__}:")
+    assert f"{api.RECOMPILES_WARNING} times, the last for new shapes or types of " \
+           f"argument(s) 'x':" in messages[0]
