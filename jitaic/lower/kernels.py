@@ -273,17 +273,15 @@ def check_extents(em: Emitter, v: Value, domain: tuple[Extent, ...], what: str) 
         mine = extent(em, v, k)
         if str(mine) != str(target):
             with em.block(f"if {mine} != {target}:"):
-                em.line(f"raise ValueError('{what}: lengths known at run time differ "
-                        f"(' + str({mine}) + ' vs ' + str({target}) + ')')")
+                em.line(f"raise rt.LengthsDiffer({what!r}, {mine}, {target})")
 
 
 def check_index(em: Emitter, i: str, n: Extent, axis: int, loc: object) -> None:
     """Raise NumPy's IndexError, naming the user's line, where the run-time
     index ``i`` (negative ones count from the end) is outside an axis of ``n``."""
-    message = f"' is out of bounds for axis {axis} with size ' + str({n}) + {at(loc)!r}"
     # -n <= i < n as one unsigned compare (a wrapped i + n is huge)
     with em.block(f"if np.uint64({i} + {n}) >= np.uint64(2 * {n}):"):
-        em.line(f"raise IndexError('index ' + str({i}) + {message})")
+        em.line(f"raise rt.IndexOutOfBounds({i}, {axis}, {n}, {at(loc)!r})")
 
 
 @dataclass
@@ -939,8 +937,7 @@ def _check_core_dims(em: Emitter, a: Value, b: Value) -> None:
     """matmul's contracted extents, when one is known at run time only."""
     ka, kb = extent(em, a, a.type.ndim - 1), extent(em, b, max(b.type.ndim - 2, 0))
     with em.block(f"if {ka} != {kb}:"):
-        em.line(f"raise ValueError('matmul: mismatch in the contracted dimension (' + "
-                f"str({ka}) + ' vs ' + str({kb}) + ')')")
+        em.line(f"raise rt.ContractedMismatch({ka}, {kb})")
 
 
 # BLAS does this many multiply-adds in the time a fused loop takes for one
@@ -1353,9 +1350,7 @@ def _mask_scatter(em: Emitter, node: Node) -> None:
     if v.type.ndim > len(rest) and v.shape[0] != 1:  # one row of v per true entry
         count = _count_true(em, mask, shape[:mask.type.ndim])
         with em.block(f"if {count} != {extent(em, v, 0)}:"):
-            em.line(f"raise ValueError('NumPy boolean array indexing assignment cannot "
-                    f"assign ' + str({extent(em, v, 0)}) + ' input values to the ' + "
-                    f"str({count}) + ' output values where the mask is true')")
+            em.line(f"raise rt.MaskAssignCount({extent(em, v, 0)}, {count})")
         if v.producer is None or v.producer.op in VIEW_OPS:  # may share x's memory
             source = em.fresh("source")
             em.line(f"{source} = {em(v)}.copy()")
@@ -1401,10 +1396,7 @@ def _dynamic_entries(em: Emitter, x: Value, index: tuple, dyn: Sequence[Value],
                 with em.block(f"if {start} < 0 or {start} + {ops.slice_span(length, step)}"
                               f" > {n}:"):
                     where = f" at {loc}" if loc else ""
-                    message = (f"a slice of length {length} runs outside axis {dim} of "
-                               f"size {n}{where} (NumPy would shorten it; jitaic keeps "
-                               f"slice lengths static)")
-                    em.line(f"raise IndexError({message!r})")
+                    em.line(f"raise rt.SliceOutside({length}, {dim}, {n}, {where!r})")
             out.append((start, f"{start} + {length * step}", step))
         elif ops.is_range(e):
             _, start, stop, step = e
