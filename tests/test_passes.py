@@ -321,6 +321,24 @@ def transpose_cases() -> list[Case]:
     return cases
 
 
+def _subtract_in_place(x):
+    y = x * 1
+    y[1:3] -= y[0]  # updates the view, then stores it back into y
+    return y
+
+
+def _store_rescaled(x):
+    y = x * 1
+    y[1:3] = y[1:3] * 1
+    return y
+
+
+def _store_shifted(x):
+    y = x * 1
+    y[1:3] = y[0:2]
+    return y
+
+
 def shared_product(a, b, c):
     t = a @ b
     return t @ c, t + 1
@@ -394,6 +412,11 @@ RULE_CASES: dict[str, list[Case]] = {
              after={"where": 0}),
         case("where(False, 1.0, x)", lambda x: np.where(False, 1.0, x), FLOATS),
         case("where(x > 0, x, 0)", lambda x: np.where(x > 0, x, 0.0), FLOATS, fires=False),
+    ],
+    "store_of_own_values": [
+        case("y[1:3] -= y[0]", _subtract_in_place, FLOATS + INTS, after={"setitem": 1}),
+        case("y[1:3] = y[1:3] * 1", _store_rescaled, FLOATS, fires=None),
+        case("y[1:3] = y[0:2]", _store_shifted, FLOATS + INTS, fires=False),
     ],
     "double_negation": [
         case("-(-x)", lambda x: -(-x), FLOATS + INTS, after={"negative": 0}),  # noqa: B002

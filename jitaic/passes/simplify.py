@@ -125,6 +125,19 @@ def power_small_integer(node: Node, rb: Rebuilder) -> Value | None:
     return None
 
 
+@rule(ops.setitem)
+def store_of_own_values(node: Node, rb: Rebuilder) -> Value | None:
+    """x[s] = x[s] -> x  (``x[s] -= y`` updates the view in place, then Python
+    stores the view back into x: the same values, a copy and a loop per
+    statement, dozens in an unrolled factorisation)"""
+    x, v = node.inputs
+    read = v.producer
+    if (read is not None and read.op is ops.getitem and read.inputs[0] is x
+            and read.attrs["index"] == node.attrs["index"] and _same_type(node, x)):
+        return x
+    return None
+
+
 @rule(ops.negative)
 def double_negation(node: Node, rb: Rebuilder) -> Value | None:
     """-(-x) -> x"""
