@@ -15,7 +15,6 @@ from numba.np.arrayobj import populate_array
 from jitaic.errors import Interrupted  # noqa: F401  (raised by generated code)
 from jitaic.lower.buffers import c_call, huge_pages
 
-
 # --------------------------------------------------------- errors with run-time values
 #
 # Compiled code raises these with the run-time values of a message; the class
