@@ -915,3 +915,52 @@ def test_integer_output_is_rejected() -> None:
 def test_argnums_out_of_range(argnums) -> None:
     with pytest.raises((TypeError, ValueError, IndexError), match="argnums"):
         jitaic.grad(_sum_sq, argnums=argnums)(np.ones(3))
+
+
+# ---------------------------------------------------------------- zeros, 0-d results, one element
+
+@pytest.mark.parametrize("fn", [
+    lambda x: x.reshape(()),
+    lambda x: x.squeeze(),
+    lambda x: np.tensordot(x, np.array([4.0]), 1),
+    lambda x: x.T[0],
+], ids=["reshape to 0-d", "squeeze", "tensordot full contraction", "view of a view"])
+def test_gradient_of_a_returned_view_reaches_the_input(fn) -> None:
+    # views emit their nodes when first read; a view read only as the
+    # function's result was recorded after the gradient's walk had begun
+    check_grad(fn, (np.array([2.0]),))
+
+
+def test_vjp_of_a_returned_transposed_view() -> None:
+    x = np.arange(6.0).reshape(2, 3)
+    _, backward = jitaic.vjp(lambda x: x.T[0], x)
+    assert_same(backward(np.array([1.0, 2.0]))[0], np.array([[1.0, 0, 0], [2.0, 0, 0]]))
+
+
+@pytest.mark.parametrize("x", [np.float64(3.5), np.array([2.0]), np.array([[1.0], [-3.0]])],
+                         ids=["scalar", "one element", "groups of one"])
+def test_std_and_var_of_one_element_have_zero_gradient(x) -> None:
+    for reduce in (np.std, np.var):
+        f = lambda x, reduce=reduce: np.sum(reduce(x, axis=-1) if np.ndim(x) else reduce(x))
+        assert_same(jitaic.grad(f)(x), x * 0.0)
+    special = np.array([[np.inf], [np.nan], [-0.0]])
+    with np.errstate(invalid="ignore"):  # inf - inf in NumPy's own std
+        expected = np.std(special, axis=1)
+    assert_same(jitaic.jit(lambda x: np.std(x, axis=1))(special), expected)
+
+
+PRODUCTS_WITH_ZEROS = [
+    np.array([2.0, 0.0, 3.0]), np.array([2.0, 0.0, 0.0]), np.array([0.0, 0.0, 0.0]),
+    np.array([[1.5, 0.0, -2.0, 0.5], [0.0, 3.0, 0.0, 1.0], [0.7, 1.1, -0.4, 0.0]]),
+]
+
+
+@pytest.mark.parametrize("x", PRODUCTS_WITH_ZEROS, ids=lambda x: str(x.tolist()))
+def test_prod_and_cumprod_gradients_at_zeros(x) -> None:
+    w = np.linspace(0.5, 1.5, x.shape[-1])  # distinct weights per position
+    check_grad(lambda x: np.sum(np.prod(x, axis=-1) * 2.0), (x,))
+    check_grad(lambda x: np.sum(np.prod(x, axis=0)), (x,))
+    check_grad(lambda x: np.sum(np.cumprod(x, axis=-1) * w), (x,))
+    check_grad(lambda x: np.sum(np.cumprod(x, axis=0) ** 2), (x,))
+    assert_same(jitaic.grad(lambda x: np.cumprod(x).sum())(np.array([2.0, 0.0, 3.0])),
+                np.array([1.0, 8.0, 0.0]))

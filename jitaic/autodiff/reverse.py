@@ -34,6 +34,9 @@ def _recorded(fn: Callable, *args, **kwargs) -> tuple[object, list[Node]]:
     start = len(block)
     with recording_for_differentiation():
         out = traceable(fn)(*args, **kwargs)
+        for leaf in flatten(out)[0]:
+            if isinstance(leaf, Tracer):
+                leaf.value  # noqa: B018  a view emits its nodes when first read: here
     return out, list(block[start:])
 
 

@@ -159,8 +159,30 @@ def _broadcast_like(node, g, x, like, out):
 
 @vjp_rule(ops.reduce_prod)
 def _prod(node, g, x, out):
-    # d prod / d x_i = prod / x_i (exact away from zeros).
-    return (_keepdims(g, node, x) * _keepdims(out, node, x) / x,)
+    """d prod / d x_i is the product of the other elements of x_i's group."""
+    if not x.aval.static:  # run-time lengths: prod / x_i (exact away from zeros)
+        return (_keepdims(g, node, x) * _keepdims(out, node, x) / x,)
+    return (_keepdims(g, node, x) * _products_of_the_others(x, node.attrs["axes"]),)
+
+
+def _products_of_the_others(x: Tracer, axes: tuple[int, ...]) -> Tracer:
+    """For each element, the product of the other elements of its group (over
+    ``axes``): running products from both ends, each stopping before the
+    element, multiplied. Exact at zeros, where prod / x_i is 0 / 0."""
+    kept = [i for i in range(x.ndim) if i not in axes]
+    order = (*kept, *axes)
+    moved = npa.transpose(x, order)
+    group = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+    if group == 0:
+        return x * 0
+    rows = npa.reshape(moved, (*moved.shape[:len(kept)], group))
+    one = npa.full_value((*rows.shape[:-1], 1), 1.0, x.dtype)
+
+    def before(v: Tracer) -> Tracer:  # product of the elements before each one
+        return npa.concatenate([one, npa.cumprod(v, -1)[..., :-1]], axis=-1)
+
+    others = before(rows) * npa.flip(before(npa.flip(rows, -1)), -1)
+    return npa.transpose(npa.reshape(others, moved.shape), tuple(np.argsort(order)))
 
 
 def _reverse_cumsum(g: Tracer, axis: int) -> Tracer:
@@ -175,8 +197,17 @@ def _cumsum(node, g, x, out):
 
 @vjp_rule(ops.cumprod)
 def _cumprod(node, g, x, out):
-    # d out[i] / d x[j] = out[i] / x[j] for j <= i (exact away from zeros, as prod's).
-    return (_reverse_cumsum(g * out, node.attrs["axis"]) / x,)
+    """d out[j] / d x[i] (j >= i) is the product of x[:j + 1] but x[i]: out[j] / x[i]
+    where x[i] is not 0 (exact also past a zero, where both are 0). At the
+    first zero of a row it is cumprod(x with that zero set to 1)[j]; at a
+    later zero, 0 (the first zero stays in the product)."""
+    axis = node.attrs["axis"]
+    zero = x == 0
+    first_zero = zero & (npa.cumsum(zero, axis) == 1)
+    nonzero = npa.where(zero, 1.0, x)
+    at_first_zero = _reverse_cumsum(g * npa.cumprod(npa.where(first_zero, 1.0, x), axis), axis)
+    elsewhere = _reverse_cumsum(g * out, axis) / nonzero
+    return (npa.where(zero, npa.where(first_zero, at_first_zero, 0.0), elsewhere),)
 
 
 @vjp_rule(ops.cummax, ops.cummin)

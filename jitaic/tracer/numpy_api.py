@@ -370,6 +370,13 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, 
         raise TypeError(f"Cannot cast ufunc 'sqrt' output from dtype('float64') to "
                         f"{variance.dtype!r} with casting rule 'same_kind'"
                         f"{at(user_location())}")
+    x = as_tracer(a)
+    if (correction if correction is not None else ddof) == 0 \
+            and _count(x, normalize_axes(axis, x.ndim)) == 1:
+        # One element per group: the variance is +0 (NaN from inf/NaN), and so is
+        # variance * 0, whose gradient is 0 where sqrt's (1 / 2 sqrt(0) times
+        # the variance's zero gradient) is NaN.
+        return variance * 0
     return astype(apply_ufunc(np.sqrt, variance), variance.dtype, copy=False)
 
 
