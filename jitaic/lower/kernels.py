@@ -13,7 +13,6 @@ import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-import numba
 import numpy as np
 
 from jitaic import config
@@ -21,7 +20,7 @@ from jitaic.errors import CompileError, at
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Value
 from jitaic.ir.ops import Op, slice_shape, ufunc_loop_dtypes
-from jitaic.lower import blas
+from jitaic.lower import blas, runtime
 from jitaic.lower.codegen import (
     Emitter,
     Extent,
@@ -445,13 +444,13 @@ def _tape_pool(em: Emitter, node: Node) -> str:
     if slot not in em.tape_pools:
         out = node.output
         first = np.empty((TAPE_START_ROWS, *out.shape[1:]), out.dtype)
-        em.tape_pools[slot] = em.constant_arg(numba.typed.List([first]))
+        em.tape_pools[slot] = em.constant_arg(runtime.new_tape_pool(first))
     return em.tape_pools[slot]
 
 
 @lowering(ops.tape_new)
 def _tape_new(em: Emitter, node: Node) -> None:
-    em.line(f"{em.define(node.output)} = {_tape_pool(em, node)}[0]")
+    em.line(f"{em.define(node.output)} = rt.tape_start({_tape_pool(em, node)})")
 
 
 @lowering(ops.tape_push)

@@ -578,6 +578,22 @@ _HUGE_MIN_BYTES = 1 << 22  # as buffers.MIN_BYTES
 
 
 @numba.njit(cache=True)
+def new_tape_pool(first):
+    """A tape slot's pool: a one-element typed list holding its buffer between
+    calls. Built by a cached function: numba.typed.List([...]) in Python
+    compiled numba's list code in every process (~0.45 s of a first call)."""
+    pool = numba.typed.List()
+    pool.append(first)
+    return pool
+
+
+@numba.njit(cache=True)
+def tape_start(pool):
+    """The buffer a call's tape starts with: the one the last call grew."""
+    return pool[0]
+
+
+@numba.njit(cache=True)
 def tape_push(pool, tape, row, count):
     """Store ``row`` at ``tape[count]``, doubling the tape first when it is full.
 
