@@ -501,6 +501,31 @@ def select_smallest(a, ks, out):
         lo = min(k + 1, size - 1)
 
 
+# numba's np.linalg functions behind cached helpers: typing a call to numba's
+# own overload compiles it (and the unicode code its error messages build)
+# into every kernel, ~2.8 s of a first call with np.linalg.solve; a cached
+# helper is typed once per installation and loaded after.
+
+@numba.njit(cache=True)
+def solve(a, b):
+    return np.linalg.solve(a, b)
+
+
+@numba.njit(cache=True)
+def inv(a):
+    return np.linalg.inv(a)
+
+
+@numba.njit(cache=True)
+def det(a):
+    return np.linalg.det(a)
+
+
+@numba.njit(cache=True)
+def cholesky(a):
+    return np.linalg.cholesky(a)
+
+
 @numba.njit(cache=True)
 def slogdet_pair(a):
     """np.linalg.slogdet of one matrix as the array [sign, log|det|]."""
