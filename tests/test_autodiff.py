@@ -964,3 +964,37 @@ def test_prod_and_cumprod_gradients_at_zeros(x) -> None:
     check_grad(lambda x: np.sum(np.cumprod(x, axis=0) ** 2), (x,))
     assert_same(jitaic.grad(lambda x: np.cumprod(x).sum())(np.array([2.0, 0.0, 3.0])),
                 np.array([1.0, 8.0, 0.0]))
+
+
+def _overwritten_sqrt(x):
+    y = np.sqrt(x)
+    y[x < 0] = 0.0  # NaN overwritten: no gradient flows into it
+    return np.sum(y)
+
+
+def _pair_potential(x):
+    d = x[:, None] - x[None, :]
+    r = np.sqrt(d ** 2 + 0.0)  # 0 on the diagonal, where sqrt' is inf
+    r[r > 0] = 1.0 / r[r > 0]
+    return np.sum(r * np.arange(1.0, 4.0))
+
+
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning")
+@pytest.mark.parametrize("fn", [
+    lambda x: np.sum(np.where(x > 0, np.sqrt(x), 0.0)),
+    lambda x: np.sum(np.where(x > 0, np.log(x), 1.0)),
+    lambda x: np.sum(np.where(np.abs(x) < 1, np.arcsin(x), 0.0)),
+    lambda x: np.sum(np.where(x > 0, x ** 0.5, x)),
+    lambda x: np.sum(np.where(x > 0, 1.0 / np.sqrt(x), 0.0)),
+    _overwritten_sqrt,
+    _pair_potential,
+], ids=["where sqrt", "where log", "where arcsin", "where power", "where 1/sqrt",
+        "overwritten sqrt", "n-body pair potential"])
+def test_unselected_singular_values_pass_no_nan(fn) -> None:
+    # sqrt, log, arcsin, power and division of values np.where does not select
+    # or a store overwrites: 0 * inf or 0 * NaN was NaN; the gradient is the
+    # finite difference of the function as written
+    x = np.array([-2.0, -0.5, 0.7, 3.0])[: 3 if fn is _pair_potential else 4]
+    got = check_grad(fn, (x,))
+    assert np.all(np.isfinite(got))

@@ -11,7 +11,13 @@ Conventions at kinks (documented for users in README):
 - ``maximum``/``minimum`` ties: the gradient goes to the first operand;
 - ``max``/``min`` reductions with ties: split equally among the maxima;
 - ``sqrt`` at 0: inf (the derivative's limit), as NumPy arithmetic gives;
-- ``where``: the gradient flows to the selected branch only.
+- ``where``: the gradient flows to the selected branch only;
+- a zero cotangent gives a zero gradient where the local derivative is
+  infinite or NaN (sqrt, log, division, power, ... at a singular point): the
+  value of a branch ``np.where`` did not select, or one a masked store
+  overwrote, does not change the function, and the gradient is the finite
+  difference of the function as written, not 0 * inf = NaN; likewise a
+  power's zero derivative (x ** 2 at 0) stops an infinite cotangent.
 """
 
 from __future__ import annotations
@@ -66,29 +72,53 @@ def _unary(derivative: Callable) -> Rule:
     return lambda node, g, x, out: (g * derivative(x, out),)
 
 
+def _unless_zero(g: Tracer, product: Tracer) -> Tracer:
+    """``product`` (g times a local derivative), but 0 where g is 0: the
+    derivative may be inf or NaN there."""
+    return np.where(g == 0, 0.0, product)
+
+
+def _chain(g: Tracer, local: Tracer) -> Tracer:
+    """g * local, but 0 where either is exactly 0: x ** 2 at x = 0 passes no
+    gradient on even when an infinite one reaches it (sqrt(x ** 2) kept at 0,
+    as the diagonal of an n-body distance matrix: the finite difference of
+    x - x is 0)."""
+    return np.where((g == 0) | (local == 0), 0.0, g * local)
+
+
+def _singular_unary(derivative: Callable) -> Rule:
+    """Elementwise f(x) whose derivative is infinite or NaN somewhere."""
+    return lambda node, g, x, out: (_unless_zero(g, g * derivative(x, out)),)
+
+
 def _define_unary() -> None:
-    table = {
+    smooth = {
         ops.negative: lambda x, y: -1.0, ops.positive: lambda x, y: 1.0,
         ops.absolute: lambda x, y: np.sign(x),
         ops.exp: lambda x, y: y, ops.exp2: lambda x, y: y * _LN2,
         ops.expm1: lambda x, y: y + 1.0,
-        ops.log: lambda x, y: 1.0 / x, ops.log2: lambda x, y: 1.0 / (x * _LN2),
-        ops.log10: lambda x, y: 1.0 / (x * _LN10), ops.log1p: lambda x, y: 1.0 / (x + 1.0),
-        ops.sqrt: lambda x, y: 0.5 / y, ops.cbrt: lambda x, y: 1.0 / (3.0 * y * y),
-        ops.square: lambda x, y: 2.0 * x, ops.reciprocal: lambda x, y: -(y * y),
+        ops.square: lambda x, y: 2.0 * x,
         ops.sin: lambda x, y: np.cos(x), ops.cos: lambda x, y: -np.sin(x),
         ops.tan: lambda x, y: 1.0 + y * y,
-        ops.arcsin: lambda x, y: 1.0 / np.sqrt(1.0 - x * x),
-        ops.arccos: lambda x, y: -1.0 / np.sqrt(1.0 - x * x),
         ops.arctan: lambda x, y: 1.0 / (1.0 + x * x),
         ops.sinh: lambda x, y: np.cosh(x), ops.cosh: lambda x, y: np.sinh(x),
         ops.tanh: lambda x, y: 1.0 - y * y,
         ops.arcsinh: lambda x, y: 1.0 / np.sqrt(x * x + 1.0),
+    }
+    singular = {  # infinite or NaN derivative at some finite x
+        ops.log: lambda x, y: 1.0 / x, ops.log2: lambda x, y: 1.0 / (x * _LN2),
+        ops.log10: lambda x, y: 1.0 / (x * _LN10), ops.log1p: lambda x, y: 1.0 / (x + 1.0),
+        ops.sqrt: lambda x, y: 0.5 / y, ops.cbrt: lambda x, y: 1.0 / (3.0 * y * y),
+        ops.reciprocal: lambda x, y: -(y * y),
+        ops.arcsin: lambda x, y: 1.0 / np.sqrt(1.0 - x * x),
+        ops.arccos: lambda x, y: -1.0 / np.sqrt(1.0 - x * x),
         ops.arccosh: lambda x, y: 1.0 / np.sqrt(x * x - 1.0),
         ops.arctanh: lambda x, y: 1.0 / (1.0 - x * x),
     }
-    for op, derivative in table.items():
+    for op, derivative in smooth.items():
         vjp_rule(op)(_unary(derivative))
+    for op, derivative in singular.items():
+        vjp_rule(op)(_singular_unary(derivative))
 
 
 _define_unary()
@@ -105,18 +135,20 @@ def _binary(da: Callable, db: Callable) -> Rule:
 vjp_rule(ops.add)(_binary(lambda g, a, b, y: g, lambda g, a, b, y: g))
 vjp_rule(ops.subtract)(_binary(lambda g, a, b, y: g, lambda g, a, b, y: -g))
 vjp_rule(ops.multiply)(_binary(lambda g, a, b, y: g * b, lambda g, a, b, y: g * a))
-vjp_rule(ops.true_divide)(_binary(lambda g, a, b, y: g / b, lambda g, a, b, y: -g * y / b))
+vjp_rule(ops.true_divide)(_binary(lambda g, a, b, y: _unless_zero(g, g / b),
+                                  lambda g, a, b, y: _unless_zero(g, -g * y / b)))
 vjp_rule(ops.power)(_binary(
-    lambda g, a, b, y: g * b * a ** np.where(b == 0, 1.0, b - 1.0),
-    lambda g, a, b, y: g * y * np.log(np.where(a > 0, a, 1.0))))
+    lambda g, a, b, y: _chain(g, b * a ** np.where(b == 0, 1.0, b - 1.0)),
+    lambda g, a, b, y: _unless_zero(g, g * y * np.log(np.where(a > 0, a, 1.0)))))
 vjp_rule(ops.mod)(_binary(lambda g, a, b, y: g, lambda g, a, b, y: -g * np.floor_divide(a, b)))
 vjp_rule(ops.maximum, ops.fmax)(_binary(lambda g, a, b, y: np.where(a >= b, g, 0.0),
                                         lambda g, a, b, y: np.where(a >= b, 0.0, g)))
 vjp_rule(ops.minimum, ops.fmin)(_binary(lambda g, a, b, y: np.where(a <= b, g, 0.0),
                                         lambda g, a, b, y: np.where(a <= b, 0.0, g)))
-vjp_rule(ops.arctan2)(_binary(lambda g, a, b, y: g * b / (a * a + b * b),
-                              lambda g, a, b, y: -g * a / (a * a + b * b)))
-vjp_rule(ops.hypot)(_binary(lambda g, a, b, y: g * a / y, lambda g, a, b, y: g * b / y))
+vjp_rule(ops.arctan2)(_binary(lambda g, a, b, y: _unless_zero(g, g * b / (a * a + b * b)),
+                              lambda g, a, b, y: _unless_zero(g, -g * a / (a * a + b * b))))
+vjp_rule(ops.hypot)(_binary(lambda g, a, b, y: _unless_zero(g, g * a / y),
+                            lambda g, a, b, y: _unless_zero(g, g * b / y)))
 
 
 @vjp_rule(ops.copysign)
