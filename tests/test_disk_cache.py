@@ -356,3 +356,16 @@ def test_compiles_and_loads_are_logged_and_counted(tmp_path, caplog) -> None:
                         messages[0]), messages[0]
     assert re.fullmatch(r"loaded _product_and_sum for \(f64\[6,4\], f64\[4,3\]\) from the "
                         r"disk cache in \d+ ms \(traced in [\d.]+ s\)", messages[1]), messages[1]
+
+
+def test_prune_spares_an_entry_another_process_is_writing(tmp_path) -> None:
+    # an entry being compiled has its lock held and no manifest yet; a suite
+    # starting meanwhile prunes other versions' entries, not this one
+    root = str(tmp_path / "cache")
+    _compile(root)
+    entry = _entry(root)
+    os.unlink(os.path.join(entry, "manifest.json"))  # as before the first write ends
+    with disk_cache._locked(entry):
+        assert disk_cache.prune(root) == 0
+    assert os.path.exists(_files(entry)["nbc"])
+    assert disk_cache.prune(root) == 1 and os.listdir(entry) == ["lock"]

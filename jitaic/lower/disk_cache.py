@@ -374,16 +374,25 @@ def evict(root: str, limit_bytes: int, keep: str = "") -> int:
 
 def prune(root: str) -> int:
     """Delete what other versions of jitaic (or of its dependencies) wrote in
-    ``root``, a directory jitaic owns (every subdirectory that is not an entry
-    of this version goes); returns how many went."""
+    ``root``, a directory jitaic owns; returns how many entries went. An entry
+    another process holds (compiling: no manifest yet) stays, as in ``evict``;
+    a directory without a lock is not an entry of this format and goes."""
     if not os.path.isdir(root):
         return 0
-    stale = [item for item in os.scandir(root) if item.is_dir(follow_symlinks=False)
-             and (_read_manifest(item.path) or {}).get("stamp") != _code_stamp()
-             and os.listdir(item.path) != [LOCK]]
-    for item in stale:
-        shutil.rmtree(item.path, ignore_errors=True)
-    return len(stale)
+    pruned = 0
+    for item in os.scandir(root):
+        if not item.is_dir(follow_symlinks=False) or os.listdir(item.path) == [LOCK] \
+                or (_read_manifest(item.path) or {}).get("stamp") == _code_stamp():
+            continue
+        if not os.path.exists(os.path.join(item.path, LOCK)):
+            shutil.rmtree(item.path, ignore_errors=True)
+            pruned += 1
+            continue
+        with _locked(item.path, blocking=False) as held:
+            if held:
+                _clear_entry(item.path)
+                pruned += 1
+    return pruned
 
 
 def summary(root: str) -> dict[str, object]:
