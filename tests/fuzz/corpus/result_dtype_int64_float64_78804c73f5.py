@@ -1,0 +1,30 @@
+"""Fuzzer reproducer, mode ast: result-dtype:int64->float64. result[0]: dtype float64 !=
+NumPy's int64"""
+# ruff: noqa
+
+import numpy as np
+from numpy import inf, nan  # noqa: F401  (array literals)
+
+FINGERPRINT = 'result-dtype:int64->float64'
+KNOWN_FAILURE = 'a loop-carried variable whose dtype changes in a loop that runs 0 times takes the body dtype (NumPy: the initial dtype)'
+MODES = ('trace', 'ast', 'auto')
+GRADIENTS = False
+
+
+def f(a):
+    v0 = a[0]
+    a[0] = a.astype(np.float64)
+    v1 = np.argmax(a, axis=None)
+    k = 0
+    while k < 0 and v1 >= np.uint64(2 ** 64 - 1):
+        v0[v1:] = np.sin(k)
+        v0 = v0.astype(np.float32)
+        k += 1
+    return v0, v0
+
+
+def make_args():
+    b0 = np.array([
+            -2, 0, 5
+        ], dtype='int64').reshape((1, 1, 3))
+    return (b0,)
