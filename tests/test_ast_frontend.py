@@ -24,9 +24,10 @@ import textwrap
 import numpy as np
 import pytest
 from control_programs import CONTROL_OPS, PROGRAMS, Program
-from helpers import copy_tree, seed_of
+from helpers import assert_same, copy_tree, seed_of
 
 import jitaic
+from jitaic import config
 from jitaic.api import AUTO_UNROLL_NODES
 from jitaic.errors import JitaicError
 
@@ -801,3 +802,33 @@ def test_window_that_runs_past_the_end_raises_instead_of_shrinking() -> None:
         f(x, np.int64(4))
     with pytest.raises(IndexError, match="slice of length 3"):
         f(x, np.int64(-1))
+
+
+def _view_read_in_both_branches(a, b, c):
+    v = b[None]  # a view: its node is recorded where it is first read
+    a += 1.0
+    if c < 0.5:
+        out = np.where(a > 2.0, a, v)  # first read: inside this branch
+    else:
+        out = np.where(a > 0.0, v, a)  # not the other branch's value
+    return out + v  # nor the one after the if
+
+
+def _view_read_first_in_a_loop(x, n):
+    v = x[::-1]
+    total = np.zeros_like(x)
+    for _ in range(n):
+        total = total + v  # first read inside the loop body
+    return total * v
+
+
+@pytest.mark.parametrize("c", [0.2, 0.9])
+def test_a_view_first_read_in_a_branch_is_recorded_again_outside_it(c) -> None:
+    args = (np.arange(6.0).reshape(2, 3), np.array(0.25), np.array(c))
+    f = jitaic.jit(_view_read_in_both_branches, mode="ast")
+    with config.override(checks=True):  # the verifier: every value defined before use
+        assert_same(f(args[0].copy(), *args[1:]), _view_read_in_both_branches(
+            args[0].copy(), *args[1:]))
+    g = jitaic.jit(_view_read_first_in_a_loop, mode="ast")
+    with config.override(checks=True):
+        assert_same(g(np.arange(4.0), 3), _view_read_first_in_a_loop(np.arange(4.0), 3))

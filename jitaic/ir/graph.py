@@ -133,6 +133,11 @@ class Builder:
         """Identifies the innermost open block (never reused, unlike id())."""
         return self._serials[-1]
 
+    def is_open(self, serial: int) -> bool:
+        """Whether the block numbered ``serial`` is open: the innermost block or
+        one enclosing it, whose values the innermost block may read."""
+        return serial in self._serials
+
     def close_block(self) -> tuple[Node, ...]:
         self._serials.pop()
         return tuple(self._blocks.pop())

@@ -125,20 +125,27 @@ class Tracer:
                  scalar: bool = False) -> None:
         self._buffer = buffer
         self._view = view
-        self._cache: tuple[int, Value] | None = None
+        self._cache: tuple[int, int, Value] | None = None  # (version, block, value)
         self._scalar = scalar
 
     # ------------------------------------------------------------ value access
     @property
     def value(self) -> Value:
+        """A view's value is recorded where it is first read, and read again
+        from there while its base is unchanged and that block is still open: a
+        value recorded in one branch of an if is not the other branch's."""
         if not self._view:
             return self._buffer.value
-        if self._cache is None or self._cache[0] != self._buffer.version:
+        builder = current().builder if is_tracing() else None
+        cache = self._cache
+        if cache is None or cache[0] != self._buffer.version or (
+                builder is not None and not builder.is_open(cache[1])):
             v = self._buffer.value
             for step in self._view:
                 v = _apply_view(step, v)
-            self._cache = (self._buffer.version, v)
-        return self._cache[1]
+            cache = self._cache = (self._buffer.version,
+                                   builder.block_serial if builder else 0, v)
+        return cache[2]
 
     @property
     def aval(self) -> TensorType:
