@@ -269,12 +269,16 @@ def test_off_writes_nothing_and_default_follows_the_platform(tmp_path, monkeypat
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     if sys.platform.startswith("linux"):
         assert config.default_cache_dir() == str(tmp_path / "xdg" / "jitaic")
-    with config.override(cache_dir="off"):
-        assert disk_cache.directory() is None
-        f = jitaic.jit(_product_and_sum)
-        f(*_args())
-        assert not f.specializations()[0].from_disk
-    assert not (tmp_path / "xdg").exists()
+    def refuse(*_):
+        raise AssertionError("the disk cache was used with JITAIC_CACHE_DIR=off")
+
+    monkeypatch.setattr(disk_cache, "load_or_compile", refuse)
+    for off in ("off", "OFF", "0", ""):
+        with config.override(cache_dir=off):
+            assert disk_cache.directory() is None
+            f = jitaic.jit(_product_and_sum)
+            assert_same(f(*_args()), _product_and_sum(*_args()))
+            assert not f.specializations()[0].from_disk
 
 
 def test_command_line_shows_and_clears(tmp_path) -> None:
