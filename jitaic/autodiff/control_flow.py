@@ -33,7 +33,7 @@ from jitaic.errors import UnsupportedError, at
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Region, Value, make_node
 from jitaic.tracer import control_flow
-from jitaic.tracer import numpy_api as npa
+from jitaic.tracer import numpy as tnp
 from jitaic.tracer.core import Tracer, current, new_tracer
 
 _TAPE_SLOTS = itertools.count()  # one per tape (see ops.tape_new)
@@ -116,7 +116,7 @@ def _substitute(region: Region, env: dict[int, Value]) -> Region:
 
 
 def _zeros(v: Value) -> Tracer:
-    return npa.full_value(v.shape, 0.0, v.dtype)
+    return tnp.full_value(v.shape, 0.0, v.dtype)
 
 
 def _cond_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
@@ -273,7 +273,7 @@ def _for_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
 
     def recording_loop():
         # n + 1 rows: the final carried values go in the last one
-        stacks = [npa.full_value((n + 1, *v.shape), 0, v.dtype) for v in init]
+        stacks = [tnp.full_value((n + 1, *v.shape), 0, v.dtype) for v in init]
         return control_flow.for_loop(start, stop, step, record,
                                      [*(new_tracer(v) for v in init), *stacks])
 
@@ -282,8 +282,8 @@ def _for_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
         stack[n] = new_tracer(final)
 
     def restore(t):
-        carried = [npa.astype(s[t], v.dtype).value for s, v in zip(filled, init, strict=True)]
-        i = npa.as_tracer(t * step + start).value
+        carried = [tnp.astype(s[t], v.dtype).value for s, v in zip(filled, init, strict=True)]
+        i = tnp.as_tracer(t * step + start).value
         return {id(index_param): i, **{id(p): c for p, c in zip(carried_params, carried,
                                                                   strict=True)}}, carried
 
@@ -334,7 +334,7 @@ def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
         tapes = [new_tracer(builder.emit(ops.tape_new, [], {"shape": t.shape, "dtype": t.dtype,
                                                             "slot": slot}).output)
                  for t, slot in zip(state, slots, strict=True)]
-        zero = npa.astype(npa.as_tracer(0), np.int64)
+        zero = tnp.astype(tnp.as_tracer(0), np.int64)
         return control_flow.while_loop(keep_going, record, [*state, *tapes, zero])
 
     offset = k - len(init)  # a for loop's index comes first
@@ -364,7 +364,7 @@ def _loop_test(node: Node, test: Region | None, step: Value | None, k: int) -> C
     def keep_going(*carried):
         if test is None:
             i, stop = carried[0], new_tracer(node.inputs[1])
-            return npa.where(new_tracer(step) > 0, i < stop, i > stop)
+            return tnp.where(new_tracer(step) > 0, i < stop, i > stop)
         _, results = _replay(test, {id(p): c.value for p, c in
                                     zip(test.params, carried[:k], strict=True)})
         return new_tracer(results[0])
@@ -389,7 +389,7 @@ def _recomputing_vjp(node: Node, body: Region, test: Region | None, init: list[V
     keep_going = _loop_test(node, test, step, k)
 
     def counting_loop():
-        zero = npa.astype(npa.as_tracer(0), np.int64)
+        zero = tnp.astype(tnp.as_tracer(0), np.int64)
         return control_flow.while_loop(keep_going,
                                        lambda *c: (*advance(list(c[:k])), c[k] + 1),
                                        [*state, zero])

@@ -21,7 +21,7 @@ from jitaic.autodiff.vjp_rules import NON_DIFFERENTIABLE, VJP_RULES
 from jitaic.errors import UnsupportedError, at
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Value
-from jitaic.tracer import numpy_api as npa
+from jitaic.tracer import numpy as tnp
 from jitaic.tracer.core import Tracer, current, emit, is_tracing, new_tracer
 from jitaic.tracer.numpy_proxy import traceable
 from jitaic.tracer.trace import flatten, unflatten
@@ -82,18 +82,18 @@ def _cotangent_of(v: Value, cotangents: dict[int, Tracer],
 
 
 def _accumulate(cotangents: dict[int, Tracer], v: Value, grad: object) -> None:
-    grad = npa.as_tracer(grad)
+    grad = tnp.as_tracer(grad)
     if grad.dtype != v.dtype:
-        grad = npa.astype(grad, v.dtype)
+        grad = tnp.astype(grad, v.dtype)
     if grad.shape != v.shape:
-        grad = npa.broadcast_to(grad, v.shape)
+        grad = tnp.broadcast_to(grad, v.shape)
     previous = cotangents.get(id(v))
     cotangents[id(v)] = grad if previous is None else previous + grad
 
 
 def _differentiable_leaf(x: object, argnum: int) -> Tracer:
     """A fresh traced value standing for one leaf we differentiate with respect to."""
-    t = npa.as_tracer(x)
+    t = tnp.as_tracer(x)
     if t.dtype.kind != "f":
         raise TypeError(f"grad requires float inputs, but argument {argnum} has a leaf of "
                         f"dtype {t.dtype}; integer and boolean values are not "
@@ -115,7 +115,7 @@ def _gradients(cotangents: dict, tree: tuple, fresh: list[Tracer],
 
 
 def _zeros_like(t: Tracer) -> Tracer:
-    return npa.full_value(t.shape, 0.0, t.dtype)
+    return tnp.full_value(t.shape, 0.0, t.dtype)
 
 
 def _normalize_argnums(argnums) -> tuple[tuple[int, ...], bool]:
@@ -140,11 +140,11 @@ def value_and_grad_traced(fn: Callable, argnums, has_aux: bool, args: tuple,
         args[i] = unflatten(tree, fresh)
     out, nodes = _recorded(fn, *args, **kwargs)
     value, aux = out if has_aux else (out, None)
-    value = npa.as_tracer(value)
+    value = tnp.as_tracer(value)
     if value.ndim != 0 or value.dtype.kind != "f":
         raise TypeError(f"grad requires a scalar float output, got shape {value.shape} "
                         f"and dtype {value.dtype} (use jitaic.vjp for other outputs)")
-    seed = npa.full_value((), 1.0, value.dtype)  # a constant: the value itself may be dead
+    seed = tnp.full_value((), 1.0, value.dtype)  # a constant: the value itself may be dead
     cotangents = backpropagate(nodes, {id(value.value): seed})
     grads = tuple(_gradients(cotangents, tree, fresh, values) for tree, fresh, values in wrt)
     grads = grads if as_tuple else grads[0]
@@ -225,8 +225,8 @@ def _vjp_traced(fn: Callable, primals: tuple) -> tuple[object, Callable]:
         ct_leaves, _ = flatten(cotangent)
         seeds = {}
         for o, c in zip(out_leaves, ct_leaves, strict=True):
-            o = npa.as_tracer(o)
-            seeds[id(o.value)] = npa.astype(npa.broadcast_to(c, o.shape), o.dtype)
+            o = tnp.as_tracer(o)
+            seeds[id(o.value)] = tnp.astype(tnp.broadcast_to(c, o.shape), o.dtype)
         cotangents = backpropagate(nodes, seeds)
         return tuple(_gradients(cotangents, *w) for w in wrt)
 

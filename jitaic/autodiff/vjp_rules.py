@@ -28,7 +28,7 @@ import numpy as np
 
 from jitaic.ir import ops
 from jitaic.ir.graph import Node
-from jitaic.tracer import numpy_api as npa
+from jitaic.tracer import numpy as tnp
 from jitaic.tracer.core import Tracer, emit
 
 Rule = Callable[..., tuple]
@@ -58,9 +58,9 @@ def unbroadcast(g: Tracer, shape: tuple[int, ...]) -> Tracer:
         return g
     lead = g.ndim - len(shape)
     if lead:
-        g = npa.sum_(g, axis=tuple(range(lead)))
+        g = tnp.sum_(g, axis=tuple(range(lead)))
     axes = tuple(i for i, d in enumerate(shape) if d == 1 and g.shape[i] != 1)
-    return npa.sum_(g, axis=axes, keepdims=True) if axes else g
+    return tnp.sum_(g, axis=axes, keepdims=True) if axes else g
 
 
 # Python floats, so they stay weak and float32 gradients stay float32.
@@ -165,7 +165,7 @@ def _where(node, g, cond, a, b, out):
 
 @vjp_rule(ops.astype)
 def _astype(node, g, x, out):
-    return (npa.astype(g, x.dtype),) if x.dtype.kind == "f" else (None,)
+    return (tnp.astype(g, x.dtype),) if x.dtype.kind == "f" else (None,)
 
 
 # ---------------------------------------------------------------- reductions
@@ -174,14 +174,14 @@ def _keepdims(g: Tracer, node: Node, x: Tracer) -> Tracer:
     """The output cotangent reshaped so it broadcasts against the input."""
     axes = node.attrs["axes"]
     shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
-    return npa.reshape(g, shape)
+    return tnp.reshape(g, shape)
 
 
 @vjp_rule(ops.reduce_sum)
 def _sum(node, g, x, out):
     if not x.aval.static:  # a run-time length: broadcast against x itself
         return (emit(ops.broadcast_like, [_keepdims(g, node, x), x], scalar=False),)
-    return (npa.broadcast_to(_keepdims(g, node, x), x.shape),)
+    return (tnp.broadcast_to(_keepdims(g, node, x), x.shape),)
 
 
 @vjp_rule(ops.broadcast_like)
@@ -203,23 +203,23 @@ def _products_of_the_others(x: Tracer, axes: tuple[int, ...]) -> Tracer:
     element, multiplied. Exact at zeros, where prod / x_i is 0 / 0."""
     kept = [i for i in range(x.ndim) if i not in axes]
     order = (*kept, *axes)
-    moved = npa.transpose(x, order)
+    moved = tnp.transpose(x, order)
     group = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
     if group == 0:
         return x * 0
-    rows = npa.reshape(moved, (*moved.shape[:len(kept)], group))
-    one = npa.full_value((*rows.shape[:-1], 1), 1.0, x.dtype)
+    rows = tnp.reshape(moved, (*moved.shape[:len(kept)], group))
+    one = tnp.full_value((*rows.shape[:-1], 1), 1.0, x.dtype)
 
     def before(v: Tracer) -> Tracer:  # product of the elements before each one
-        return npa.concatenate([one, npa.cumprod(v, -1)[..., :-1]], axis=-1)
+        return tnp.concatenate([one, tnp.cumprod(v, -1)[..., :-1]], axis=-1)
 
-    others = before(rows) * npa.flip(before(npa.flip(rows, -1)), -1)
-    return npa.transpose(npa.reshape(others, moved.shape), tuple(np.argsort(order)))
+    others = before(rows) * tnp.flip(before(tnp.flip(rows, -1)), -1)
+    return tnp.transpose(tnp.reshape(others, moved.shape), tuple(np.argsort(order)))
 
 
 def _reverse_cumsum(g: Tracer, axis: int) -> Tracer:
     """sum of g[j] over j >= i along the axis: cumsum's transpose."""
-    return npa.flip(npa.cumsum(npa.flip(g, axis), axis), axis)
+    return tnp.flip(tnp.cumsum(tnp.flip(g, axis), axis), axis)
 
 
 @vjp_rule(ops.cumsum)
@@ -235,11 +235,11 @@ def _cumprod(node, g, x, out):
     later zero, 0 (the first zero stays in the product)."""
     axis = node.attrs["axis"]
     zero = x == 0
-    first_zero = zero & (npa.cumsum(zero, axis) == 1)
-    nonzero = npa.where(zero, 1.0, x)
-    at_first_zero = _reverse_cumsum(g * npa.cumprod(npa.where(first_zero, 1.0, x), axis), axis)
+    first_zero = zero & (tnp.cumsum(zero, axis) == 1)
+    nonzero = tnp.where(zero, 1.0, x)
+    at_first_zero = _reverse_cumsum(g * tnp.cumprod(tnp.where(first_zero, 1.0, x), axis), axis)
     elsewhere = _reverse_cumsum(g * out, axis) / nonzero
-    return (npa.where(zero, npa.where(first_zero, at_first_zero, 0.0), elsewhere),)
+    return (tnp.where(zero, tnp.where(first_zero, at_first_zero, 0.0), elsewhere),)
 
 
 @vjp_rule(ops.cummax, ops.cummin)
@@ -250,15 +250,15 @@ def _running_extreme(node, g, x, out):
     axis = node.attrs["axis"]
     shape = [1] * x.ndim
     shape[axis] = x.shape[axis]
-    position = npa.broadcast_to(npa.as_tracer(np.arange(x.shape[axis]).reshape(shape)),
+    position = tnp.broadcast_to(tnp.as_tracer(np.arange(x.shape[axis]).reshape(shape)),
                                 x.shape)
     hit = (x == out) | (x != x)
-    source = npa.cummax(npa.where(hit, position, 0), axis)
-    index = [npa.broadcast_to(npa.as_tracer(np.arange(n).reshape(
+    source = tnp.cummax(tnp.where(hit, position, 0), axis)
+    index = [tnp.broadcast_to(tnp.as_tracer(np.arange(n).reshape(
         [n if d == k else 1 for d in range(x.ndim)])), x.shape) for k, n in enumerate(x.shape)]
     index[axis] = source
-    gx = npa.full_value(x.shape, 0, x.dtype)
-    npa.add_at(gx, tuple(index), g)
+    gx = tnp.full_value(x.shape, 0, x.dtype)
+    tnp.add_at(gx, tuple(index), g)
     return (gx,)
 
 
@@ -268,16 +268,16 @@ def _select(node, g, x, out):
     to it (one, unless there are ties), as max's is."""
     gx = None
     for j in range(len(node.attrs["ks"])):
-        hit = npa.astype(x == out[..., j:j + 1], x.dtype)
-        share = g[..., j:j + 1] * hit / npa.sum_(hit, axis=-1, keepdims=True)
+        hit = tnp.astype(x == out[..., j:j + 1], x.dtype)
+        share = g[..., j:j + 1] * hit / tnp.sum_(hit, axis=-1, keepdims=True)
         gx = share if gx is None else gx + share
     return (gx,)
 
 
 @vjp_rule(ops.reduce_max, ops.reduce_min)
 def _extreme(node, g, x, out):
-    hit = npa.astype(x == _keepdims(out, node, x), x.dtype)
-    count = npa.sum_(hit, axis=node.attrs["axes"], keepdims=True)
+    hit = tnp.astype(x == _keepdims(out, node, x), x.dtype)
+    count = tnp.sum_(hit, axis=node.attrs["axes"], keepdims=True)
     return (_keepdims(g, node, x) * hit / count,)
 
 
@@ -285,21 +285,21 @@ def _extreme(node, g, x, out):
 
 @vjp_rule(ops.matmul)
 def _matmul(node, g, a, b, out):
-    a2 = npa.reshape(a, (1,) + a.shape) if a.ndim == 1 else a
-    b2 = npa.reshape(b, b.shape + (1,)) if b.ndim == 1 else b
+    a2 = tnp.reshape(a, (1,) + a.shape) if a.ndim == 1 else a
+    b2 = tnp.reshape(b, b.shape + (1,)) if b.ndim == 1 else b
     g2 = g
     if a.ndim == 1:
-        g2 = npa.expand_dims(g2, -1 if b.ndim == 1 else g2.ndim - 1)
+        g2 = tnp.expand_dims(g2, -1 if b.ndim == 1 else g2.ndim - 1)
     if b.ndim == 1:
-        g2 = npa.expand_dims(g2, -1)
-    da = npa.matmul(g2, npa.swapaxes(b2, -1, -2))
-    db = npa.matmul(npa.swapaxes(a2, -1, -2), g2)
-    return (npa.reshape(unbroadcast(da, a2.shape), a.shape),
-            npa.reshape(unbroadcast(db, b2.shape), b.shape))
+        g2 = tnp.expand_dims(g2, -1)
+    da = tnp.matmul(g2, tnp.swapaxes(b2, -1, -2))
+    db = tnp.matmul(tnp.swapaxes(a2, -1, -2), g2)
+    return (tnp.reshape(unbroadcast(da, a2.shape), a.shape),
+            tnp.reshape(unbroadcast(db, b2.shape), b.shape))
 
 
 def _transposed(x: Tracer) -> Tracer:
-    return npa.swapaxes(x, -1, -2)
+    return tnp.swapaxes(x, -1, -2)
 
 
 def _solve(a: Tracer, b: Tracer) -> Tracer:
@@ -309,21 +309,21 @@ def _solve(a: Tracer, b: Tracer) -> Tracer:
 
 def _times_inverse_transposed(scale: Tracer, a: Tracer) -> Tracer:
     """scale (one per matrix) * inv(a).T: the gradient of det's and log|det|'s."""
-    return npa.expand_dims(scale, (-1, -2)) * _transposed(emit(ops.inv, [a], scalar=False))
+    return tnp.expand_dims(scale, (-1, -2)) * _transposed(emit(ops.inv, [a], scalar=False))
 
 
 @vjp_rule(ops.inv)
 def _inv(node, g, a, out):
     t = _transposed(out)
-    return (-npa.matmul(npa.matmul(t, g), t),)
+    return (-tnp.matmul(tnp.matmul(t, g), t),)
 
 
 @vjp_rule(ops.solve)
 def _solve_vjp(node, g, a, b, out):
     gb = _solve(_transposed(a), g)
     if b.ndim == a.ndim - 1:  # vectors
-        return -npa.expand_dims(gb, -1) * npa.expand_dims(out, -2), gb
-    return -npa.matmul(gb, _transposed(out)), gb
+        return -tnp.expand_dims(gb, -1) * tnp.expand_dims(out, -2), gb
+    return -tnp.matmul(gb, _transposed(out)), gb
 
 
 @vjp_rule(ops.det)
@@ -344,10 +344,10 @@ def _cholesky(node, g, a, out):
     symmetric a built from other values gets the symmetric gradient through
     them all the same)."""
     n = a.shape[-1]
-    lower = npa.as_tracer(np.tri(n, dtype=a.dtype))
-    strictly_lower = npa.as_tracer(np.tri(n, k=-1, dtype=a.dtype))
+    lower = tnp.as_tracer(np.tri(n, dtype=a.dtype))
+    strictly_lower = tnp.as_tracer(np.tri(n, k=-1, dtype=a.dtype))
     lt = _transposed(out)
-    phi = npa.matmul(lt, g) * (lower - 0.5 * npa.as_tracer(np.eye(n, dtype=a.dtype)))
+    phi = tnp.matmul(lt, g) * (lower - 0.5 * tnp.as_tracer(np.eye(n, dtype=a.dtype)))
     y = _transposed(_solve(lt, _transposed(_solve(lt, phi))))
     return (y * lower + _transposed(y) * strictly_lower,)
 
@@ -356,13 +356,13 @@ def _cholesky(node, g, a, out):
 
 @vjp_rule(ops.reshape)
 def _reshape(node, g, x, out):
-    return (npa.reshape(g, x.shape),)
+    return (tnp.reshape(g, x.shape),)
 
 
 @vjp_rule(ops.transpose)
 def _transpose(node, g, x, out):
     inverse = tuple(int(i) for i in np.argsort(node.attrs["perm"]))
-    return (npa.transpose(g, inverse),)
+    return (tnp.transpose(g, inverse),)
 
 
 @vjp_rule(ops.broadcast_to)
@@ -372,14 +372,14 @@ def _broadcast_to(node, g, x, out):
 
 @vjp_rule(ops.getitem)
 def _getitem(node, g, x, out):
-    zeros = npa.full_value(x.shape, 0.0, x.dtype)
+    zeros = tnp.full_value(x.shape, 0.0, x.dtype)
     return (emit(ops.setitem, [zeros, g], {"index": node.attrs["index"]}, scalar=False),)
 
 
 @vjp_rule(ops.setitem)
 def _setitem(node, g, x, v, out):
     index = node.attrs["index"]
-    zero = npa.full_value((), 0.0, x.dtype)  # broadcast over the overwritten region
+    zero = tnp.full_value((), 0.0, x.dtype)  # broadcast over the overwritten region
     dx = emit(ops.setitem, [g, zero], {"index": index}, scalar=False)
     dv = emit(ops.getitem, [g], {"index": index}, scalar=False)
     return (dx, unbroadcast(dv, v.shape))
@@ -401,7 +401,7 @@ def _concatenate(node, g, *inputs_and_out):
 def _dyn_getitem(node, g, x, *dyn_and_out):
     *dyn, _ = dyn_and_out
     ops.check_static(x.aval, "the gradient of a slice of a slice")
-    zeros = npa.full_value(x.shape, 0.0, x.dtype)
+    zeros = tnp.full_value(x.shape, 0.0, x.dtype)
     dx = emit(ops.dyn_setitem, [zeros, g, *dyn], {"index": node.attrs["index"]},
               scalar=False)
     return (dx, *(None for _ in dyn))
@@ -411,7 +411,7 @@ def _dyn_getitem(node, g, x, *dyn_and_out):
 def _dyn_setitem(node, g, x, v, *dyn_and_out):
     *dyn, _ = dyn_and_out
     index = node.attrs["index"]
-    zero = npa.full_value((), 0.0, x.dtype)  # broadcast over the overwritten region
+    zero = tnp.full_value((), 0.0, x.dtype)  # broadcast over the overwritten region
     dx = emit(ops.dyn_setitem, [g, zero, *dyn], {"index": index}, scalar=False)
     dv = emit(ops.dyn_getitem, [g, *dyn], {"index": index}, scalar=False)
     return (dx, unbroadcast(dv, v.shape), *(None for _ in dyn))
@@ -421,13 +421,13 @@ def _dyn_setitem(node, g, x, v, *dyn_and_out):
 @vjp_rule(ops.compress)
 def _compress(node, g, x, mask, out):
     ops.check_static(x.aval, "the gradient of x[mask]")
-    zeros = npa.full_value(x.shape, 0.0, x.dtype)
+    zeros = tnp.full_value(x.shape, 0.0, x.dtype)
     return (emit(ops.mask_scatter, [zeros, g, mask], scalar=False), None)
 
 
 @vjp_rule(ops.mask_scatter)
 def _mask_scatter(node, g, x, v, mask, out):
-    zero = npa.full_value((), 0.0, x.dtype)  # overwritten entries of x get no gradient
+    zero = tnp.full_value((), 0.0, x.dtype)  # overwritten entries of x get no gradient
     dx = emit(ops.mask_scatter, [g, zero, mask], scalar=False)
     rows = emit(ops.compress, [g, mask], scalar=False)
     return (dx, unbroadcast(rows, v.shape), None)
@@ -440,9 +440,9 @@ def _index_attrs(node: Node, accumulate: bool) -> dict:
 @vjp_rule(ops.gather)
 def _gather(node: Node, g, x, *indices_and_out):
     *indices, _ = indices_and_out
-    zeros = npa.full_value(x.shape, 0.0, x.dtype)
+    zeros = tnp.full_value(x.shape, 0.0, x.dtype)
     # repeated indices read one element several times: their cotangents add up
-    dx = emit(ops.scatter, [zeros, npa.astype(g, x.dtype), *indices],
+    dx = emit(ops.scatter, [zeros, tnp.astype(g, x.dtype), *indices],
               _index_attrs(node, True), scalar=False)
     return (dx, *(None for _ in indices))
 
@@ -455,6 +455,6 @@ def _scatter(node: Node, g, x, v, *indices_and_out):
     if node.attrs["accumulate"]:
         return (g, dv, *(None for _ in indices))
     # overwritten elements of x get no gradient
-    covered = npa.full_value((), 0.0, x.dtype)
+    covered = tnp.full_value((), 0.0, x.dtype)
     dx = emit(ops.scatter, [g, covered, *indices], _index_attrs(node, False), scalar=False)
     return (dx, dv, *(None for _ in indices))

@@ -349,7 +349,7 @@ def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequenc
 
 def _first_assigned(carried: list[object], body: _Body) -> list | None:
     """Carried values that are static (e.g. undefined) but arrays after the body."""
-    from jitaic.tracer.numpy_api import full_value
+    from jitaic.tracer.numpy import full_value
 
     traced = _traced_positions(body)
     out, changed = list(carried), False
@@ -381,7 +381,7 @@ def _widen(carried: list[object], body: _Body, names: Sequence[str]) -> list | N
         name = names[i] if i < len(names) else f"#{i}"
         joined = _joined(tracer.value, result, f"loop variable {name}")
         if joined.dtype != tracer.dtype:
-            from jitaic.tracer.numpy_api import astype
+            from jitaic.tracer.numpy import astype
 
             tracer = astype(tracer, joined.dtype)
             changed = True
@@ -397,7 +397,7 @@ def while_loop(cond_fn: Callable, body_fn: Callable, init: Sequence[object],
 def for_loop(start: object, stop: object, step: object, body_fn: Callable,
              init: Sequence[object], names: Sequence[str] = ()) -> list:
     """``for i in range(start, stop, step): carried = body_fn(i, *carried)``."""
-    from jitaic.tracer.numpy_api import as_tracer, astype
+    from jitaic.tracer.numpy import as_tracer, astype
 
     bounds = [astype(as_tracer(b), np.int64).value for b in (start, stop, step)]
     return _loop(ops.for_loop, body_fn, None, init, bounds, names)

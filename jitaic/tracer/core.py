@@ -301,7 +301,7 @@ def to_value(x: object) -> Value:
     if isinstance(x, (np.ndarray, np.generic, bool, int, float)):
         return current().constant(x)
     if isinstance(x, (list, tuple)):
-        from jitaic.tracer.numpy_api import array_from_nested
+        from jitaic.tracer.numpy import array_from_nested
 
         return to_value(array_from_nested(x))
     raise UnsupportedError(f"operand of type {type(x).__name__} is not supported"

@@ -18,7 +18,7 @@ import numpy as np
 
 from jitaic.errors import UnsupportedError, at, user_location
 from jitaic.ir.types import check_supported_dtype
-from jitaic.tracer import numpy_api
+from jitaic.tracer import numpy as tnp
 from jitaic.tracer.core import Tracer, current, new_tracer
 
 _LIBRARY_DIRS = tuple(
@@ -44,7 +44,7 @@ def _has_tracer(obj: object) -> bool:
 
 def _filled(fill: int) -> Callable:
     def constructor(shape, dtype=float, order="C", **kwargs):
-        return numpy_api.full_value(shape, fill, np.dtype(dtype))
+        return tnp.full_value(shape, fill, np.dtype(dtype))
 
     return constructor
 
@@ -61,7 +61,7 @@ class _NdarrayType(type):
         if buffer is not None or strides is not None:
             raise UnsupportedError(f"np.ndarray(..., buffer=/strides=) is not supported"
                                    f"{at(user_location())}")
-        return numpy_api.full_value(shape, 0, np.dtype(dtype))
+        return tnp.full_value(shape, 0, np.dtype(dtype))
 
 
 class ndarray(metaclass=_NdarrayType):  # noqa: N801  (NumPy's name)
@@ -69,7 +69,7 @@ class ndarray(metaclass=_NdarrayType):  # noqa: N801  (NumPy's name)
 
 
 def full(shape, fill_value, dtype=None, order="C", **kwargs):
-    return numpy_api.full_value(shape, fill_value, dtype)
+    return tnp.full_value(shape, fill_value, dtype)
 
 
 def array(obj, dtype=None, copy=True, order="K", ndmin=0, **kwargs):
@@ -77,15 +77,15 @@ def array(obj, dtype=None, copy=True, order="K", ndmin=0, **kwargs):
         raise UnsupportedError(f"np.array(..., ndmin=) is not supported{at(user_location())}")
     if _has_tracer(obj):
         if isinstance(obj, Tracer):
-            result = numpy_api.astype(obj, dtype) if dtype is not None else obj
-            return numpy_api.copy_array(result) if copy or result is obj else result
-        return numpy_api.array_from_nested(obj, dtype)
+            result = tnp.astype(obj, dtype) if dtype is not None else obj
+            return tnp.copy_array(result) if copy or result is obj else result
+        return tnp.array_from_nested(obj, dtype)
     return _constant_tracer(np.array(obj, dtype=dtype))
 
 
 def asarray(a, dtype=None, order=None, **kwargs):
     if isinstance(a, Tracer):
-        return numpy_api.astype(a, dtype, copy=False) if dtype is not None else a
+        return tnp.astype(a, dtype, copy=False) if dtype is not None else a
     return array(a, dtype, copy=False)
 
 
@@ -102,9 +102,9 @@ def _concrete(fn: Callable) -> Callable:
 
 
 def _linspace(*args, **kwargs):
-    """Constant unless the endpoints are traced (numpy_api.linspace)."""
+    """Constant unless the endpoints are traced (tnp.linspace)."""
     if any(_has_tracer(a) for a in (*args, *kwargs.values())):
-        return numpy_api.linspace(*args, **kwargs)
+        return tnp.linspace(*args, **kwargs)
     return _constant_tracer(np.asarray(np.linspace(*args, **kwargs)))
 
 

@@ -1,0 +1,55 @@
+"""NumPy on Tracers, laid out as NumPy documents itself.
+
+Each module holds the handlers of one part of NumPy's API and registers them
+where they are defined (``registry.implements``); ``protocol`` installs them on
+``Tracer``. Handlers lower to the ops of ``jitaic.ir.ops``; composite NumPy
+functions (mean, var, clip, outer, stack, ...) are written in terms of those
+ops, so later concerns (lowering, autodiff) only ever see primitive ops.
+
+    common        operands as Tracers, axes, run-time checks, one-op wrappers
+    ufuncs        ufunc calls, Python-int rules (NEP 50), operators, composite ufuncs
+    shapes        reshape, transpose, expand/squeeze, broadcasting, joining
+    indexing      basic and advanced indexing, assignment, take, diagonal
+    reductions    sum ... all, mean/var/std, arg-reductions, scans, nan-reductions
+    rearranging   flip, roll, repeat, tile
+    sorting       sort, argsort, searchsorted
+    linalg        products, norms, solves and factorisations, einsum
+    creation      *_like, array, linspace, meshgrid, building matrices
+    mathematical  clip, round, diff, trapezoid, convolve, interp, isclose ...
+    statistics    median, quantile, average, cov, histogram, digitize
+    protocol      __array_ufunc__, __array_function__, methods on Tracer
+
+The names below are the API the rest of jitaic (autodiff, the AST frontend,
+the numpy proxy) builds graphs with.
+"""
+
+from jitaic.tracer.numpy import (  # noqa: F401  (imported to register their handlers)
+    creation,
+    linalg,
+    mathematical,
+    rearranging,
+    statistics,
+)
+from jitaic.tracer.numpy.common import (
+    as_tracer,
+    astype,
+    broadcast_to,
+    copy_array,
+    full_value,
+    where,
+)
+from jitaic.tracer.numpy.creation import array_from_nested, linspace
+from jitaic.tracer.numpy.indexing import add_at
+from jitaic.tracer.numpy.protocol import install
+from jitaic.tracer.numpy.rearranging import flip
+from jitaic.tracer.numpy.reductions import cummax, cumprod, cumsum, sum_
+from jitaic.tracer.numpy.shapes import concatenate, expand_dims, reshape, swapaxes, transpose
+from jitaic.tracer.numpy.ufuncs import apply_ufunc, matmul
+
+install()
+
+__all__ = [
+    "add_at", "apply_ufunc", "array_from_nested", "as_tracer", "astype", "broadcast_to",
+    "concatenate", "copy_array", "cummax", "cumprod", "cumsum", "expand_dims", "flip",
+    "full_value", "linspace", "matmul", "reshape", "sum_", "swapaxes", "transpose", "where",
+]

@@ -1,0 +1,132 @@
+"""Helpers every NumPy module of the tracer uses: operands as Tracers, axes
+with the user's file:line on errors, run-time checks, and the handlers that are
+one op each (astype, where, broadcast_to, copy, a filled array, a reduction).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import operator
+
+import numpy as np
+
+from jitaic.errors import UnsupportedError, at, user_location
+from jitaic.ir import ops
+from jitaic.ir.types import check_supported_dtype
+from jitaic.tracer.core import Tracer, ViewStep, emit, is_scalar_like, new_tracer, to_value
+from jitaic.tracer.numpy.registry import implements
+
+
+def unsupported(what: str) -> UnsupportedError:
+    return UnsupportedError(f"{what} is not supported by jitaic{at(user_location())}")
+
+
+def normalize_axes(axis, ndim: int) -> tuple[int, ...]:
+    """``ops.normalize_axes`` with the user's file:line on NumPy's AxisError."""
+    try:
+        return ops.normalize_axes(axis, ndim)
+    except np.exceptions.AxisError as exc:
+        raise np.exceptions.AxisError(f"{exc}{at(user_location())}") from None
+
+
+def as_tracer(x: object) -> Tracer:
+    """Any operand as a Tracer (constants become constant nodes)."""
+    if isinstance(x, Tracer):
+        return x
+    return new_tracer(to_value(x), scalar=is_scalar_like(x) and not isinstance(x, np.ndarray))
+
+
+def shape_of(x: object) -> tuple[int, ...]:
+    return x.shape if isinstance(x, Tracer) else np.shape(x)
+
+
+def require(ok: object, error: type[Exception], message: str) -> None:
+    """Raise ``error`` where ``ok`` is false: now when it is known while
+    tracing, else at run time (a check node), naming the user's line either way."""
+    message += at(user_location())
+    if not isinstance(ok, Tracer):
+        if not ok:
+            raise error(message)
+        return
+    emit(ops.check, [ok], {"error": error.__name__, "message": message})
+
+
+def reduction(op: ops.Op, x, axis, keepdims: bool, dtype=None) -> Tracer:
+    x = as_tracer(x)
+    if dtype is not None:
+        x = astype(x, dtype)
+    axes = normalize_axes(axis, x.ndim) if x.ndim else ()  # axis 0 of a 0-d array: itself
+    attrs = {"axes": axes, "keepdims": bool(keepdims)}
+    if not axes and x.ndim:  # over no axis: each element alone, in the reduction's dtype
+        result = astype(x, op.infer([x.aval], attrs, ())[0].dtype)
+    else:
+        result = emit(op, [x], attrs)
+    # sum(dtype=int32) accumulates in int32; wrapping at the end gives the same bits.
+    return astype(result, dtype) if dtype is not None and result.dtype != dtype else result
+
+
+@implements(method="astype")
+def astype(x, dtype, order="K", casting="unsafe", subok=True, copy=True) -> Tracer:
+    x = as_tracer(x)
+    dtype = check_supported_dtype(np.dtype(dtype), "astype")
+    if dtype == x.dtype and not copy:
+        return x
+    return emit(ops.astype, [x], {"dtype": dtype}, scalar=x._scalar)
+
+
+@implements(np.where)
+def where(condition, x=None, y=None):
+    if x is None or y is None:
+        raise unsupported("np.where with one argument (its result shape depends on "
+                           "the data)")
+    return emit(ops.where, [condition, x, y], scalar=False)  # np.where never gives scalars
+
+
+def view(a: Tracer, steps: tuple[ViewStep, ...]) -> Tracer:
+    """A Tracer that shares ``a``'s buffer: writes through it update ``a``."""
+    loc = user_location()
+    steps = tuple(step if step.loc else dataclasses.replace(step, loc=loc) for step in steps)
+    return Tracer(a._buffer, a._view + steps, scalar=False)
+
+
+@implements(np.broadcast_to)
+def broadcast_to(array, shape, subok=False):
+    array = as_tracer(array)
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
+    if shape == array.shape:
+        return array
+    return emit(ops.broadcast_to, [array], {"shape": shape}, scalar=False)
+
+
+@implements(np.copy, method="copy")
+def copy_array(a, order="K", subok=False):
+    a = as_tracer(a)
+    # Reading a view materialises it; a fresh buffer decouples later writes.
+    return new_tracer(a.value, scalar=a._scalar)
+
+
+def full_value(shape, fill_value, dtype=None) -> Tracer:
+    """``np.full`` for a traced or concrete fill value."""
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
+    if isinstance(fill_value, Tracer):
+        dtype = fill_value.dtype if dtype is None else np.dtype(dtype)
+        value = astype(fill_value, dtype)
+        return copy_array(broadcast_to(value, shape)) if shape else as_tracer(value.value)
+    dtype = np.array(fill_value).dtype if dtype is None else np.dtype(dtype)
+    check_supported_dtype(dtype, "np.full")
+    attrs = {"shape": shape, "dtype": dtype, "fill": np.array(fill_value).astype(dtype).item()}
+    return emit(ops.full, [], attrs, scalar=False)
+
+
+def static_ints(value, what: str) -> tuple[int, ...]:
+    """Shifts, counts and axes that shape the result must be Python ints."""
+    values = value if isinstance(value, (tuple, list)) else (value,)
+    if any(isinstance(v, Tracer) for v in values):
+        raise unsupported(f"{what} given by a traced value (the result's shape would "
+                           "depend on the data)")
+    return tuple(operator.index(v) for v in values)
+
+
+def size_of(x: Tracer, axes) -> int:
+    """The element count over these axes (reshape's -1 cannot stand for it at size 0)."""
+    return int(np.prod([x.shape[d] for d in axes], dtype=np.int64))

@@ -1,0 +1,170 @@
+"""Array creation: the ``*_like`` functions, ``np.array`` of traced values,
+linspace with traced endpoints, meshgrid, and building matrices (diag, vander,
+triu, tril).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+
+import numpy as np
+
+from jitaic.tracer.core import Tracer, current, new_tracer, to_value
+from jitaic.tracer.numpy.common import (
+    as_tracer,
+    astype,
+    broadcast_to,
+    copy_array,
+    full_value,
+    shape_of,
+    unsupported,
+    where,
+)
+from jitaic.tracer.numpy.indexing import diagonal, getitem, setitem
+from jitaic.tracer.numpy.reductions import cumprod
+from jitaic.tracer.numpy.registry import implements
+from jitaic.tracer.numpy.shapes import broadcast_arrays, concatenate, expand_dims, reshape, stack
+
+
+@implements(np.diag)
+def diag(v, k=0):
+    """The k-th diagonal of a matrix, or a matrix with v on its k-th diagonal."""
+    x = as_tracer(v)
+    if x.ndim == 2:
+        return diagonal(x, k)
+    if x.ndim != 1:
+        raise ValueError("Input must be 1- or 2-d.")
+    n = x.shape[0] + abs(k)
+    rows = np.arange(x.shape[0]) - min(k, 0)
+    out = full_value((n, n), 0, x.dtype)
+    setitem(out, (rows, rows + k), x)
+    return out
+
+
+@implements(np.vander)
+def vander(x, N=None, increasing=False):
+    """NumPy's: powers by repeated multiplication (a cumulative product)."""
+    v = as_tracer(x)
+    if v.ndim != 1:
+        raise ValueError("x must be a one-dimensional array or sequence.")
+    columns = v.shape[0] if N is None else operator.index(N)
+    if columns == 0:
+        return full_value((v.shape[0], 0), 0, np.result_type(v.dtype, np.int64))
+    dtype = np.result_type(v.dtype, np.int64)
+    ones = full_value((v.shape[0], 1), 1, dtype)
+    powers = ones if columns == 1 else concatenate(
+        [ones, cumprod(broadcast_to(reshape(astype(v, dtype, copy=False), (-1, 1)),
+                                    (v.shape[0], columns - 1)), axis=1)], axis=1)
+    return powers if increasing else getitem(powers, (slice(None), slice(None, None, -1)))
+
+
+def like(fill: object | None) -> Callable:
+    def like(a, dtype=None, order="K", subok=True, shape=None, fill_value=None, **kwargs):
+        if fill_value is not None:  # full_like(a, fill_value)
+            value = fill_value
+        else:
+            value = fill
+        if value is None:
+            raise unsupported("np.full_like without a fill value")
+        shape = shape_of(a) if shape is None else shape
+        dtype = (a.dtype if isinstance(a, Tracer) else np.asarray(a).dtype) \
+            if dtype is None else dtype
+        return full_value(shape, value, dtype)
+
+    return like
+
+
+@implements(np.full_like)
+def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, **kwargs):
+    return like(None)(a, dtype, order, subok, shape, fill_value=fill_value)
+
+
+def array_from_nested(data: object, dtype=None) -> Tracer:
+    """``np.array`` of (nested) lists/tuples that contain Tracers."""
+    if isinstance(data, (list, tuple)):
+        if not data:
+            return new_tracer(to_value(np.array([], dtype=dtype or np.float64)), False)
+        items = [array_from_nested(item) for item in data]
+        result = stack(items) if items[0].ndim or len(items) > 1 else expand_dims(items[0], 0)
+    elif isinstance(data, Tracer):
+        result = data
+    else:  # Python scalars in lists are strong (np.array([1.0]) is float64)
+        result = new_tracer(current().constant(np.asarray(data)), scalar=False)
+    return astype(result, dtype) if dtype is not None else result
+
+
+@implements(np.meshgrid)
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    if indexing not in ("xy", "ij"):
+        raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
+    ndim = len(xi)
+    grids = [reshape(as_tracer(v), (1,) * i + (-1,) + (1,) * (ndim - i - 1))
+             for i, v in enumerate(xi)]
+    if indexing == "xy" and ndim > 1:
+        grids[0] = reshape(grids[0], (1, -1) + (1,) * (ndim - 2))
+        grids[1] = reshape(grids[1], (-1, 1) + (1,) * (ndim - 2))
+    return tuple(grids) if sparse else tuple(copy_array(g) for g in broadcast_arrays(*grids))
+
+
+@implements(np.linspace)
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """``np.linspace`` with traced scalar endpoints (``num`` static), in NumPy's
+    own arithmetic: ``arange(num) * step + start``, the last point ``stop``."""
+    if isinstance(num, Tracer) or axis != 0 or np.ndim(start) or np.ndim(stop):
+        raise unsupported("np.linspace with traced arguments other than scalar "
+                           "start/stop (num must be static)")
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    div = num - 1 if endpoint else num
+    start, stop = as_tracer(start), as_tracer(stop)
+    dt = np.result_type(start.dtype if not start.aval.weak else float(0),
+                        stop.dtype if not stop.aval.weak else float(0), float(num))
+    delta = astype(stop, dt) - astype(start, dt)
+    y = as_tracer(np.arange(0, num, dtype=dt))
+    step = delta / div if div > 0 else full_value((), np.nan, dt)
+    y = (y * step if div > 0 else y * delta) + astype(start, dt)
+    if endpoint and num > 1:
+        y[-1] = stop
+    y = astype(y, dtype) if dtype is not None else y
+    return (y, step) if retstep else y
+
+
+def triangle(upper: bool) -> Callable:
+    """np.triu / np.tril: a where against a constant mask (NumPy's own way)."""
+    def triangle(m, k=0):
+        x = as_tracer(m)
+        if x.ndim < 2 or not x.aval.static:
+            raise unsupported(f"np.{'triu' if upper else 'tril'} of an array with fewer "
+                               f"than 2 dimensions or a run-time length")
+        rows, cols = x.shape[-2:]
+        below = np.tri(rows, cols, k - 1 if upper else k, dtype=bool)
+        keep = ~below if upper else below
+        return where(as_tracer(keep), x, full_value((), 0, x.dtype))
+
+    return triangle
+
+
+zeros_like = implements(np.zeros_like, np.empty_like)(like(0))
+ones_like = implements(np.ones_like)(like(1))
+triu = implements(np.triu)(triangle(upper=True))
+tril = implements(np.tril)(triangle(upper=False))
+
+
+# ---------------------------------------------------------------- from existing data
+
+@implements(np.array)
+def array(obj, dtype=None, **kwargs):
+    return copy_array(astype(obj, dtype) if dtype else obj)
+
+
+@implements(np.asarray)
+def asarray(a, dtype=None, **kwargs):
+    return astype(a, dtype, copy=False) if dtype else a
+
+
+@implements(np.ascontiguousarray, np.asfortranarray)
+def ascontiguousarray(a, dtype=None, **kwargs):
+    """Layout is the compiler's choice: the traced array as it is."""
+    return as_tracer(a)

@@ -1,0 +1,454 @@
+"""Indexing and assignment: basic indexing as views, run-time indices and
+slices (bounds-checked), advanced indexing as gather and scatter, masks,
+``np.add.at``, take, take_along_axis, diagonal and flatnonzero.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jitaic.errors import at, user_location
+from jitaic.ir import ops
+from jitaic.tracer.core import Tracer, ViewStep, emit
+from jitaic.tracer.numpy.common import (
+    as_tracer,
+    astype,
+    broadcast_to,
+    copy_array,
+    full_value,
+    normalize_axes,
+    require,
+    unsupported,
+    view,
+    where,
+)
+from jitaic.tracer.numpy.registry import implements
+from jitaic.tracer.numpy.shapes import ravel, reshape
+from jitaic.tracer.numpy.ufuncs import apply_ufunc
+
+
+@implements(np.take_along_axis)
+def take_along_axis(arr, indices, axis=-1):
+    """NumPy's definition: integer-array indexing with aranges on the other axes."""
+    x, idx = as_tracer(arr), as_tracer(indices)
+    if axis is None:
+        x, axis = ravel(x), 0
+    (axis,) = normalize_axes(axis, x.ndim)
+    if idx.ndim != x.ndim:
+        raise ValueError("`indices` and `arr` must have the same number of dimensions")
+    key = tuple(idx if d == axis else np.arange(n).reshape(
+        (1,) * d + (n,) + (1,) * (x.ndim - d - 1)) for d, n in enumerate(x.shape))
+    return getitem(x, key)
+
+
+@implements(np.diagonal, method="diagonal")
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    x = as_tracer(a)
+    if x.ndim != 2 or (axis1, axis2) != (0, 1):
+        raise unsupported("np.diagonal of a non-matrix or with axis1/axis2")
+    n = max(0, min(x.shape[0], x.shape[1] - offset) if offset >= 0 else
+            min(x.shape[0] + offset, x.shape[1]))
+    rows = np.arange(n) - min(offset, 0)
+    return getitem(x, (rows, rows + offset)) if n else full_value((0,), 0, x.dtype)
+
+
+def _normalize_index(key: object, shape: tuple[int, ...]) -> tuple[tuple, list[int]]:
+    """Basic index -> (normalized index of ints/slice triples, positions of None).
+
+    Normalized slices are triples ``(start, stop, step)`` that select the same
+    elements as the user's slice; ``stop`` is None when it runs past the front.
+    """
+    if not isinstance(key, tuple):
+        key = (key,)
+    for k in key:
+        if _is_dynamic_int(k):
+            continue
+        if isinstance(k, (Tracer, list, np.ndarray)) and not (
+                isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype.kind in "iu"):
+            raise unsupported("indexing with an array (advanced indexing)")
+        if _is_traced_slice(k) and isinstance(k.step, Tracer):
+            raise unsupported("a slice with a traced step")
+    n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if n_real > len(shape):
+        raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, "
+                         f"but {n_real} were indexed{at(user_location())}")
+    if sum(1 for k in key if k is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    expanded: list = []
+    for k in key:
+        if k is Ellipsis:
+            expanded.extend([slice(None)] * (len(shape) - n_real))
+        else:
+            expanded.append(k)
+    index, new_axes, dim, out_pos, dynamic = [], [], 0, 0, []
+    for k in expanded:
+        if k is None:
+            new_axes.append(out_pos)
+            out_pos += 1
+            continue
+        if _is_dynamic_int(k):
+            index.append(ops.DYNAMIC)
+            dynamic.append(k)
+        elif shape[dim] is None:  # an axis whose length is known at run time only
+            index.append(_run_time_entry(k, dynamic))
+        elif _is_traced_slice(k):
+            length, step = _traced_slice_length(k), k.step or 1
+            if length is None:
+                index.append(_run_time_entry(k, dynamic))
+            else:
+                if ops.slice_span(length, step) > shape[dim]:
+                    raise IndexError(f"a slice of length {length} does not fit axis {dim} "
+                                     f"of size {shape[dim]}{at(user_location())}")
+                index.append((ops.DYNAMIC, length, step))
+                dynamic.append(astype(as_tracer(k.start), np.int64))
+        else:
+            index.append(_normalize_entry(k, shape[dim], dim))
+        out_pos += isinstance(index[-1], tuple)
+        dim += 1
+    while index and index[-1] == (0, shape[len(index) - 1], 1):
+        index.pop()  # trailing full slices are implicit
+    return tuple(index), new_axes, dynamic
+
+
+def _run_time_entry(k: object, dynamic: list) -> object:
+    """An index entry resolved when the code runs (Python's semantics there):
+    a slice with traced bounds becomes a RANGE (its length known at run time
+    only), an int on an axis of run-time length a DYNAMIC index."""
+    if isinstance(k, slice):
+        step = 1 if k.step is None else _static_int(k.step, "slice step")
+        if step == 0:
+            raise ValueError("slice step cannot be zero")
+        bounds = []
+        for bound in (k.start, k.stop):
+            if bound is None or isinstance(bound, (int, np.integer)):
+                bounds.append(None if bound is None else int(bound))
+            else:
+                bounds.append(ops.DYNAMIC)
+                dynamic.append(astype(as_tracer(bound), np.int64))
+        return (ops.RANGE, *bounds, step)
+    dynamic.append(as_tracer(np.int64(_static_int(k, "index"))))
+    return ops.DYNAMIC
+
+
+def _static_int(k: object, what: str) -> int:
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+        raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
+                         f"(`None`) and integer or boolean arrays are valid indices, got "
+                         f"{type(k).__name__} as {what}{at(user_location())}")
+    return int(k)
+
+
+def _is_traced_slice(k: object) -> bool:
+    return isinstance(k, slice) and any(isinstance(b, Tracer) for b in (k.start, k.stop,
+                                                                        k.step))
+
+
+def _traced_slice_length(k: slice) -> int | None:
+    """The static length of ``start:stop:step`` with a traced start, when stop
+    is start plus a constant (``j:j + 3``, ``i - 1:i + 2``); else None."""
+    if isinstance(k.step, Tracer) or (k.step or 1) <= 0 or k.start is None or k.stop is None:
+        return None
+    start, stop = _affine(k.start), _affine(k.stop)
+    if start is None or stop is None or start[0] is None or start[0] is not stop[0]:
+        return None
+    return len(range(start[1], stop[1], k.step or 1))
+
+
+def _affine(x: object) -> tuple[object, int] | None:
+    """``x`` as (base value, integer offset): base + offset, through additions and
+    subtractions of integer constants (base None: x itself is a constant)."""
+    if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
+        return None, int(x)
+    if not _is_dynamic_int(x):
+        return None
+    value, offset = x.value, 0
+    while value.producer is not None and value.producer.op in (ops.add, ops.subtract):
+        a, b = value.producer.inputs
+        constant = _int_constant(b)
+        if constant is None and value.producer.op is ops.add:
+            a, constant = b, _int_constant(a)
+        if constant is None:
+            break
+        offset += constant if value.producer.op is ops.add else -constant
+        value = a
+    return value, offset
+
+
+def _int_constant(v) -> int | None:
+    node = v.producer
+    if node is None or node.op is not ops.constant or node.attrs["value"].dtype.kind not in "iu":
+        return None
+    return int(node.attrs["value"])
+
+
+def _is_dynamic_int(k: object) -> bool:
+    """A traced integer scalar used as an index (a loop index, say)."""
+    return isinstance(k, Tracer) and k.ndim == 0 and k.dtype.kind in "iu"
+
+
+def _normalize_entry(k: object, size: int, dim: int):
+    if isinstance(k, slice):
+        start, stop, step = k.indices(size)
+        n = len(range(start, stop, step))
+        end = start + n * step
+        return (start, end if end >= 0 else None, step)
+    if isinstance(k, (bool, np.bool_)):
+        raise unsupported("indexing with a boolean scalar")
+    if isinstance(k, (int, np.integer)):
+        if not -size <= int(k) < size:
+            raise IndexError(f"index {int(k)} is out of bounds for axis {dim} with size "
+                             f"{size}{at(user_location())}")
+        return int(k) % size
+    raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
+                     f"(`None`) and integer or boolean arrays are valid indices, got "
+                     f"{type(k).__name__}{at(user_location())}")
+
+
+def _is_mask(k: object) -> bool:
+    return (isinstance(k, (Tracer, np.ndarray)) and k.dtype == np.bool_ and k.ndim > 0) or (
+        isinstance(k, list) and np.asarray(k).dtype == np.bool_)
+
+
+def _has_advanced(key: object) -> bool:
+    """Whether an index holds integer or boolean arrays (NumPy's advanced indexing)."""
+    for k in key if isinstance(key, tuple) else (key,):
+        if isinstance(k, Tracer) and (k.ndim > 0 or k.dtype == np.bool_):
+            return True
+        if isinstance(k, list) or (isinstance(k, np.ndarray) and (
+                k.ndim > 0 or k.dtype == np.bool_)):
+            return True
+    return False
+
+
+def _advanced_index(x: Tracer, key: object) -> tuple[Tracer, list[Tracer], tuple, bool]:
+    """(x with the basic part applied, index arrays, the axes they index, front).
+
+    Integers among array indices are indices too (NumPy broadcasts them with
+    the arrays); a concrete boolean mask is its ``nonzero()`` index arrays.
+    """
+    entries: list = []
+    for k in key if isinstance(key, tuple) else (key,):
+        if k is None:
+            raise unsupported("None (np.newaxis) together with array indices")
+        if _is_mask(k):
+            mask = _concrete(k)
+            if mask is None:
+                raise unsupported("a traced boolean mask together with other indices "
+                                   "(x[mask] alone is supported)")
+            entries.extend(np.nonzero(mask))
+        else:
+            entries.append(k)
+    n_real = sum(k is not Ellipsis for k in entries)
+    if n_real > x.ndim:
+        raise IndexError(f"too many indices for array: array is {x.ndim}-dimensional, but "
+                         f"{n_real} were indexed{at(user_location())}")
+    expanded: list = []
+    for k in entries:
+        expanded += [slice(None)] * (x.ndim - n_real) if k is Ellipsis else [k]
+    expanded += [slice(None)] * (x.ndim - len(expanded))
+    axes = tuple(i for i, k in enumerate(expanded) if not isinstance(k, slice))
+    indices = []
+    for axis in axes:
+        index = as_tracer(expanded[axis])
+        if index.dtype.kind not in "iu":
+            raise IndexError(f"arrays used as indices must be of integer (or boolean) type"
+                             f"{at(user_location())}")
+        concrete = _concrete(expanded[axis])
+        if concrete is not None and x.shape[axis] is not None:
+            n = x.shape[axis]
+            bad = concrete[(concrete < -n) | (concrete >= n)]
+            if bad.size:
+                raise IndexError(f"index {bad.flat[0]} is out of bounds for axis {axis} with "
+                                 f"size {n}{at(user_location())}")
+        indices.append(index)
+    basic = tuple(slice(None) if i in axes else k for i, k in enumerate(expanded))
+    base = getitem(x, basic) if any(k != slice(None) for k in basic) else x
+    front = axes != tuple(range(axes[0], axes[-1] + 1))
+    return base, indices, axes, front
+
+
+def _concrete(k: object) -> np.ndarray | None:
+    """The value of an index known while tracing (a constant), else None."""
+    if not isinstance(k, Tracer):
+        return np.asarray(k)
+    node = k.value.producer
+    return node.attrs["value"] if node is not None and node.op is ops.constant else None
+
+
+def _gather(x: Tracer, key: object) -> Tracer:
+    base, indices, axes, front = _advanced_index(x, key)
+    return emit(ops.gather, [base, *indices], {"axes": axes, "front": front}, scalar=False)
+
+
+def _scatter(x: Tracer, key: object, value: object, accumulate: bool) -> None:
+    base, indices, axes, front = _advanced_index(x, key)
+    v = as_tracer(value)
+    if v.dtype != x.dtype:
+        v = astype(v, x.dtype)
+    attrs = {"axes": axes, "front": front, "accumulate": accumulate}
+    base.write(emit(ops.scatter, [base, v, *indices], attrs, scalar=False).value)
+
+
+def _masked_assign(x: Tracer, mask: Tracer, value: object) -> None:
+    """``x[mask] = v`` with a traced mask over x's leading axes: a where when v
+    broadcasts over the selected rows, else one row of v per true entry."""
+    if mask.shape != x.shape[:mask.ndim]:
+        raise IndexError(f"boolean index of shape {mask.shape} does not match the indexed "
+                         f"array's shape {x.shape}{at(user_location())}")
+    v = as_tracer(value)
+    rest = x.shape[mask.ndim:]
+    if not ops.fits(v.shape, rest) or not x.aval.static:
+        # one row of v per true entry (x[mask] = y[mask] * 2)
+        v = astype(v, x.dtype) if v.dtype != x.dtype else v
+        x.write(emit(ops.mask_scatter, [x, v, mask], scalar=False).value)
+        return
+    m = reshape(mask, mask.shape + (1,) * len(rest))
+    # v in x's dtype first: NumPy casts the value to the array's dtype and stores
+    # it (a where of uint64 and int32 would compute in float64 and round)
+    x.write(where(m, astype(v, x.dtype, copy=False), x).value)
+
+
+def add_at(x: object, key: object, value: object) -> None:
+    """``np.add.at(x, key, value)``: unbuffered, so repeated indices add up."""
+    if not isinstance(x, Tracer):
+        raise unsupported("np.add.at on an array that is not traced")
+    if not _has_advanced(key):
+        index = key if isinstance(key, tuple) else (key,)
+        x[index] = x[index] + as_tracer(value)  # basic indices never repeat
+        return
+    _scatter(x, key, value, accumulate=True)
+
+
+def _traced_mask(key: object) -> bool:
+    """A boolean mask only known when the code runs (not a constant)."""
+    return isinstance(key, Tracer) and _is_mask(key) and _concrete(key) is None
+
+
+@implements(method="__getitem__")
+def getitem(self: Tracer, key: object) -> Tracer:
+    if _traced_mask(key):  # one row per true entry: a length known at run time only
+        return emit(ops.compress, [self, key], scalar=False)
+    if _has_advanced(key):
+        return _gather(self, key)
+    index, new_axes, dynamic = _normalize_index(key, self.shape)
+    if dynamic or any(map(ops.is_range, index)):
+        scalar = len(index) == self.ndim and all(not isinstance(e, tuple) for e in index)
+        if scalar and not new_axes:
+            return emit(ops.dyn_getitem, [self, *dynamic], {"index": index}, scalar=True)
+        # A view, like NumPy's x[i]: writes through it reach x.
+        step = ViewStep("dyn_getitem", (index, tuple(d.value for d in dynamic)))
+        result = view(self, (step,))
+        if dynamic:
+            _ = result.value  # recorded now: a bad index raises, read or not, as in NumPy
+    else:
+        has_ellipsis = key is Ellipsis or (isinstance(key, tuple) and Ellipsis in key)
+        all_ints = len(index) == self.ndim and all(isinstance(e, int) for e in index)
+        if all_ints and not new_axes and not has_ellipsis:  # a scalar copy, not a view
+            return emit(ops.getitem, [self], {"index": index}, scalar=True)
+        result = view(self, (ViewStep("getitem", index),) if index else ())
+    if new_axes:
+        shape = list(result.shape)
+        for pos in new_axes:
+            shape.insert(pos, 1)
+        result = reshape(result, tuple(shape))
+    return result
+
+
+def check_scalar_into(dtype: np.dtype, value: object) -> None:
+    """NumPy's checks on a scalar stored into an integer array: a Python int
+    must fit the dtype (OverflowError); a Python float, or a NumPy float scalar
+    into a signed dtype, goes through Python's int(): NaN raises ValueError,
+    infinities and huge values OverflowError (float arrays, and NumPy float
+    scalars into unsigned dtypes, are cast without a word)."""
+    if dtype.kind not in "iu":
+        return
+    if type(value) is int:
+        info = np.iinfo(dtype)
+        if not info.min <= value <= info.max:
+            raise OverflowError(f"Python integer {value} out of bounds for {dtype}"
+                                f"{at(user_location())}")
+    elif isinstance(value, Tracer):  # a Python float argument is weak
+        if value._scalar and value.dtype.kind == "f" and (dtype.kind == "i" or value.aval.weak):
+            require(value == value, ValueError, "cannot convert float NaN to integer")
+            require(abs(value) < 2.0 ** 63, OverflowError,
+                    "cannot convert float infinity or a float this large to integer")
+    elif type(value) is float or (isinstance(value, np.floating) and dtype.kind == "i"):
+        try:
+            int(value)
+        except (ValueError, OverflowError) as exc:
+            raise type(exc)(f"{exc}{at(user_location())}") from None
+
+
+def _selects_one_element(key: object, ndim: int) -> bool:
+    """An integer for every axis (``b[()]`` of a 0-d array too): NumPy then
+    stores one element, and an array value is an error even of size 1 (unless
+    the array is bool: anything has a truth value)."""
+    keys = key if isinstance(key, tuple) else (key,)
+    return len(keys) == ndim and all(
+        _is_dynamic_int(k) or (isinstance(k, (int, np.integer)) and not isinstance(k, bool))
+        for k in keys)
+
+
+def _without_leading_ones(v: Tracer, ndim: int) -> Tracer:
+    """A value stored into ``ndim`` axes may have more leading axes of length 1
+    (NumPy drops them: ``a[0] = a`` for a of shape (1, 5))."""
+    extra = v.ndim - ndim
+    if extra > 0 and all(d == 1 for d in v.shape[:extra]):
+        return reshape(v, v.shape[extra:])
+    return v
+
+
+@implements(method="__setitem__")
+def setitem(self: Tracer, key: object, value: object) -> None:
+    check_scalar_into(self.dtype, value)
+    if isinstance(key, Tracer) and key.dtype == np.bool_:  # a 0-d mask: all or nothing
+        _masked_assign(self, key, value)
+        return
+    if _has_advanced(key):
+        _scatter(self, key, value, accumulate=False)
+        return
+    index, new_axes, dynamic = _normalize_index(key, self.shape)
+    if new_axes:
+        raise unsupported("assignment with None (np.newaxis) in the index")
+    v = as_tracer(value)
+    if _selects_one_element(key, self.ndim) and v.ndim and self.dtype != np.bool_:
+        raise ValueError(f"setting an array element with a sequence.{at(user_location())}")
+    v = _without_leading_ones(v, len(ops.slice_shape(self.shape, index)))
+    if v.dtype != self.dtype:
+        v = astype(v, self.dtype)
+    if dynamic or any(map(ops.is_range, index)):
+        self.write(emit(ops.dyn_setitem, [self, v, *dynamic], {"index": index}).value)
+        return
+    if not index:  # x[...] = v
+        target = self.shape
+        if ops.broadcast_shapes(v.shape, target) != target:
+            raise ValueError(f"could not broadcast input array from shape {v.shape} into "
+                             f"shape {target}{at(user_location())}")
+        self.write(broadcast_to(v, target).value if v.shape != target else
+                   copy_array(v).value)
+        return
+    self.write(emit(ops.setitem, [self, v], {"index": index}).value)
+
+
+@implements(np.flatnonzero)
+def flatnonzero(a):
+    """Indices of the non-zero elements: a run-time length, as ``x[mask]``."""
+    x = ravel(as_tracer(a))
+    return getitem(as_tracer(np.arange(x.shape[0])), apply_ufunc(np.not_equal, x, 0))
+
+
+@implements(np.take)
+def take(a, indices, axis=None, out=None, mode="raise"):
+    if out is not None or mode != "raise":
+        raise unsupported("np.take(out=/mode=)")
+    x = as_tracer(a)
+    if axis is None:
+        x, axis = ravel(x), 0
+    (axis,) = normalize_axes(axis, x.ndim)
+    return getitem(x, (slice(None),) * axis + (indices,))
+
+
+@implements(method="fill")
+def fill(self, value):
+    check_scalar_into(self.dtype, value)
+    self.write(full_value(self.shape, value, self.dtype).value)

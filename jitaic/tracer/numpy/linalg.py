@@ -1,0 +1,273 @@
+"""Linear algebra: dot, inner, outer, vdot, tensordot and einsum as matrix
+products, norms, matrix powers, solve/inv/det/slogdet/cholesky through LAPACK,
+cross products and traces.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jitaic.ir import ops
+from jitaic.tracer.core import Tracer, emit, new_tracer
+from jitaic.tracer.numpy.common import (
+    as_tracer,
+    astype,
+    broadcast_to,
+    normalize_axes,
+    size_of,
+    static_ints,
+    unsupported,
+)
+from jitaic.tracer.numpy.indexing import diagonal, getitem
+from jitaic.tracer.numpy.reductions import amax, amin, sum_
+from jitaic.tracer.numpy.registry import implements
+from jitaic.tracer.numpy.shapes import moveaxis, ravel, reshape, stack, swapaxes, transpose
+from jitaic.tracer.numpy.ufuncs import apply_ufunc, matmul
+
+
+@implements(np.dot, method="dot")
+def dot(a, b, out=None):
+    if out is not None:
+        raise unsupported("np.dot(out=)")
+    a, b = as_tracer(a), as_tracer(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return a * b
+    if a.ndim > 2 or b.ndim > 2:
+        raise unsupported("np.dot on arrays with more than 2 dimensions (use np.matmul)")
+    return matmul(a, b)
+
+
+@implements(np.outer)
+def outer(a, b, out=None):
+    if out is not None:
+        raise unsupported("np.outer(out=)")
+    a, b = ravel(a), ravel(b)
+    return reshape(a, (a.size, 1)) * reshape(b, (1, b.size))
+
+
+@implements(np.vdot)
+def vdot(a, b):
+    return sum_(ravel(a) * ravel(b))
+
+
+@implements(np.inner)
+def inner(a, b):
+    a, b = as_tracer(a), as_tracer(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return a * b
+    if a.ndim <= 2 and b.ndim <= 2:
+        return matmul(a, swapaxes(b, -1, -2)) if b.ndim > 1 else matmul(a, b)
+    return tensordot(a, b, ([-1], [-1]))  # a's leading axes, then b's
+
+
+@implements(np.linalg.norm)
+def norm(x, ord=None, axis=None, keepdims=False):
+    """NumPy's formulas: vector ords (None/2, 1, inf, -inf, 0, other p) and
+    matrix ords ("fro", 1, -1, inf, -inf); the 2-norm and nuclear norm of a
+    matrix need singular values and are not supported."""
+    x = as_tracer(x)
+    if x.dtype.kind != "f":
+        x = astype(x, np.float64)
+    axes = normalize_axes(axis, x.ndim)
+    if ord is None or (ord == "fro" and len(axes) == 2) or (ord == 2 and len(axes) == 1):
+        return apply_ufunc(np.sqrt, sum_(x * x, axis=axis, keepdims=keepdims))
+    magnitude = apply_ufunc(np.absolute, x)
+    if len(axes) == 1:
+        if ord == np.inf:
+            return amax(magnitude, axis=axis, keepdims=keepdims)
+        if ord == -np.inf:
+            return amin(magnitude, axis=axis, keepdims=keepdims)
+        if ord == 0:
+            return sum_(astype(apply_ufunc(np.not_equal, x, 0), x.dtype), axis=axis,
+                        keepdims=keepdims)
+        if ord == 1:
+            return sum_(magnitude, axis=axis, keepdims=keepdims)
+        if isinstance(ord, (int, float)) and not isinstance(ord, bool):
+            total = sum_(magnitude ** ord, axis=axis, keepdims=keepdims)
+            return total ** (1.0 / ord)
+    elif len(axes) == 2 and ord in (1, -1, np.inf, -np.inf):
+        rows, cols = (axes if axis is None else  # in the user's order, as NumPy's
+                      tuple(normalize_axes(a, x.ndim)[0] for a in axis))
+        summed, over = (rows, cols) if ord in (1, -1) else (cols, rows)
+        pick = amax if ord in (1, np.inf) else amin
+        totals = sum_(magnitude, axis=summed, keepdims=keepdims)
+        return pick(totals, axis=over - (over > summed and not keepdims), keepdims=keepdims)
+    raise unsupported(f"np.linalg.norm with ord={ord!r} over {len(axes)} axes")
+
+
+@implements(np.tensordot)
+def tensordot(a, b, axes=2):
+    x, y = as_tracer(a), as_tracer(b)
+    if isinstance(axes, int):
+        ax_a, ax_b = tuple(range(x.ndim - axes, x.ndim)), tuple(range(axes))
+    else:
+        # pairs in the user's order (normalize_axes sorts)
+        ax_a, ax_b = (tuple(normalize_axes(i, n)[0] for i in static_ints(v, "np.tensordot's axes"))
+                      for v, n in zip(axes, (x.ndim, y.ndim)))
+    if any(x.shape[i] != y.shape[j] for i, j in zip(ax_a, ax_b)) or len(ax_a) != len(ax_b):
+        raise ValueError("shape-mismatch for sum")
+    free_a = [d for d in range(x.ndim) if d not in ax_a]
+    free_b = [d for d in range(y.ndim) if d not in ax_b]
+    k = size_of(x, ax_a)
+    lhs = reshape(transpose(x, (*free_a, *ax_a)), (size_of(x, free_a), k))
+    rhs = reshape(transpose(y, (*ax_b, *free_b)), (k, size_of(y, free_b)))
+    return reshape(matmul(lhs, rhs), tuple(x.shape[d] for d in free_a)
+                   + tuple(y.shape[d] for d in free_b))
+
+
+@implements(np.linalg.matrix_power)
+def matrix_power(a, n):
+    """Repeated squaring, as NumPy's (n static; negative powers need inv)."""
+    x = as_tracer(a)
+    (n,) = static_ints(n, "np.linalg.matrix_power's n")
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise ValueError("Last 2 dimensions of the array must be square")
+    if n < 0:
+        raise unsupported("np.linalg.matrix_power with a negative power (np.linalg.inv)")
+    if n == 0:
+        return broadcast_to(as_tracer(np.eye(x.shape[-1], dtype=x.dtype)), x.shape) + 0
+    result, square = None, x
+    while n:
+        if n & 1:
+            result = square if result is None else matmul(result, square)
+        n >>= 1
+        if n:
+            square = matmul(square, square)
+    return result
+
+
+def _linalg_operand(a) -> Tracer:
+    """A LAPACK operand: integers and bools become float64 (NumPy's rule);
+    float16 is rejected as NumPy rejects it."""
+    x = as_tracer(a)
+    if x.dtype == np.float16:
+        raise TypeError("array type float16 is unsupported in linalg")
+    return astype(x, np.float64) if x.dtype.kind in "biu" else x
+
+
+@implements(np.linalg.solve)
+def solve(a, b):
+    """NumPy 2's rule: b is a vector (a stack of them, shaped like a's rows)
+    when b.ndim == 1, else a stack of matrices; the stacks broadcast."""
+    x, y = _linalg_operand(a), _linalg_operand(b)
+    dtype = np.result_type(x.dtype, y.dtype)
+    x, y = astype(x, dtype, copy=False), astype(y, dtype, copy=False)
+    ops.check_square_stack(x.aval, "np.linalg.solve")  # before reading its shape
+    if y.ndim == 1:
+        if y.shape[0] != x.shape[-1]:
+            raise ValueError(f"solve: Input operand 1 has a mismatch in its core "
+                             f"dimension 0, with gufunc signature (m,m),(m)->(m) "
+                             f"(size {y.shape[0]} is different from {x.shape[-1]})")
+        return emit(ops.solve, [x, broadcast_to(y, x.shape[:-1])], scalar=False)
+    stack = ops.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+    x = broadcast_to(x, stack + x.shape[-2:])
+    y = broadcast_to(y, stack + y.shape[-2:])
+    return emit(ops.solve, [x, y], scalar=False)
+
+
+@implements(np.linalg.inv)
+def inv(a):
+    return emit(ops.inv, [_linalg_operand(a)], scalar=False)
+
+
+@implements(np.linalg.det)
+def det(a):
+    return emit(ops.det, [_linalg_operand(a)])
+
+
+_SLOGDET_RESULT = type(np.linalg.slogdet(np.eye(1)))  # NumPy's (sign, logabsdet) tuple
+
+
+@implements(np.linalg.slogdet)
+def slogdet(a):
+    both = emit(ops.slogdet, [_linalg_operand(a)], scalar=False)
+    scalar = both.ndim == 1
+    sign, logdet = both[..., 0], both[..., 1]
+    if scalar:  # NumPy returns scalars for one matrix
+        sign, logdet = (new_tracer(v.value, scalar=True) for v in (sign, logdet))
+    return _SLOGDET_RESULT(sign, logdet)
+
+
+@implements(np.linalg.cholesky)
+def cholesky(a, upper=False):
+    lower = emit(ops.cholesky, [_linalg_operand(a)], scalar=False)
+    return swapaxes(lower, -1, -2) if upper else lower
+
+
+@implements(np.einsum)
+def einsum(subscripts, *operands, optimize=False, **kwargs):
+    """Explicit or implicit subscripts over distinct letters per operand.
+    Two operands whose shared letters are all summed are a tensordot (one
+    BLAS product); anything else is a broadcast product summed over the
+    dropped letters, which fuses into one loop nest."""
+    if kwargs or not isinstance(subscripts, str) or "..." in subscripts:
+        raise unsupported("np.einsum with ellipses, out=/dtype= or the operand-list form")
+    inputs, _, output = subscripts.replace(" ", "").partition("->")
+    terms = inputs.split(",")
+    if len(terms) != len(operands):
+        raise ValueError("more operands than subscripts" if len(operands) > len(terms)
+                         else "fewer operands provided to einstein sum function than "
+                              "specified in the subscripts string")
+    if any(len(set(t)) != len(t) for t in terms):
+        raise unsupported("np.einsum with a letter repeated in one operand (a diagonal)")
+    letters = "".join(terms)
+    if "->" not in subscripts:
+        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    xs = [as_tracer(v) for v in operands]
+    for term, x in zip(terms, xs):
+        if len(term) != x.ndim:
+            raise ValueError(f"einstein sum subscripts string contains too many subscripts "
+                             f"for operand {terms.index(term)}")
+    # Letters an operand alone has and the output drops are summed first.
+    for i, (term, x) in enumerate(zip(terms, xs)):
+        alone = [d for d, c in enumerate(term) if c not in output and
+                 sum(c in t for t in terms) == 1]
+        if alone:
+            xs[i] = sum_(x, tuple(alone))
+            terms[i] = "".join(c for d, c in enumerate(term) if d not in alone)
+    shared = [c for c in terms[0] if len(terms) == 2 and c in terms[1]]
+    if len(xs) == 2 and not (set(shared) & set(output)) and all(  # (else size 1 broadcasts)
+            xs[0].shape[terms[0].index(c)] == xs[1].shape[terms[1].index(c)] for c in shared):
+        product = tensordot(xs[0], xs[1], ([terms[0].index(c) for c in shared],
+                                           [terms[1].index(c) for c in shared]))
+        have = [c for c in terms[0] + terms[1] if c not in shared]
+        if not have:
+            return sum_(product)  # a 0-d result is a NumPy scalar
+        return transpose(product, tuple(have.index(c) for c in output))
+    order = sorted(set("".join(terms)), key=lambda c: (c not in output, output.find(c), c))
+    product = None
+    for term, x in zip(terms, xs):
+        aligned = transpose(x, tuple(term.index(c) for c in order if c in term)) if term \
+            else x
+        aligned = reshape(aligned, tuple(x.shape[term.index(c)] if c in term else 1
+                                         for c in order))
+        product = aligned if product is None else product * aligned
+    dropped = tuple(range(len(output), len(order)))
+    return sum_(product, dropped) if dropped else product
+
+
+@implements(np.cross)
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """3- or 2-vectors along the last axes, in NumPy's order of operations."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    x, y = (moveaxis(as_tracer(v), ax, -1) for v, ax in ((a, axisa), (b, axisb)))
+    if x.shape[-1] not in (2, 3) or y.shape[-1] not in (2, 3):
+        raise ValueError("incompatible dimensions for cross product\n"
+                         "(dimension must be 2 or 3)")
+    if x.shape[-1] != y.shape[-1]:
+        raise unsupported("np.cross of a 2-vector with a 3-vector")
+    a0, a1, b0, b1 = (getitem(v, (..., i)) for v in (x, y) for i in (0, 1))
+    if x.shape[-1] == 2:
+        return a0 * b1 - a1 * b0
+    a2, b2 = getitem(x, (..., 2)), getitem(y, (..., 2))
+    result = stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    return moveaxis(result, -1, axisc)
+
+
+@implements(np.trace, method="trace")
+def trace_(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    x = as_tracer(a)
+    if out is not None or x.ndim != 2 or (axis1, axis2) != (0, 1):
+        raise unsupported("np.trace of a non-matrix or with axis1/axis2/out")
+    return sum_(diagonal(x, offset), dtype=dtype)

@@ -1,0 +1,229 @@
+"""Mathematical functions that are compositions: clip, round, diff, trapezoid,
+sinc, polyval, correlate/convolve, interp, nan_to_num, isclose and allclose.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jitaic.tracer.numpy.common import (
+    as_tracer,
+    astype,
+    broadcast_to,
+    full_value,
+    normalize_axes,
+    static_ints,
+    unsupported,
+    where,
+)
+from jitaic.tracer.numpy.indexing import getitem, take
+from jitaic.tracer.numpy.rearranging import along, flip
+from jitaic.tracer.numpy.reductions import all_, sum_
+from jitaic.tracer.numpy.registry import implements
+from jitaic.tracer.numpy.shapes import concatenate, ravel, reshape
+from jitaic.tracer.numpy.ufuncs import apply_ufunc, matmul
+
+
+@implements(np.clip, method="clip")
+def clip(a, a_min=None, a_max=None, out=None, **kwargs):
+    a_min = kwargs.pop("min", a_min)
+    a_max = kwargs.pop("max", a_max)
+    if out is not None or kwargs:
+        raise unsupported("np.clip(out=/...)")
+    result = as_tracer(a)
+    if result.dtype.kind in "iu":  # NumPy drops a Python int bound beyond the dtype's range
+        info = np.iinfo(result.dtype)
+        a_min = None if type(a_min) is int and a_min < info.min else a_min
+        a_max = None if type(a_max) is int and a_max > info.max else a_max
+    if a_min is not None:
+        result = apply_ufunc(np.maximum, result, a_min)
+    if a_max is not None:
+        result = apply_ufunc(np.minimum, result, a_max)
+    return result
+
+
+@implements(np.round, np.around, method="round")
+def round_(a, decimals=0, out=None):
+    """NumPy's: rint(x * 10**d) / 10**d for floats (d < 0: rint(x / 10**-d) * 10**-d)."""
+    if out is not None:
+        raise unsupported("np.round(out=)")
+    (decimals,) = static_ints(decimals, "np.round's decimals")
+    a = as_tracer(a)
+    if a.dtype == np.bool_:
+        raise unsupported("np.round of a bool array (NumPy returns float16)")
+    if a.dtype.kind != "f":
+        if decimals >= 0:
+            return a
+        raise unsupported("np.round of integers with negative decimals")
+    if decimals == 0:
+        return apply_ufunc(np.rint, a)
+    scale = a.dtype.type(10.0 ** abs(decimals))
+    if decimals > 0:
+        return apply_ufunc(np.rint, a * scale) / scale
+    return apply_ufunc(np.rint, a / scale) * scale
+
+
+@implements(np.diff)
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    x = as_tracer(a)
+    if n < 0:
+        raise ValueError(f"order must be non-negative but got {n!r}")
+    if x.ndim == 0:
+        raise ValueError("diff requires input that is at least one dimensional")
+    (axis,) = normalize_axes(axis, x.ndim)
+
+    def edge(v):  # a scalar stands for a slice of length 1 along the axis
+        v = as_tracer(v)
+        return broadcast_to(v, x.shape[:axis] + (1,) + x.shape[axis + 1:]) if v.ndim == 0 \
+            else v
+
+    if prepend is not None or append is not None:
+        x = concatenate([*([edge(prepend)] if prepend is not None else []), x,
+                         *([edge(append)] if append is not None else [])], axis=axis)
+    for _ in range(n):
+        upper, lower = (getitem(x, tuple(part if d == axis else slice(None)
+                                         for d in range(x.ndim)))
+                        for part in (slice(1, None), slice(None, -1)))
+        x = apply_ufunc(np.not_equal if x.dtype == np.bool_ else np.subtract, upper, lower)
+    return x
+
+
+@implements(np.isclose)
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """NumPy's formula: |a - b| <= atol + rtol*|b| for finite b, or a == b."""
+    x, y = as_tracer(a), as_tracer(b)
+    if y.dtype.kind != "f":
+        y = astype(y, np.result_type(y.dtype, 1.0))
+    close = apply_ufunc(np.less_equal, apply_ufunc(np.absolute, x - y),
+                        atol + rtol * apply_ufunc(np.absolute, y))
+    result = (close & apply_ufunc(np.isfinite, y)) | apply_ufunc(np.equal, x, y)
+    if equal_nan:
+        result = result | (apply_ufunc(np.isnan, x) & apply_ufunc(np.isnan, y))
+    return result
+
+
+@implements(np.allclose)
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return all_(isclose(a, b, rtol, atol, equal_nan))
+
+
+@implements(np.nan_to_num)
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    v = as_tracer(x)
+    if v.dtype.kind != "f":
+        return v
+    info = np.finfo(v.dtype)
+    big = info.max if posinf is None else posinf
+    small = info.min if neginf is None else neginf
+    v = where(apply_ufunc(np.isnan, v), v.dtype.type(nan), v)
+    return where(v == np.inf, v.dtype.type(big), where(v == -np.inf, v.dtype.type(small), v))
+
+
+@implements(np.trapezoid)
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """NumPy's: (d * (y[1:] + y[:-1]) / 2.0).sum(axis)."""
+    v = as_tracer(y)
+    (axis,) = normalize_axes(axis, v.ndim)
+    if x is None:
+        d = dx
+    else:
+        d = diff(x) if as_tracer(x).ndim == 1 else diff(x, axis=axis)
+        if as_tracer(x).ndim == 1:
+            d = reshape(d, tuple(d.shape[0] if i == axis else 1 for i in range(v.ndim)))
+    return sum_(d * (along(v, axis, slice(1, None)) + along(v, axis, slice(None, -1)))
+                / 2.0, axis)
+
+
+@implements(np.sinc)
+def sinc(x):
+    """NumPy's formula: sin(pi y) / (pi y), with 1e-20 standing in for 0."""
+    x = as_tracer(x)
+    y = np.pi * where(x == 0, 1.0e-20, x)
+    return apply_ufunc(np.sin, y) / y
+
+
+@implements(np.polyval)
+def polyval(p, x):
+    """Horner's rule from a zero of x's dtype, NumPy's order of operations."""
+    coefficients, x = as_tracer(p), as_tracer(x)
+    if coefficients.ndim != 1:
+        raise unsupported("np.polyval with coefficients that are not a 1-D array")
+    y = full_value(x.shape, 0, x.dtype)
+    for k in range(coefficients.shape[0]):
+        y = y * x + getitem(coefficients, k)
+    return y
+
+
+# Kernels up to this long are a sum of shifted slices (one fused loop);
+# longer ones a gather of the windows times the kernel (one BLAS product).
+_SLICE_SUM_MAX_TAPS = 32
+
+
+@implements(np.correlate)
+def correlate(a, v, mode="valid"):
+    """out[k] = sum_j a_padded[k + j] * v[j], NumPy's padding per mode."""
+    x, w = (ravel(as_tracer(t)) for t in (a, v))
+    n, m = x.shape[0], w.shape[0]
+    if not n or not m:
+        raise ValueError(f"{'a' if not n else 'v'} cannot be empty")
+    if n < m:  # NumPy swaps and reverses the result
+        return flip(correlate(w, x, mode), 0)
+    left = {"valid": 0, "same": m // 2, "full": m - 1}.get(mode)
+    if left is None:
+        raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
+    right = {"valid": 0, "same": m - 1 - m // 2, "full": m - 1}[mode]
+    dtype = np.result_type(x.dtype, w.dtype)
+    padded = concatenate([full_value((left,), 0, dtype), astype(x, dtype, copy=False),
+                          full_value((right,), 0, dtype)])
+    length = n + left + right - m + 1
+    if m <= _SLICE_SUM_MAX_TAPS:
+        out = None
+        for j in range(m):
+            term = getitem(padded, slice(j, j + length)) * getitem(w, j)
+            out = term if out is None else out + term
+        return out
+    windows = getitem(padded, as_tracer(np.arange(length)[:, None] + np.arange(m)))
+    return matmul(windows, astype(w, dtype, copy=False))
+
+
+@implements(np.convolve)
+def convolve(a, v, mode="full"):
+    """NumPy's: the longer operand first, correlated with the other reversed."""
+    x, w = (ravel(as_tracer(t)) for t in (a, v))
+    if w.shape[0] > x.shape[0]:
+        x, w = w, x
+    return correlate(x, flip(w, 0), mode)
+
+
+@implements(np.interp)
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """NumPy's: for xp[j] <= x < xp[j+1], slope*(x - xp[j]) + fp[j] with
+    slope = (fp[j+1] - fp[j]) / (xp[j+1] - xp[j]); fp[0] / fp[-1] (or
+    left / right) outside, fp[-1] at x == xp[-1]. j is found by comparing
+    against every xp (xp is short in the uses this serves)."""
+    if period is not None:
+        raise unsupported("np.interp(period=)")
+    v, xs, ys = as_tracer(x), as_tracer(xp), as_tracer(fp)
+    if xs.ndim != 1 or ys.ndim != 1 or xs.shape != ys.shape or xs.shape[0] == 0:
+        raise ValueError("fp and xp are not of the same length.")
+    n = xs.shape[0]
+    v = astype(v, np.float64, copy=False)
+    xs, ys = astype(xs, np.float64, copy=False), astype(ys, np.float64, copy=False)
+    low = ys[0] if left is None else left
+    high = ys[n - 1] if right is None else right
+    if n == 1:
+        inside = full_value(v.shape, 0.0, np.float64) + ys[0]
+    else:
+        j = sum_(apply_ufunc(np.less_equal, reshape(xs[:-1], (n - 1,) + (1,) * v.ndim), v),
+                 axis=0) - 1
+        j = apply_ufunc(np.minimum, apply_ufunc(np.maximum, j, 0), n - 2)
+        x0, x1 = take(xs, j), take(xs, j + 1)
+        y0, y1 = take(ys, j), take(ys, j + 1)
+        slope = (y1 - y0) / (x1 - x0)
+        inside = slope * (v - x0) + y0
+        # NumPy: a NaN (inf slopes) is retried from the right end, then fp[j] if flat.
+        retry = slope * (v - x1) + y1
+        inside = where(apply_ufunc(np.isnan, inside),
+                       where(apply_ufunc(np.isnan, retry) & (y0 == y1), y0, retry), inside)
+        inside = where(v == xs[n - 1], ys[n - 1], inside)
+    return where(v < xs[0], low, where(v > xs[n - 1], high, inside))

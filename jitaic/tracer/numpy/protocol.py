@@ -1,0 +1,97 @@
+"""How NumPy reaches the handlers: ``__array_ufunc__``, ``__array_function__``
+and the Tracer's operators and ndarray methods, installed from the registry."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jitaic.errors import UnsupportedError, at, user_location
+from jitaic.ir import ops
+from jitaic.tracer.core import Tracer
+from jitaic.tracer.numpy.common import as_tracer, astype, reduction, unsupported
+from jitaic.tracer.numpy.indexing import add_at
+from jitaic.tracer.numpy.registry import ACCUMULATES, COMPOSITE_UFUNCS, FUNCTIONS, METHODS
+from jitaic.tracer.numpy.shapes import reshape, swapaxes, transpose
+from jitaic.tracer.numpy.ufuncs import apply_ufunc, assign_inplace, install_operators
+
+_REDUCE_UFUNCS = {
+    np.add: ops.reduce_sum, np.multiply: ops.reduce_prod, np.maximum: ops.reduce_max,
+    np.minimum: ops.reduce_min, np.logical_or: ops.reduce_any, np.logical_and: ops.reduce_all,
+}
+
+
+def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    out = kwargs.pop("out", None)
+    if kwargs.get("where", True) is not True:
+        raise unsupported(f"np.{ufunc.__name__}(..., where=...)")
+    kwargs.pop("where", None)
+    dtype = kwargs.pop("dtype", None)
+    accumulate_axis = kwargs.pop("axis", 0) if method == "accumulate" else None
+    reduce_args = {k: kwargs.pop(k) for k in ("axis", "keepdims") if k in kwargs} \
+        if method == "reduce" else {}
+    if kwargs:
+        raise unsupported(f"np.{ufunc.__name__}(..., {', '.join(kwargs)}=...)")
+    if method == "at" and ufunc is np.add:
+        add_at(*inputs)
+        return None
+    if method == "__call__":
+        composite = COMPOSITE_UFUNCS.get(ufunc)
+        result = composite(*inputs) if composite else apply_ufunc(ufunc, *inputs)
+    elif method == "reduce" and ufunc in _REDUCE_UFUNCS:
+        (x,) = inputs[:1]
+        axis = reduce_args.get("axis", inputs[1] if len(inputs) > 1 else 0)
+        result = reduction(_REDUCE_UFUNCS[ufunc], x, axis, reduce_args.get("keepdims", False))
+    elif method == "accumulate" and ufunc in ACCUMULATES:
+        axis = inputs[1] if len(inputs) > 1 else accumulate_axis
+        result = ACCUMULATES[ufunc](inputs[0], axis)
+    elif method == "outer":
+        a, b = (as_tracer(v) for v in inputs)
+        a = reshape(a, a.shape + (1,) * b.ndim)
+        result = apply_ufunc(ufunc, a, b)
+    else:
+        raise unsupported(f"np.{ufunc.__name__}.{method}")
+    if dtype is not None:
+        result = astype(result, dtype)
+    if out is not None:
+        (target,) = out if isinstance(out, tuple) else (out,)
+        return assign_inplace(target, result, ufunc.__name__)
+    return result
+
+
+def _missing_attribute(self, name: str):
+    """ndarray methods jitaic does not trace are an UnsupportedError, not a typo."""
+    if name in ("__array_struct__", "__array_interface__"):  # NumPy converting a list
+        raise UnsupportedError(
+            f"a Python list or tuple holding traced values reached a NumPy function that "
+            f"converts it to an array{at(user_location())} (np.sum([x, y]), or a list "
+            f"argument of the jitted function handed on to NumPy): pass arrays (call "
+            f"np.asarray on the argument before the jitted function) or combine traced "
+            f"values with np.stack / np.concatenate")
+    if hasattr(np.ndarray, name):
+        raise unsupported(f"ndarray.{name}")
+    raise AttributeError(f"'Tracer' object (a traced array) has no attribute {name!r}")
+
+
+def _install_methods() -> None:
+    for name, fn in METHODS.items():
+        setattr(Tracer, name, fn)
+    Tracer.T = property(lambda self: transpose(self))
+    Tracer.mT = property(lambda self: swapaxes(self, -1, -2))
+    Tracer.__getattr__ = _missing_attribute
+    Tracer.__array_ufunc__ = _array_ufunc
+    Tracer.__array_function__ = _array_function
+
+
+def _array_function(self, func, types, args, kwargs):
+    handler = FUNCTIONS.get(func)
+    if handler is None:
+        module = func.__module__ if func.__module__ not in (None, "numpy") else "np"
+        module = module.replace("numpy", "np")
+        raise unsupported(f"{module}.{func.__name__}")
+    return handler(*args, **kwargs)
+
+
+def install() -> None:
+    """Make Tracers answer NumPy: call once every handler is registered."""
+    install_operators()
+    _install_methods()

@@ -1,0 +1,71 @@
+"""Tiling and rearranging elements: flip, roll, repeat and tile, as slices,
+concatenations and gathers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jitaic.tracer.core import Tracer
+from jitaic.tracer.numpy.common import as_tracer, broadcast_to, normalize_axes, static_ints
+from jitaic.tracer.numpy.indexing import getitem, take
+from jitaic.tracer.numpy.registry import implements
+from jitaic.tracer.numpy.shapes import concatenate, ravel, reshape
+
+
+@implements(np.flip)
+def flip(m, axis=None):
+    x = as_tracer(m)
+    axes = normalize_axes(axis, x.ndim)
+    return getitem(x, tuple(slice(None, None, -1) if d in axes else slice(None)
+                            for d in range(x.ndim)))
+
+
+def along(x: Tracer, axis: int, part: slice) -> Tracer:
+    return getitem(x, tuple(part if d == axis else slice(None) for d in range(x.ndim)))
+
+
+@implements(np.roll)
+def roll(a, shift, axis=None):
+    x = as_tracer(a)
+    if axis is None:
+        return reshape(roll(ravel(x), shift, 0), x.shape)
+    shifts, axes = static_ints(shift, "np.roll's shift"), normalize_axes(axis, x.ndim)
+    if len(shifts) == 1:
+        shifts = shifts * len(axes)
+    elif len(axes) == 1:
+        axes = axes * len(shifts)
+    if len(shifts) != len(axes):
+        raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
+    for k, ax in zip(shifts, axes):
+        n = x.shape[ax]
+        if n and k % n:
+            cut = n - k % n
+            x = concatenate([along(x, ax, slice(cut, None)), along(x, ax, slice(None, cut))],
+                            axis=ax)
+    return x
+
+
+@implements(np.repeat, method="repeat")
+def repeat(a, repeats, axis=None):
+    """A gather whose (static) indices NumPy's own np.repeat computes."""
+    x = as_tracer(a)
+    if axis is None or x.ndim == 0:  # a 0-d array repeats as a 1-d one (axis 0 or -1)
+        normalize_axes(axis, x.ndim)
+        x, axis = ravel(x), 0
+    (axis,) = normalize_axes(axis, x.ndim)
+    counts = static_ints(repeats, "np.repeat's repeats")
+    index = np.repeat(np.arange(x.shape[axis]), counts if len(counts) > 1 else counts[0])
+    return take(x, index, axis)
+
+
+@implements(np.tile)
+def tile(A, reps):
+    x = as_tracer(A)
+    reps = static_ints(reps, "np.tile's reps")
+    ndim = max(len(reps), x.ndim)
+    reps = (1,) * (ndim - len(reps)) + reps
+    shape = (1,) * (ndim - x.ndim) + x.shape
+    spread = reshape(x, tuple(d for n in shape for d in (1, n)))
+    tiled = broadcast_to(spread, tuple(d for r, n in zip(reps, shape) for d in (r, n)))
+    return reshape(tiled, tuple(r * n for r, n in zip(reps, shape)))

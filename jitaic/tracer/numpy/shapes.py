@@ -1,0 +1,266 @@
+"""Changing an array's shape without touching its elements: reshape and ravel
+(views where NumPy's are), transposes, added and removed axes, broadcasting,
+joining (concatenate, stack), and the queries answered from the static type.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jitaic.errors import ShapeError, at, user_location
+from jitaic.ir import ops
+from jitaic.tracer.core import Tracer, ViewStep, emit
+from jitaic.tracer.numpy.common import (
+    as_tracer,
+    astype,
+    broadcast_to,
+    copy_array,
+    normalize_axes,
+    shape_of,
+    unsupported,
+    view,
+)
+from jitaic.tracer.numpy.registry import implements
+
+
+def _resolve_shape(shape, size: int) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    shape = [int(d) for d in shape]
+    if shape.count(-1) > 1:
+        raise ValueError("can only specify one unknown dimension")
+    if -1 in shape:
+        known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+        if known == 0 or size % known:
+            raise ValueError(f"cannot reshape array of size {size} into shape "
+                             f"{tuple(shape)}{at(user_location())}")
+        shape[shape.index(-1)] = size // known
+    return tuple(shape)
+
+
+def _reshape_run_time(a: Tracer, shape) -> Tracer:
+    """Reshape an array with a run-time extent: only length-1 axes may come or
+    go (x[:i][:, None]); an axis of run-time length is given as -1 (or None)."""
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    kept = iter(k for k, d in enumerate(a.shape) if d != 1)
+    resolved, from_axes = [], []
+    for d in shape:
+        d = -1 if d is None else int(d)
+        axis = None if d == 1 else next(kept, -1)
+        size = 1 if axis is None else a.shape[axis] if axis >= 0 else 0
+        resolved.append(size if d in (-1, size) else 0)
+        from_axes.append(axis)
+    if 0 in resolved or list(kept) or shape.count(-1) > 1:
+        ops.check_static(a.aval, "a reshape other than adding or removing length-1 axes",
+                         at(user_location()))
+    attrs = {"shape": tuple(resolved), "from_axes": tuple(from_axes)}
+    return emit(ops.reshape, [a], attrs, scalar=False)
+
+
+@implements(np.reshape)
+def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+    if order != "C":
+        raise unsupported(f"reshape with order={order!r}")
+    a = as_tracer(a)
+    if not a.aval.static:
+        return _reshape_run_time(a, newshape if shape is None else shape)
+    shape = _resolve_shape(newshape if shape is None else shape, a.size)
+    if int(np.prod(shape, dtype=np.int64)) != a.size:
+        raise ShapeError(f"cannot reshape array of size {a.size} into shape {shape}"
+                         f"{at(user_location())}")
+    if shape == a.shape:
+        return view(a, ())
+    if _is_c_contiguous(a):  # NumPy returns a view: writes through it reach `a`
+        return view(a, (ViewStep("reshape", (shape, a.shape)),))
+    return emit(ops.reshape, [a], {"shape": shape}, scalar=False)
+
+
+def _is_c_contiguous(a: Tracer) -> bool:
+    """Whether NumPy would hold ``a`` in one C-ordered block (reshape is a view)."""
+    if not a._buffer.c_contiguous:
+        return False
+    steps = a._view
+    if all(s.kind == "reshape" for s in steps):
+        return True
+    if len(steps) == 1 and steps[0].kind == "getitem":
+        index = steps[0].attr
+        rest = [e for e in index if not isinstance(e, int)]
+        return not rest or (len(rest) == 1 and isinstance(index[-1], tuple)
+                            and index[-1][2] == 1)
+    return False
+
+
+@implements(np.ravel, method="ravel")
+def ravel(a, order="C"):
+    a = as_tracer(a)
+    return reshape(a, (a.size,), order)
+
+
+@implements(np.transpose)
+def transpose(a, axes=None):
+    a = as_tracer(a)
+    if axes is None:
+        perm = tuple(range(a.ndim))[::-1]
+    else:
+        perm = tuple(int(p) % max(a.ndim, 1) for p in axes)
+        if len(perm) != a.ndim:
+            raise ValueError(f"axes don't match array{at(user_location())}")
+    if perm == tuple(range(a.ndim)):
+        return view(a, ())
+    return view(a, (ViewStep("transpose", perm),))
+
+
+@implements(np.swapaxes, method="swapaxes")
+def swapaxes(a, axis1, axis2):
+    a = as_tracer(a)
+    perm = list(range(a.ndim))
+    i, j = normalize_axes(axis1, a.ndim)[0], normalize_axes(axis2, a.ndim)[0]
+    perm[i], perm[j] = perm[j], perm[i]
+    return transpose(a, perm)
+
+
+@implements(np.moveaxis)
+def moveaxis(a, source, destination):
+    a = as_tracer(a)
+    src = [normalize_axes(s, a.ndim)[0] for s in np.atleast_1d(source)]
+    dst = [normalize_axes(d, a.ndim)[0] for d in np.atleast_1d(destination)]
+    order = [n for n in range(a.ndim) if n not in src]
+    for d, s in sorted(zip(dst, src, strict=True)):
+        order.insert(d, s)
+    return transpose(a, order)
+
+
+@implements(np.expand_dims)
+def expand_dims(a, axis):
+    a = as_tracer(a)
+    axes = normalize_axes(axis, a.ndim + len(np.atleast_1d(axis)))
+    shape = list(a.shape)
+    for ax in axes:
+        shape.insert(ax, 1)
+    return reshape(a, tuple(shape))
+
+
+@implements(np.squeeze, method="squeeze")
+def squeeze(a, axis=None):
+    a = as_tracer(a)
+    if axis is None:
+        axes = tuple(i for i, d in enumerate(a.shape) if d == 1)
+    else:
+        axes = normalize_axes(axis, a.ndim)
+        if any(a.shape[i] != 1 for i in axes):
+            raise ValueError("cannot select an axis to squeeze out which has size not "
+                             f"equal to one{at(user_location())}")
+    return reshape(a, tuple(d for i, d in enumerate(a.shape) if i not in axes))
+
+
+@implements(np.broadcast_arrays)
+def broadcast_arrays(*args, subok=False):
+    shape = ops.broadcast_shapes(*(shape_of(a) for a in args))
+    return tuple(broadcast_to(a, shape) for a in args)
+
+
+@implements(np.atleast_1d)
+def atleast_1d(*arys):
+    out = [reshape(a, (1,)) if np.ndim(a) == 0 else as_tracer(a) for a in arys]
+    return out[0] if len(out) == 1 else out
+
+
+@implements(np.atleast_2d)
+def atleast_2d(*arys):
+    out = []
+    for a in (as_tracer(a) for a in arys):
+        out.append(reshape(a, (1,) * (2 - a.ndim) + a.shape) if a.ndim < 2 else a)
+    return out[0] if len(out) == 1 else out
+
+
+@implements(np.concatenate)
+def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    if out is not None:
+        raise unsupported("np.concatenate(out=)")
+    arrays = [as_tracer(a) for a in arrays]
+    if axis is None:
+        arrays, axis = [ravel(a) for a in arrays], 0
+    if not arrays:
+        raise ValueError("need at least one array to concatenate")
+    if any(a.ndim == 0 for a in arrays):
+        raise ValueError("zero-dimensional arrays cannot be concatenated"
+                         f"{at(user_location())}")
+    axis = normalize_axes(axis, arrays[0].ndim)[0]
+    if dtype is not None:
+        arrays = [astype(a, dtype) for a in arrays]
+    if len(arrays) == 1:
+        return copy_array(arrays[0])
+    return emit(ops.concatenate, arrays, {"axis": axis}, scalar=False)
+
+
+@implements(np.stack)
+def stack(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    arrays = [as_tracer(a) for a in arrays]
+    shapes = {a.shape for a in arrays}
+    if len(shapes) > 1:
+        raise ValueError(f"all input arrays must have the same shape{at(user_location())}")
+    axis = normalize_axes(axis, arrays[0].ndim + 1)[0]
+    return concatenate([expand_dims(a, axis) for a in arrays], axis, out, dtype)
+
+
+@implements(np.hstack)
+def hstack(tup, dtype=None, casting="same_kind"):
+    arrays = [atleast_1d(a) for a in tup]
+    return concatenate(arrays, 0 if arrays[0].ndim == 1 else 1, dtype=dtype)
+
+
+@implements(np.vstack)
+def vstack(tup, dtype=None, casting="same_kind"):
+    return concatenate([atleast_2d(a) for a in tup], 0, dtype=dtype)
+
+
+@implements(np.column_stack)
+def column_stack(tup):
+    arrays = [as_tracer(a) for a in tup]
+    arrays = [reshape(a, (a.size, 1)) if a.ndim < 2 else a for a in arrays]
+    return concatenate(arrays, 1)
+
+
+@implements(method="reshape")
+def reshape_method(self, *shape, order="C"):
+    """``x.reshape(2, 3)`` as well as ``x.reshape((2, 3))``."""
+    if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
+        shape = shape[0]
+    return reshape(self, shape, order)
+
+
+@implements(method="transpose")
+def transpose_method(self, *axes):
+    """``x.transpose(1, 0)`` as well as ``x.transpose((1, 0))``."""
+    if len(axes) == 1 and not isinstance(axes[0], (int, np.integer)):
+        axes = axes[0]
+    return transpose(self, axes or None)
+
+
+@implements(method="flatten")
+def flatten(self, order="C"):
+    return copy_array(ravel(self))
+
+
+# ---------------------------------------------------------------- static queries
+# Answered from the traced array's type, never recorded.
+
+@implements(np.shape)
+def static_shape(a):
+    return as_tracer(a).shape
+
+
+@implements(np.ndim)
+def static_ndim(a):
+    return as_tracer(a).ndim
+
+
+@implements(np.size)
+def static_size(a, axis=None):
+    a = as_tracer(a)
+    return a.size if axis is None else a.shape[axis]
+
+
+@implements(np.result_type)
+def result_type(*arrays_and_dtypes):
+    return np.result_type(*(x.dtype if isinstance(x, Tracer) else x for x in arrays_and_dtypes))

@@ -1,0 +1,243 @@
+"""Statistics: median, quantile and percentile (by selection), average, cov,
+histogram and digitize.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jitaic.errors import at, user_location
+from jitaic.ir import ops
+from jitaic.tracer.core import Tracer, emit
+from jitaic.tracer.numpy.common import (
+    as_tracer,
+    astype,
+    broadcast_to,
+    full_value,
+    normalize_axes,
+    require,
+    size_of,
+    unsupported,
+    where,
+)
+from jitaic.tracer.numpy.creation import linspace
+from jitaic.tracer.numpy.indexing import add_at, getitem
+from jitaic.tracer.numpy.linalg import dot
+from jitaic.tracer.numpy.mathematical import clip
+from jitaic.tracer.numpy.rearranging import flip
+from jitaic.tracer.numpy.reductions import amax, amin, any_, argmax, element_count, mean, sum_
+from jitaic.tracer.numpy.registry import implements
+from jitaic.tracer.numpy.shapes import (
+    atleast_2d,
+    concatenate,
+    ravel,
+    reshape,
+    squeeze,
+    stack,
+    transpose,
+)
+from jitaic.tracer.numpy.sorting import searchsorted
+from jitaic.tracer.numpy.ufuncs import apply_ufunc
+
+
+def _lanes(x: Tracer, axis, what: str) -> tuple[Tracer, tuple[int, ...]]:
+    """``x`` with the reduced axes moved last and merged into one; and those axes."""
+    axes = normalize_axes(axis, x.ndim)
+    kept = [d for d in range(x.ndim) if d not in axes]
+    lanes = reshape(transpose(x, (*kept, *axes)),
+                    tuple(x.shape[d] for d in kept) + (size_of(x, axes),))
+    if lanes.shape[-1] == 0:
+        raise unsupported(f"{what} of an empty axis (NumPy returns NaN with a warning)")
+    return lanes, axes
+
+
+def _select(lanes: Tracer, ks) -> tuple[Tracer, dict[int, int]]:
+    """The ks-th smallest elements of each lane (NaN last; a partition, no
+    sort) along a last axis, and where each k landed in it."""
+    ks = tuple(sorted(set(ks)))
+    return emit(ops.select, [lanes], {"ks": ks}, scalar=False), {k: j for j, k in enumerate(ks)}
+
+
+def _order_statistic(value: Tracer, lanes: Tracer, x: Tracer, axes, keepdims: bool) -> Tracer:
+    """NaN wherever the lane holds one, as NumPy's; 0-d results are NumPy
+    scalars; keepdims puts the reduced axes back as 1s."""
+    if lanes.dtype.kind == "f":
+        has_nan = any_(apply_ufunc(np.isnan, lanes), axis=-1)
+        value = emit(ops.where, [has_nan, full_value((), np.nan, value.dtype), value])
+    if keepdims:
+        value = reshape(value, tuple(1 if d in axes else x.shape[d] for d in range(x.ndim)))
+    return value
+
+
+@implements(np.median)
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """NumPy's: the mean of the middle one or two elements in sorted order (so
+    integers give float64), NaN wherever a NaN is present."""
+    if out is not None:
+        raise unsupported("np.median(out=)")
+    x = as_tracer(a)
+    lanes, axes = _lanes(x, axis, "np.median")
+    n = lanes.shape[-1]
+    middle, _ = _select(lanes, ((n - 1) // 2, n // 2))
+    return _order_statistic(mean(middle, axis=-1), lanes, x, axes, keepdims)
+
+
+@implements(np.digitize)
+def digitize(x, bins, right=False):
+    """NumPy's: a search of increasing bins, or of decreasing ones reversed
+    (the direction is read from the bins; both searches run when it is only
+    known at run time). Bins that are not monotonic give NumPy's error only
+    when they are constants."""
+    edges = as_tracer(bins)
+    if edges.ndim != 1:
+        raise ValueError("bins must be one-dimensional")
+    side = "left" if right else "right"
+    if isinstance(bins, np.ndarray):
+        if not (np.all(bins[1:] >= bins[:-1]) or np.all(bins[1:] <= bins[:-1])):
+            raise ValueError("bins must be monotonically increasing or decreasing")
+    increasing = searchsorted(edges, x, side)
+    if edges.shape[0] < 2:
+        return increasing
+    decreasing = edges.shape[0] - searchsorted(flip(edges, 0), x, side)
+    # NumPy's direction: the first pair of unequal neighbours (NaN counts as
+    # unequal) decreases, or not.
+    later, earlier = getitem(edges, slice(1, None)), getitem(edges, slice(None, -1))
+    unequal = later != earlier
+    first = argmax(unequal)
+    down = getitem(later < earlier, first) & any_(unequal)
+    return where(down, decreasing, increasing)
+
+
+@implements(np.quantile)
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False, *, weights=None):
+    """NumPy's default ("linear") method for static q: the sorted elements at
+    floor and ceil of (n - 1) * q, blended by NumPy's _lerp; NaN anywhere
+    gives NaN."""
+    if out is not None or weights is not None or method != "linear":
+        raise unsupported("np.quantile/np.percentile with out=, weights= or a method "
+                           "other than 'linear'")
+    if isinstance(q, Tracer):
+        raise unsupported("np.quantile/np.percentile with a traced q")
+    x = as_tracer(a)
+    # NumPy's: a Python number q takes a float array's dtype; the virtual
+    # indices and blend weights are computed in q's dtype.
+    if isinstance(q, (int, float)) and x.dtype.kind == "f":
+        qs = np.asarray(q, dtype=x.dtype)
+    else:
+        qs = np.asarray(q)
+        qs = qs if qs.dtype.kind == "f" else qs.astype(np.float64)
+    if np.any((qs < 0) | (qs > 1)):
+        raise ValueError("Quantiles must be in the range [0, 1]")
+    lanes, axes = _lanes(x, axis, "np.quantile")
+    lanes = astype(lanes, _float_type(x.dtype), copy=False)
+    n = lanes.shape[-1]
+    virtual = (n - 1) * qs.reshape(-1)                  # NumPy's "linear" virtual indices
+    below = np.clip(np.floor(virtual), 0, n - 1).astype(int)
+    chosen, slot = _select(lanes, (*below, *np.minimum(below + 1, n - 1)))
+    results = []
+    for v, k in zip(virtual, below, strict=True):
+        gamma = v - np.floor(v)                         # a NumPy scalar of q's dtype
+        lo = getitem(chosen, (..., slot[k]))
+        hi = getitem(chosen, (..., slot[min(k + 1, n - 1)]))
+        step = hi - lo
+        # NumPy's _lerp: from the nearer end
+        blend = hi - step * (1 - gamma) if gamma >= 0.5 else lo + step * gamma
+        results.append(_order_statistic(blend, lanes, x, axes, keepdims))
+    if qs.ndim == 0:
+        return results[0]
+    return reshape(stack(results), qs.shape + results[0].shape)
+
+
+@implements(np.percentile)
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False, *, weights=None):
+    if isinstance(q, Tracer):
+        raise unsupported("np.percentile with a traced q")
+    dtype = as_tracer(a).dtype  # NumPy divides by 100 of a float array's dtype
+    q = np.true_divide(q, dtype.type(100) if dtype.kind == "f" else 100)
+    return quantile(a, q, axis, out, overwrite_input, method, keepdims, weights=weights)
+
+
+@implements(np.average)
+def average(a, axis=None, weights=None, returned=False, keepdims=False):
+    x = as_tracer(a)
+    if weights is None:
+        avg = mean(x, axis, keepdims=keepdims)
+        total = full_value(avg.shape, element_count(x, normalize_axes(axis, x.ndim)), avg.dtype)
+    else:
+        w = as_tracer(weights)
+        if w.shape != x.shape:  # 1-D weights along one axis, as NumPy allows
+            if axis is None or w.ndim != 1:
+                raise TypeError("Axis must be specified when shapes of a and weights differ.")
+            (ax,) = normalize_axes(axis, x.ndim)
+            w = reshape(w, tuple(w.shape[0] if d == ax else 1 for d in range(x.ndim)))
+        total = sum_(broadcast_to(w, x.shape) * 1.0, axis, keepdims=keepdims)
+        avg = sum_(x * w, axis, keepdims=keepdims) / total
+    return (avg, broadcast_to(total, avg.shape)) if returned else avg
+
+
+@implements(np.cov)
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
+        dtype=None):
+    if fweights is not None or aweights is not None:
+        raise unsupported("np.cov(fweights=/aweights=)")
+    x = atleast_2d(m)
+    x = astype(x, dtype or np.result_type(x.dtype, np.float64))  # NumPy: float64 at least
+    if not rowvar and x.shape[0] != 1:
+        x = transpose(x)
+    if y is not None:
+        yy = astype(atleast_2d(y), x.dtype)
+        x = concatenate([x, transpose(yy) if not rowvar and yy.shape[0] != 1 else yy], 0)
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    n = x.shape[1]
+    centred = x - mean(x, axis=1, keepdims=True)
+    c = dot(centred, transpose(centred)) / max(n - ddof, 0)
+    return squeeze(c) if c.shape == (1, 1) else c
+
+
+def _float_type(dtype: np.dtype) -> np.dtype:
+    return np.result_type(dtype, float) if dtype.kind in "biu" else dtype
+
+
+@implements(np.histogram)
+def histogram(a, bins=10, range=None, density=None, weights=None):
+    """``np.histogram`` with a static number of equal bins, NumPy's binning: the
+    edges are ``linspace(min, max, bins + 1)`` (traced), each value's bin is
+    computed from its offset and corrected against the edges, counts add up."""
+    if not isinstance(bins, (int, np.integer)) or density:
+        raise unsupported("np.histogram with bins other than a number, or density=True")
+    x = ravel(as_tracer(a))
+    w = None if weights is None else ravel(as_tracer(weights))
+    if range is not None:  # static edges (Python floats, as NumPy computes them)
+        first, last = (float(v) for v in range)
+        if not (np.isfinite(first) and np.isfinite(last)):
+            raise ValueError(f"supplied range of [{first}, {last}] is not finite"
+                             f"{at(user_location())}")
+        if first > last:
+            raise ValueError("max must be larger than min in range parameter.")
+        first, last = (first - 0.5, last + 0.5) if first == last else (first, last)
+        keep = (x >= first) & (x <= last)  # the rest is counted in a bin dropped below
+        bin_type = _float_type(np.result_type(first, last, x.dtype))
+        edges = as_tracer(np.linspace(first, last, bins + 1, dtype=bin_type))
+    else:  # traced edges from the data's min and max
+        keep = None
+        bin_type = _float_type(x.dtype)
+        first, last = astype(amin(x), bin_type), astype(amax(x), bin_type)
+        require(apply_ufunc(np.isfinite, first) & apply_ufunc(np.isfinite, last), ValueError,
+                "autodetected range of the data is not finite")
+        same = first == last  # NumPy widens an empty range by 0.5 each way
+        first, last = where(same, first - 0.5, first), where(same, last + 0.5, last)
+        edges = linspace(first, last, bins + 1, dtype=bin_type)
+    index = astype((x - first) / (last - first) * bins, np.int64)
+    # in range: NumPy's bins - 1 for the last edge; out of range (dropped
+    # below): anything that indexes the edges
+    index = clip(index, 0, bins - 1)
+    index = where(x < getitem(edges, index), index - 1, index)
+    up = (x >= getitem(edges, index + 1)) & (index != bins - 1)
+    index = where(up, index + 1, index)
+    if keep is not None:
+        index = where(keep, index, bins)
+    counts = full_value((bins + 1,), 0, np.int64 if w is None else w.dtype)
+    add_at(counts, index, 1 if w is None else w)
+    return getitem(counts, slice(0, bins)), edges

@@ -1,0 +1,193 @@
+"""ufunc calls on Tracers: the op of each ufunc, NumPy 2's rules for Python ints
+(NEP 50), integer powers, ``out=``, the Python operators, and the ufuncs written
+as compositions of ops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from jitaic.errors import at, user_location
+from jitaic.ir import ops
+from jitaic.tracer.core import Tracer, emit, to_value
+from jitaic.tracer.numpy.common import (
+    as_tracer,
+    astype,
+    broadcast_to,
+    full_value,
+    reduction,
+    require,
+    unsupported,
+    where,
+)
+from jitaic.tracer.numpy.registry import implements
+
+
+def apply_ufunc(ufunc: np.ufunc, *inputs: object) -> Tracer:
+    if ufunc is np.matmul:
+        return matmul(*inputs)
+    op = ops.UFUNC_OPS.get(ufunc)
+    if op is None:
+        raise unsupported(f"np.{ufunc.__name__}")
+    inputs = _python_ints_for_loop(op, inputs)
+    if isinstance(inputs, Tracer):  # a comparison with an int beyond the dtype's range
+        return inputs
+    if op is ops.power:
+        _check_integer_exponent(inputs)
+    return emit(op, inputs)
+
+
+def _check_integer_exponent(inputs: tuple) -> None:
+    loop = ops.ufunc_loop_dtypes(np.power, [to_value(x).type for x in inputs])
+    if loop[1].kind == "i":
+        exponent = inputs[1]
+        nonnegative = (reduction(ops.reduce_all, exponent >= 0, None, False)
+                       if isinstance(exponent, Tracer) else np.all(np.asarray(exponent) >= 0))
+        require(nonnegative, ValueError, "Integers to negative integer powers are not allowed.")
+
+
+_INT64 = np.iinfo(np.int64)
+
+
+# x OP c for a Python int c above every value of x's integer dtype (NumPy 2
+# compares such ints exactly); below every value, the same with c's side swapped.
+_ABOVE = {ops.equal: False, ops.not_equal: True, ops.less: True, ops.less_equal: True,
+          ops.greater: False, ops.greater_equal: False}
+
+
+def _python_ints_for_loop(op: ops.Op, inputs: tuple) -> tuple | Tracer:
+    """Python ints as NumPy 2 takes them (NEP 50): converted for a float loop,
+    compared exactly when out of an integer dtype's range (the comparison's
+    result, as a Tracer), refused otherwise."""
+    ints = [i for i, x in enumerate(inputs) if type(x) is int]
+    if not ints or len(ints) == len(inputs):
+        return inputs
+    if _float_loop(op, inputs):
+        inputs = tuple(float(x) if type(x) is int and not _INT64.min <= x <= _INT64.max
+                       else x for x in inputs)
+    ints = [i for i in ints if type(inputs[i]) is int]
+    loop = ops.ufunc_loop_dtypes(op.ufunc, _operand_types(inputs))
+    for i in ints:
+        if loop[i].kind in "iu":
+            info = np.iinfo(loop[i])
+            if info.min <= inputs[i] <= info.max:
+                continue
+            if op in _ABOVE and len(inputs) == 2:
+                other = as_tracer(inputs[1 - i])
+                above = (inputs[i] > info.max) == (i == 1)  # c on the right and large
+                answer = _ABOVE[op] if above or op in (ops.equal, ops.not_equal) \
+                    else not _ABOVE[op]
+                if other.ndim == 0:  # a ufunc of 0-d operands gives a NumPy scalar
+                    return as_tracer(np.bool_(answer))
+                return full_value(other.shape, answer, np.bool_)
+            raise OverflowError(f"Python integer {inputs[i]} out of bounds for "
+                                f"{loop[i]}{at(user_location())}")
+    return inputs
+
+
+def _operand_types(inputs: tuple) -> list:
+    """The operands' types, Python ints of any size as weak ints."""
+    return [to_value(1 if type(x) is int else x).type for x in inputs]
+
+
+def _float_loop(op: ops.Op, inputs: tuple) -> bool:
+    """Whether the ufunc computes in floats for these operands."""
+    return ops.ufunc_loop_dtypes(op.ufunc, _operand_types(inputs))[0].kind == "f"
+
+
+def assign_inplace(target: object, result: Tracer, name: str) -> Tracer:
+    """``target[...] = result`` with the casting and shape checks of a ufunc's ``out=``."""
+    if not isinstance(target, Tracer):
+        raise unsupported(f"writing a traced result into a concrete array (np.{name}, out=)")
+    if not np.can_cast(result.dtype, target.dtype, "same_kind"):
+        raise TypeError(f"Cannot cast ufunc '{name}' output from {result.dtype!r} to "
+                        f"{target.dtype!r} with casting rule 'same_kind'"
+                        f"{at(user_location())}")
+    if ops.broadcast_shapes(result.shape, target.shape) != target.shape:
+        raise ValueError(f"non-broadcastable output operand with shape {target.shape} "
+                         f"doesn't match the broadcast shape {result.shape}"
+                         f"{at(user_location())}")
+    value = result
+    if value.dtype != target.dtype:
+        value = astype(value, target.dtype)
+    if value.shape != target.shape:
+        value = broadcast_to(value, target.shape)
+    target.write(value.value)
+    return target
+
+
+def _binary(ufunc: np.ufunc) -> tuple[Callable, Callable, Callable]:
+    def forward(self, other):
+        return apply_ufunc(ufunc, self, other)
+
+    def reflected(self, other):
+        return apply_ufunc(ufunc, other, self)
+
+    def inplace(self, other):
+        result = apply_ufunc(ufunc, self, other)
+        if self._scalar:  # NumPy scalars are immutable: `s += 1` rebinds
+            return result
+        return assign_inplace(self, result, ufunc.__name__)
+
+    return forward, reflected, inplace
+
+
+_BINARY_OPERATORS = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
+    "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power,
+    "matmul": np.matmul, "and": np.bitwise_and, "or": np.bitwise_or,
+    "xor": np.bitwise_xor, "lshift": np.left_shift, "rshift": np.right_shift,
+}
+
+
+_COMPARISONS = {"lt": np.less, "le": np.less_equal, "gt": np.greater,
+                "ge": np.greater_equal, "eq": np.equal, "ne": np.not_equal}
+
+
+_UNARY_OPERATORS = {"neg": np.negative, "pos": np.positive, "abs": np.absolute,
+                    "invert": np.invert}
+
+
+def _power_operator(self: Tracer, other: object) -> Tracer:
+    """``**``: NumPy's operator squares a bool array raised to the Python int 2
+    (np.square's dtype, int8; np.power would give int64)."""
+    if type(other) is int and other == 2 and self.dtype == np.bool_ and not self._scalar:
+        return apply_ufunc(np.square, self)
+    return apply_ufunc(np.power, self, other)
+
+
+def install_operators() -> None:
+    for name, ufunc in _BINARY_OPERATORS.items():
+        forward, reflected, inplace = _binary(ufunc)
+        forward = _power_operator if ufunc is np.power else forward
+        setattr(Tracer, f"__{name}__", forward)
+        setattr(Tracer, f"__r{name}__", reflected)
+        setattr(Tracer, f"__i{name}__", inplace)
+    for name, ufunc in _COMPARISONS.items():
+        setattr(Tracer, f"__{name}__", _binary(ufunc)[0])
+    for name, ufunc in _UNARY_OPERATORS.items():
+        setattr(Tracer, f"__{name}__", lambda self, u=ufunc: apply_ufunc(u, self))
+    Tracer.__hash__ = object.__hash__  # __eq__ is elementwise, identity hashing stays
+
+
+def matmul(a, b) -> Tracer:
+    return emit(ops.matmul, [a, b])
+
+
+@implements(np.logaddexp)
+def logaddexp(x1, x2):
+    """NumPy's npy_logaddexp: the larger plus log1p(exp(-|x - y|)), NaN for
+    NaN, x + log(2) for equal infinities. (Equal finite values take the
+    general formula: log1p(1) rounds to log(2) exactly, as NumPy's constant,
+    and the gradient there is 1/2 for each.)"""
+    x, y = as_tracer(x1), as_tracer(x2)
+    dtype = np.result_type(x.dtype, y.dtype, np.float16)
+    x, y = astype(x, dtype, copy=False), astype(y, dtype, copy=False)
+    d = x - y
+    result = where(d > 0, x + apply_ufunc(np.log1p, apply_ufunc(np.exp, -d)),
+                   y + apply_ufunc(np.log1p, apply_ufunc(np.exp, d)))
+    result = where(apply_ufunc(np.isnan, d), d, result)
+    same_infinity = apply_ufunc(np.equal, x, y) & apply_ufunc(np.isinf, x)
+    return where(same_infinity, x, result)
