@@ -151,13 +151,30 @@ def test_make_node_rejects_bad_broadcast_with_numpys_words() -> None:
 
 
 def test_every_op_has_rules_and_a_reference() -> None:
-    known = {ops.ELEMENTWISE, ops.REDUCTION, ops.COMMUTATIVE, ops.SHAPE_ONLY,
+    known = {ops.ELEMENTWISE, ops.REDUCTION, ops.COMMUTATIVE, ops.VIEW,
              ops.CONSTRUCTOR, ops.EFFECTFUL, ops.ALLOCATES, ops.HAS_REGION,
              ops.CONTROL_FLOW, ops.MAY_RAISE}
     for name, op in ops.OPS.items():
         assert op.name == name
         assert callable(op.infer) and callable(op.reference), name
         assert op.traits <= known, (name, op.traits - known)
+
+
+
+@pytest.mark.parametrize("op", list(ops.REDUCE_OPS.values()), ids=lambda op: op.name)
+def test_reduction_facts_match_numpy(op) -> None:
+    """identity and combine, the facts consumers read, are NumPy's own."""
+    x = np.array([[3, 0, 5], [2, 7, 1]], dtype=np.int64)
+    assert ops.REDUCTION in op.traits and ops.REDUCE_OPS[op.combine] is op
+    np.testing.assert_array_equal(op.reference(x, (0,), False), op.combine.reduce(x, axis=0))
+    empty = np.zeros((0, 2), dtype=np.int64)
+    if op.identity is None:
+        with pytest.raises(ValueError, match=ops.empty_reduction_message(op)):
+            op.reference(empty, (0,), False)
+        assert op.combine.identity is None
+    else:
+        np.testing.assert_array_equal(op.reference(empty, (0,), False), [op.identity] * 2)
+        assert op.combine.identity == op.identity
 
 
 # ---------------------------------------------------------------- interpreter

@@ -28,7 +28,9 @@ from jitaic.ir.types import (
 ELEMENTWISE = "elementwise"
 REDUCTION = "reduction"
 COMMUTATIVE = "commutative"
-SHAPE_ONLY = "shape_only"  # moves or views data, computes nothing
+# the result may share its first input's memory (a view, not a copy): writes
+# to either show in the other, so stores and buffer reuse must know
+VIEW = "view"
 CONSTRUCTOR = "constructor"
 EFFECTFUL = "effectful"  # never CSE'd or removed
 # raises on some run-time values (an index out of bounds), as NumPy does even
@@ -48,7 +50,12 @@ class Op:
     infer: InferRule
     reference: Callable[..., object]
     traits: frozenset[str] = frozenset()
-    ufunc: np.ufunc | None = None
+    ufunc: np.ufunc | None = None  # the ufunc an elementwise op computes
+    # Reductions: the binary ufunc they fold with, and its identity (the
+    # result over no elements, and the fill for masked-out ones); None where
+    # the ufunc has none (max, min), which makes empty reductions an error.
+    combine: np.ufunc | None = None
+    identity: object = None
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
@@ -64,8 +71,8 @@ def _register(op: Op) -> Op:
     return op
 
 
-def define(name: str, infer: InferRule, reference, traits=(), ufunc=None) -> Op:
-    return _register(Op(name, infer, reference, frozenset(traits), ufunc))
+def define(name: str, infer: InferRule, reference, traits=(), ufunc=None, **facts) -> Op:
+    return _register(Op(name, infer, reference, frozenset(traits), ufunc, **facts))
 
 
 def registrar(table: dict, what: str) -> Callable:
@@ -275,38 +282,45 @@ astype = define("astype", _astype_infer, lambda x, dtype: np.asarray(x).astype(d
 
 # ---------------------------------------------------------------- reductions
 
-_NO_IDENTITY = {"reduce_max": "maximum", "reduce_min": "minimum"}
-
-
 def _reduced_shape(shape, axes, keepdims):
     if keepdims:
         return tuple(1 if i in axes else d for i, d in enumerate(shape))
     return tuple(d for i, d in enumerate(shape) if i not in axes)
 
 
-def _reduction(name: str, np_fn) -> Op:
+def _reduction(name: str, np_fn, combine: np.ufunc, identity: object) -> Op:
     def reference(x, axes, keepdims):
         return np.asarray(np_fn(x, axis=axes, keepdims=keepdims))
 
     def infer(in_types, attrs, regions):
         (x,) = in_types
         axes = attrs["axes"]
-        if name in _NO_IDENTITY and any(x.shape[a] == 0 for a in axes):
-            raise ValueError(f"zero-size array to reduction operation "
-                             f"{_NO_IDENTITY[name]} which has no identity")
+        if identity is None and any(x.shape[a] == 0 for a in axes):
+            raise ValueError(empty_reduction_message(op))
         dtype = reference(example_value(x.with_shape(x.shape)), axes, False).dtype
         shape = _reduced_shape(x.shape, axes, attrs["keepdims"])
         return [TensorType(shape, _check_dtype(dtype, name))]
 
-    return define(name, infer, reference, (REDUCTION,))
+    op = define(name, infer, reference, (REDUCTION,), combine=combine, identity=identity)
+    return op
 
 
-reduce_sum = _reduction("reduce_sum", np.sum)
-reduce_prod = _reduction("reduce_prod", np.prod)
-reduce_max = _reduction("reduce_max", np.max)
-reduce_min = _reduction("reduce_min", np.min)
-reduce_any = _reduction("reduce_any", np.any)
-reduce_all = _reduction("reduce_all", np.all)
+def empty_reduction_message(op: Op) -> str:
+    """NumPy's error for a reduction without identity over no elements."""
+    return (f"zero-size array to reduction operation {op.combine.__name__} "
+            f"which has no identity")
+
+
+reduce_sum = _reduction("reduce_sum", np.sum, np.add, 0)
+reduce_prod = _reduction("reduce_prod", np.prod, np.multiply, 1)
+reduce_max = _reduction("reduce_max", np.max, np.maximum, None)
+reduce_min = _reduction("reduce_min", np.min, np.minimum, None)
+reduce_any = _reduction("reduce_any", np.any, np.logical_or, False)
+reduce_all = _reduction("reduce_all", np.all, np.logical_and, True)
+# ufunc.reduce's op: np.add.reduce(x, axis) is reduce_sum
+REDUCE_OPS: dict[np.ufunc, Op] = {
+    op.combine: op for op in (reduce_sum, reduce_prod, reduce_max, reduce_min,
+                              reduce_any, reduce_all)}
 
 
 def _arg_reduction(name: str, np_fn) -> Op:
@@ -515,7 +529,7 @@ def _reshape_reference(x, shape, from_axes=None):
 
 # A reshape of an array with run-time extents only adds or removes length-1
 # axes; "from_axes" says which input axis each output axis is (None: a new 1).
-reshape = define("reshape", _reshape_infer, _reshape_reference, (SHAPE_ONLY,))
+reshape = define("reshape", _reshape_infer, _reshape_reference, (VIEW,))
 
 
 def _transpose_infer(in_types, attrs, regions):
@@ -527,7 +541,7 @@ def _transpose_infer(in_types, attrs, regions):
 
 
 transpose = define("transpose", _transpose_infer,
-                   lambda x, perm: np.transpose(x, perm), (SHAPE_ONLY,))
+                   lambda x, perm: np.transpose(x, perm), (VIEW,))
 
 
 def _broadcast_to_infer(in_types, attrs, regions):
@@ -541,7 +555,7 @@ def _broadcast_to_infer(in_types, attrs, regions):
 
 
 broadcast_to = define("broadcast_to", _broadcast_to_infer,
-                      lambda x, shape: np.broadcast_to(x, shape), (SHAPE_ONLY,))
+                      lambda x, shape: np.broadcast_to(x, shape), (VIEW,))
 
 
 def _broadcast_like_infer(in_types, attrs, regions):
@@ -584,7 +598,7 @@ def _getitem_infer(in_types, attrs, regions):
 
 
 getitem = define("getitem", _getitem_infer,
-                 lambda x, index: np.asarray(x[to_numpy_index(index)]), (SHAPE_ONLY,))
+                 lambda x, index: np.asarray(x[to_numpy_index(index)]), (VIEW,))
 
 
 def _setitem_infer(in_types, attrs, regions):
@@ -920,7 +934,7 @@ def _check_dynamic(dyn, index, shape) -> None:
 dyn_getitem = define(
     "dyn_getitem", _dyn_getitem_infer,
     lambda x, *dyn, index: np.asarray(x[to_numpy_index(_fill(index, dyn, x.shape))]).copy(),
-    (MAY_RAISE,))
+    (VIEW, MAY_RAISE))
 
 
 def _dyn_setitem_infer(in_types, attrs, regions):

@@ -35,7 +35,7 @@ from jitaic.lower.fusion import (
     kernels,
     plan,
 )
-from jitaic.lower.kernels import LOWERINGS, VIEW_OPS
+from jitaic.lower.kernels import LOWERINGS
 
 _counter = itertools.count()
 
@@ -77,7 +77,7 @@ def threading_layer_is_threadsafe() -> bool:
 
 
 def _memory_root(value: Value) -> Value:
-    while value.producer is not None and value.producer.op in VIEW_OPS:
+    while value.producer is not None and ops.VIEW in value.producer.op.traits:
         value = value.producer.inputs[0]
     return value
 
@@ -112,11 +112,11 @@ def _lifetimes(live_out: Sequence[Value], schedule: list[Scheduled]) -> _Lifetim
                                                            for v in r.results)]
         for v in reads:
             use = position[id(node)]
-            if node.op in VIEW_OPS:
+            if ops.VIEW in node.op.traits:
                 use = max(use, last_use.get(id(node.outputs[0]), use))
             last_use[id(v)] = max(last_use.get(id(v), -1), use)
     fresh = {id(n.outputs[0]) for n in nodes
-             if n.op not in VIEW_OPS and n.op is not ops.constant and not n.regions
+             if ops.VIEW not in n.op.traits and n.op is not ops.constant and not n.regions
              and len(n.outputs) == 1}
     return _Lifetimes(position, last_use, fresh, nodes)
 
@@ -142,7 +142,7 @@ def _owned_params(body: Region, carried: Sequence[Value]) -> set[int]:
     for p, result in zip(carried, body.results, strict=True):
         node = produced.get(id(result))
         if (p.type.ndim == 0 or counts[id(result)] != 1 or node is None or node.regions
-                or node.op in VIEW_OPS or node.op is ops.constant):
+                or ops.VIEW in node.op.traits or node.op is ops.constant):
             continue
         if node.op in STORES and node.inputs[0] is not p \
                 and node.inputs[0].producer is None:
@@ -167,7 +167,7 @@ def _reusable(life: _Lifetimes, schedule: list[Scheduled],
         inside = {id(n.output) for n in item.nodes}
         outside = [(n, v) for n in item.nodes for v in n.inputs if id(v) not in inside]
         viewed = {id(_memory_root(v)) for n, v in outside
-                  if n.op in VIEW_OPS or _memory_root(v) is not v}
+                  if ops.VIEW in n.op.traits or _memory_root(v) is not v}
         candidates = [v for n, v in outside
                       if id(v) in life.fresh | owned and id(v) not in viewed
                       and life.last_use.get(id(v)) == p and v.shape == item.domain]
@@ -230,7 +230,7 @@ def _why_alone(node: Node) -> str:
         return "constant"
     if node.regions:
         return "control flow; its bodies are fused on their own"
-    if node.op in VIEW_OPS:
+    if ops.VIEW in node.op.traits:
         return "a view, no computation"
     if all(v.type.ndim == 0 for v in node.outputs):
         return "scalar"

@@ -466,12 +466,14 @@ def _tape_push(em: Emitter, node: Node) -> None:
 
 @dataclass(frozen=True)
 class Monoid:
-    init: Callable[[np.dtype], str]
     combine: Callable[[str, str], str]  # (accumulator, element) -> new accumulator
     buffered: str | None = None  # runtime helper reducing a float buffer, reassociated
+    # the accumulator's start for a dtype; None: the op's identity
+    init: Callable[[np.dtype], str] | None = None
 
 
 def _extreme(sign: int) -> Callable[[np.dtype], str]:
+    """max/min have no identity: they start from the dtype's lowest/highest value."""
     def init(dtype: np.dtype) -> str:
         if dtype == np.bool_:
             return literal(sign < 0, dtype)
@@ -484,15 +486,19 @@ def _extreme(sign: int) -> Callable[[np.dtype], str]:
 
 
 MONOIDS: dict[Op, Monoid] = {
-    ops.reduce_sum: Monoid(lambda d: literal(0, d), lambda acc, v: f"{acc} + {v}",
-                           "pairwise"),
-    ops.reduce_prod: Monoid(lambda d: literal(1, d), lambda acc, v: f"{acc} * {v}",
-                            "rt.prod_reassoc"),
-    ops.reduce_max: Monoid(_extreme(+1), lambda acc, v: f"rt.maximum({acc}, {v})"),
-    ops.reduce_min: Monoid(_extreme(-1), lambda acc, v: f"rt.minimum({acc}, {v})"),
-    ops.reduce_any: Monoid(lambda d: "False", lambda acc, v: f"{acc} or {v}"),
-    ops.reduce_all: Monoid(lambda d: "True", lambda acc, v: f"{acc} and {v}"),
+    ops.reduce_sum: Monoid(lambda acc, v: f"{acc} + {v}", "pairwise"),
+    ops.reduce_prod: Monoid(lambda acc, v: f"{acc} * {v}", "rt.prod_reassoc"),
+    ops.reduce_max: Monoid(lambda acc, v: f"rt.maximum({acc}, {v})", init=_extreme(+1)),
+    ops.reduce_min: Monoid(lambda acc, v: f"rt.minimum({acc}, {v})", init=_extreme(-1)),
+    ops.reduce_any: Monoid(lambda acc, v: f"{acc} or {v}"),
+    ops.reduce_all: Monoid(lambda acc, v: f"{acc} and {v}"),
 }
+
+
+def _initial(op: Op, dtype: np.dtype) -> str:
+    """The accumulator's first value, as source text."""
+    init = MONOIDS[op].init
+    return init(dtype) if init is not None else literal(op.identity, dtype)
 
 
 def _accumulator_dtype(node: Node) -> np.dtype:
@@ -520,8 +526,8 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
         nest = LoopNest(dims(em, x), tuple(em.fresh(f"i{d}") for d in range(x.type.ndim)))
         element = load(em, x, nest)
     shape = nest.domain  # x's extents
-    if node.op in NO_IDENTITY:
-        _check_not_empty(em, [shape[a] for a in axes], NO_IDENTITY[node.op])
+    if node.op.identity is None:
+        _check_not_empty(em, [shape[a] for a in axes], node.op)
     monoid, acc_dtype = MONOIDS[node.op], _accumulator_dtype(node)
     logical = node.op in (ops.reduce_any, ops.reduce_all)
     row = _row_in_memory(em, node, nest, element)
@@ -578,7 +584,7 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
             em.line(allocate)
         whole = not outer and (len(axes) == 1 or flat)  # the whole array to a scalar
         with em.loops(outer, nest.work()):
-            em.line(f"{acc} = {monoid.init(acc_dtype)}")
+            em.line(f"{acc} = {_initial(node.op, acc_dtype)}")
             if buffered and not isinstance(chunk, str) and not whole:
                 em.scratch(allocate)  # (a whole array's: _buffered_row's choice)
             if flat:
@@ -600,7 +606,7 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
     # Reduced axes in the middle: sweep the input in memory order and
     # accumulate into an array over the kept axes.
     kept_shape = shape_text(tuple(shape[d] for d in kept))
-    em.line(f"{acc} = np.full({kept_shape}, {monoid.init(acc_dtype)}, {np_type(acc_dtype)})")
+    em.line(f"{acc} = np.full({kept_shape}, {_initial(node.op, acc_dtype)}, {np_type(acc_dtype)})")
     with em.loops([(index[d], shape[d]) for d in range(x.type.ndim)]):
         body(f"{acc}[{', '.join(index[d] for d in kept)}]")
     em.line(f"{name} = {acc}.astype({np_type(out.dtype)}).reshape({shape_text(out_shape)})")
@@ -619,17 +625,13 @@ def _row_in_memory(em: Emitter, node: Node, nest: LoopNest, element: str) -> str
     return em(x) if x.type.ndim == 1 else f"{em(x)}[{', '.join(nest.index[:-1])}]"
 
 
-NO_IDENTITY = {ops.reduce_max: "maximum", ops.reduce_min: "minimum"}
-
-
-def _check_not_empty(em: Emitter, reduced: list[Extent], name: str) -> None:
+def _check_not_empty(em: Emitter, reduced: list[Extent], op: Op) -> None:
     """NumPy's error for max/min over no elements, where that is known at run
     time only (static extents are checked while tracing)."""
     run_time = [d for d in reduced if isinstance(d, str)]
     if run_time:
         with em.block(f"if {' * '.join(run_time)} == 0:"):
-            em.line(f"raise ValueError('zero-size array to reduction operation {name} "
-                    f"which has no identity')")
+            em.line(f"raise ValueError({ops.empty_reduction_message(op)!r})")
 
 
 # A float sum/prod over the last axis computes its elements into a buffer (one
@@ -1140,18 +1142,13 @@ def _getitem(em: Emitter, node: Node) -> None:
     em.line(f"{em.define(out, layout=layout)} = {em(x)}[{index_text(index)}]")
 
 
-# Ops whose result may share its input's memory (a view, not a copy).
-VIEW_OPS = frozenset({ops.getitem, ops.dyn_getitem, ops.transpose, ops.reshape,
-                      ops.broadcast_to})
-
-
 def _store_loop(em: Emitter, name: str, x: Value, index: tuple, v: Value,
                 target: tuple[Extent, ...] | None = None) -> None:
     """``name[index] = v`` as explicit loops over the ``target`` region's shape
     (numba compiles its generic slice assignment about ten times slower); ints
     and slice starts in ``index`` may be names of run-time values."""
     target = slice_shape(x.shape, index) if target is None else target
-    if v.type.ndim and (v is x or v.producer is None or v.producer.op in VIEW_OPS):
+    if v.type.ndim and (v is x or v.producer is None or ops.VIEW in v.producer.op.traits):
         # the value may be a view of the target's own memory (x[::-1] = x):
         # NumPy copies overlapping sources first, and so must we
         source = em.fresh("source")
@@ -1350,7 +1347,7 @@ def _mask_scatter(em: Emitter, node: Node) -> None:
         count = _count_true(em, mask, shape[:mask.type.ndim])
         with em.block(f"if {count} != {extent(em, v, 0)}:"):
             em.line(f"raise rt.MaskAssignCount({extent(em, v, 0)}, {count})")
-        if v.producer is None or v.producer.op in VIEW_OPS:  # may share x's memory
+        if v.producer is None or ops.VIEW in v.producer.op.traits:  # may share x's memory
             source = em.fresh("source")
             em.line(f"{source} = {em(v)}.copy()")
     row, inner = em.fresh("row"), tuple(em.fresh(f"r{d}") for d in range(len(rest)))

@@ -106,13 +106,24 @@ class Buffer:
     no_writes: str | None = None
 
 
-# A view step maps a base value to a view value, and back for writes.
 @dataclass(frozen=True)
 class ViewStep:
-    kind: str  # "getitem", "dyn_getitem" (traced int index), "transpose" or "reshape"
-    attr: tuple  # index, permutation, or (new shape, old shape)
+    """One view op from a base value to a view value (emitted when the view is
+    read), and back for writes (``_write_through``)."""
+    op: ops.Op  # getitem, dyn_getitem, transpose or reshape
+    attrs: tuple[tuple[str, object], ...]  # the op's attributes, as items
+    inputs: tuple[Value, ...] = ()  # dyn_getitem's run-time indices
     # where the user wrote the view: its node is emitted later, when first read
     loc: SourceLoc | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        assert ops.VIEW in self.op.traits and self.op in _WRITE_THROUGH, self.op
+
+    @property
+    def attr(self) -> object:
+        """The op's one attribute (an index, a permutation or a shape)."""
+        ((_, value),) = self.attrs
+        return value
 
 
 class Tracer:
@@ -263,34 +274,31 @@ class Tracer:
                          "the traced function's own numpy)")
 
 
-_VIEW_OPS = {"getitem": (ops.getitem, "index"), "transpose": (ops.transpose, "perm"),
-             "reshape": (ops.reshape, "shape")}
-
-
 def _apply_view(step: ViewStep, base: Value) -> Value:
     loc = step.loc or user_location()
-    if step.kind == "dyn_getitem":  # attr: (index template, dynamic index values)
-        index, dynamic = step.attr
-        return current().builder.emit(ops.dyn_getitem, (base, *dynamic), {"index": index},
-                                      loc=loc).output
-    op, key = _VIEW_OPS[step.kind]
-    attr = step.attr[0] if step.kind == "reshape" else step.attr
-    return current().builder.emit(op, (base,), {key: attr}, loc=loc).output
+    return current().builder.emit(step.op, (base, *step.inputs), dict(step.attrs),
+                                  loc=loc).output
 
 
 def _unapply_view(step: ViewStep, base: Value, new_view: Value) -> Value:
-    b = current().builder
-    loc = user_location()
-    if step.kind == "getitem":
-        return b.emit(ops.setitem, (base, new_view), {"index": step.attr}, loc=loc).output
-    if step.kind == "dyn_getitem":
-        index, dynamic = step.attr
-        return b.emit(ops.dyn_setitem, (base, new_view, *dynamic), {"index": index},
-                      loc=loc).output
-    if step.kind == "reshape":
-        return b.emit(ops.reshape, (new_view,), {"shape": step.attr[1]}, loc=loc).output
+    """``base`` with ``new_view`` written through ``step``."""
+    op, inputs, attrs = _WRITE_THROUGH[step.op](step, base, new_view)
+    return current().builder.emit(op, inputs, attrs, loc=user_location()).output
+
+
+def _inverse_permutation(step: ViewStep, base: Value, new_view: Value) -> tuple:
     inverse = tuple(int(i) for i in np.argsort(step.attr))
-    return b.emit(ops.transpose, (new_view,), {"perm": inverse}, loc=loc).output
+    return ops.transpose, (new_view,), {"perm": inverse}
+
+
+# The op, inputs and attributes that write a view's new value into its base.
+_WRITE_THROUGH = {
+    ops.getitem: lambda step, base, new: (ops.setitem, (base, new), dict(step.attrs)),
+    ops.dyn_getitem: lambda step, base, new: (
+        ops.dyn_setitem, (base, new, *step.inputs), dict(step.attrs)),
+    ops.reshape: lambda step, base, new: (ops.reshape, (new,), {"shape": base.type.shape}),
+    ops.transpose: _inverse_permutation,
+}
 
 
 # ---------------------------------------------------------------- emitting ops

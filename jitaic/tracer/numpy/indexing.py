@@ -336,7 +336,7 @@ def getitem(self: Tracer, key: object) -> Tracer:
         if scalar and not new_axes:
             return emit(ops.dyn_getitem, [self, *dynamic], {"index": index}, scalar=True)
         # A view, like NumPy's x[i]: writes through it reach x.
-        step = ViewStep("dyn_getitem", (index, tuple(d.value for d in dynamic)))
+        step = ViewStep(ops.dyn_getitem, (("index", index),), tuple(d.value for d in dynamic))
         result = view(self, (step,))
         if dynamic:
             _ = result.value  # recorded now: a bad index raises, read or not, as in NumPy
@@ -345,7 +345,7 @@ def getitem(self: Tracer, key: object) -> Tracer:
         all_ints = len(index) == self.ndim and all(isinstance(e, int) for e in index)
         if all_ints and not new_axes and not has_ellipsis:  # a scalar copy, not a view
             return emit(ops.getitem, [self], {"index": index}, scalar=True)
-        result = view(self, (ViewStep("getitem", index),) if index else ())
+        result = view(self, (ViewStep(ops.getitem, (("index", index),)),) if index else ())
     if new_axes:
         shape = list(result.shape)
         for pos in new_axes:

@@ -14,11 +14,6 @@ from jitaic.tracer.numpy.registry import ACCUMULATES, COMPOSITE_UFUNCS, FUNCTION
 from jitaic.tracer.numpy.shapes import reshape, swapaxes, transpose
 from jitaic.tracer.numpy.ufuncs import apply_ufunc, assign_inplace, install_operators
 
-_REDUCE_UFUNCS = {
-    np.add: ops.reduce_sum, np.multiply: ops.reduce_prod, np.maximum: ops.reduce_max,
-    np.minimum: ops.reduce_min, np.logical_or: ops.reduce_any, np.logical_and: ops.reduce_all,
-}
-
 
 def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
     out = kwargs.pop("out", None)
@@ -37,10 +32,10 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
     if method == "__call__":
         composite = COMPOSITE_UFUNCS.get(ufunc)
         result = composite(*inputs) if composite else apply_ufunc(ufunc, *inputs)
-    elif method == "reduce" and ufunc in _REDUCE_UFUNCS:
+    elif method == "reduce" and ufunc in ops.REDUCE_OPS:
         (x,) = inputs[:1]
         axis = reduce_args.get("axis", inputs[1] if len(inputs) > 1 else 0)
-        result = reduction(_REDUCE_UFUNCS[ufunc], x, axis, reduce_args.get("keepdims", False))
+        result = reduction(ops.REDUCE_OPS[ufunc], x, axis, reduce_args.get("keepdims", False))
     elif method == "accumulate" and ufunc in ACCUMULATES:
         axis = inputs[1] if len(inputs) > 1 else accumulate_axis
         result = ACCUMULATES[ufunc](inputs[0], axis)

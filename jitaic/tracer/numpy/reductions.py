@@ -26,18 +26,11 @@ from jitaic.tracer.numpy.registry import implements
 from jitaic.tracer.numpy.shapes import ravel
 from jitaic.tracer.numpy.ufuncs import apply_ufunc
 
-# Reductions with an identity fill masked-out elements with it; max/min need
-# ``initial`` for a mask, as NumPy's do. ``initial`` joins the result last.
-_IDENTITY = {ops.reduce_sum: 0, ops.reduce_prod: 1, ops.reduce_any: False,
-             ops.reduce_all: True}
-
-
-_WITH_INITIAL = {ops.reduce_sum: np.add, ops.reduce_prod: np.multiply,
-                 ops.reduce_max: np.maximum, ops.reduce_min: np.minimum,
-                 ops.reduce_any: np.logical_or, ops.reduce_all: np.logical_and}
-
 
 def _reducer(op: ops.Op) -> Callable:
+    """np.sum and its kin. Masked-out elements (``where=``) become the op's
+    identity; max/min have none and need ``initial``, as NumPy's do.
+    ``initial`` joins the result last, with the op's ufunc."""
     name = op.name.replace("reduce_", "")
 
     def reducer(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
@@ -45,16 +38,16 @@ def _reducer(op: ops.Op) -> Callable:
             raise unsupported(f"np.{name}(out=)")
         x = as_tracer(a)
         if where is not None:
-            fill = _IDENTITY.get(op, initial)
+            fill = op.identity if op.identity is not None else initial
             if fill is None:
-                raise ValueError(f"reduction operation '{_WITH_INITIAL[op].__name__}' does "
+                raise ValueError(f"reduction operation '{op.combine.__name__}' does "
                                  "not have an identity, so to use a where mask one has to "
                                  "specify 'initial'")
             mask = broadcast_to(as_tracer(where), x.shape)
             x = emit(ops.where, [mask, x, full_value((), fill, x.dtype)], scalar=False)
         result = reduction(op, x, axis, keepdims, dtype)
         if initial is not None:
-            result = apply_ufunc(_WITH_INITIAL[op], result, initial)
+            result = apply_ufunc(op.combine, result, initial)
         return result
 
     return reducer

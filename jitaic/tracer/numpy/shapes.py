@@ -71,7 +71,7 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     if shape == a.shape:
         return view(a, ())
     if _is_c_contiguous(a):  # NumPy returns a view: writes through it reach `a`
-        return view(a, (ViewStep("reshape", (shape, a.shape)),))
+        return view(a, (ViewStep(ops.reshape, (("shape", shape),)),))
     return emit(ops.reshape, [a], {"shape": shape}, scalar=False)
 
 
@@ -80,9 +80,9 @@ def _is_c_contiguous(a: Tracer) -> bool:
     if not a._buffer.c_contiguous:
         return False
     steps = a._view
-    if all(s.kind == "reshape" for s in steps):
+    if all(s.op is ops.reshape for s in steps):
         return True
-    if len(steps) == 1 and steps[0].kind == "getitem":
+    if len(steps) == 1 and steps[0].op is ops.getitem:
         index = steps[0].attr
         rest = [e for e in index if not isinstance(e, int)]
         return not rest or (len(rest) == 1 and isinstance(index[-1], tuple)
@@ -107,7 +107,7 @@ def transpose(a, axes=None):
             raise ValueError(f"axes don't match array{at(user_location())}")
     if perm == tuple(range(a.ndim)):
         return view(a, ())
-    return view(a, (ViewStep("transpose", perm),))
+    return view(a, (ViewStep(ops.transpose, (("perm", perm),)),))
 
 
 @implements(np.swapaxes, method="swapaxes")
