@@ -213,6 +213,9 @@ row("tanh", lambda x: np.tanh(x), UNARY)
 row("arcsinh", lambda x: np.arcsinh(x), UNARY_FLOAT[:1])
 row("arccosh", lambda x: np.arccosh(x), UNARY_FLOAT[:1], domain="ge1")
 row("arctanh", lambda x: np.arctanh(x), UNARY_FLOAT[:1], domain="unit")
+row("deg2rad", lambda x: (np.deg2rad(x), np.radians(x)), UNARY)
+row("rad2deg", lambda x: (np.rad2deg(x), np.degrees(x)), UNARY)
+row("fabs", lambda x: np.fabs(x), UNARY)
 row("floor", lambda x: np.floor(x), UNARY, domain="nearint", differentiable=False)
 row("ceil", lambda x: np.ceil(x), UNARY_FLOAT, domain="nearint", differentiable=False)
 row("trunc", lambda x: np.trunc(x), UNARY_FLOAT[:1], domain="nearint", differentiable=False)
@@ -550,6 +553,8 @@ row("roll_tile_repeat",
 row("meshgrid", lambda x, y: (*np.meshgrid(x, y), *np.meshgrid(x, y, indexing="ij", sparse=True)),
     (C("f64[3]", "f64[4]"),))
 row("logaddexp", lambda x, y: np.logaddexp(x, y),
+    (C("f64[3,4]", "f64[4]", special=True), C("f32[3]", "f32[3]")))
+row("logaddexp2", lambda x, y: np.logaddexp2(x, y),
     (C("f64[3,4]", "f64[4]", special=True), C("f32[3]", "f32[3]")))
 row("tensordot_trapezoid_matrix_power",
     lambda a, b: (np.tensordot(a, b, axes=([0], [0])), np.tensordot(a, b[:, :, None], axes=2),

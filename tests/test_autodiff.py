@@ -27,6 +27,7 @@ from op_table import ROWS, make_array
 import jitaic
 from jitaic.autodiff.control_flow import REGION_VJP_RULES
 from jitaic.autodiff.vjp_rules import NON_DIFFERENTIABLE, VJP_RULES
+from jitaic.ir import ops
 from jitaic.ir.ops import OPS
 
 EPS = 1e-6
@@ -296,11 +297,23 @@ def _row(name: str):
     return next(r for r in ROWS if r.name == name)
 
 
-UNARY = ["negative", "positive", "abs", "exp", "exp2", "expm1", "log", "log2", "log10",
-         "log1p", "sqrt", "cbrt", "square", "reciprocal", "sin", "cos", "tan", "arcsin",
-         "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh"]
+def _unary_ufunc_op(row) -> ops.Op | None:
+    """The unary ufunc op an op-table row is named after, if any."""
+    op = OPS.get(row.name)
+    return op if op is not None and op.ufunc is not None and op.ufunc.nin == 1 else None
+
+
+# The op table's differentiable column picks the unary ufuncs with a gradient test.
+UNARY = [r.name for r in ROWS if _unary_ufunc_op(r) and r.differentiable]
 # Keep away from kinks and poles: |x| at 0, cbrt at 0, tan at ±pi/2.
-UNARY_DOMAIN = {"abs": "nonzero", "cbrt": "nonzero", "tan": "unit"}
+UNARY_DOMAIN = {"absolute": "nonzero", "fabs": "nonzero", "cbrt": "nonzero", "tan": "unit"}
+
+
+def test_differentiable_column_of_unary_rows_matches_the_vjp_rules() -> None:
+    rows = [r for r in ROWS if _unary_ufunc_op(r)]
+    assert len(UNARY) >= 25 and len(rows) > len(UNARY)
+    for r in rows:
+        assert r.differentiable == (_unary_ufunc_op(r) in VJP_RULES), r.name
 
 BROADCASTS = [("f64[3,1]", "f64[1,4]"), ("f64[4]", "f64[2,3,4]"), ("f64[]", "f64[3,4]"),
               ("f64[3,4]", "f64[]")]
@@ -322,6 +335,8 @@ BINARY = {  # op_table row -> (domains, validity)
     "hypot": ("nonzero", None),
     "copysign": ("nonzero", None),
     "mod": (("real", "nonzero"), _mod_ok),
+    "logaddexp": ("real", None),
+    "logaddexp2": ("real", None),
 }
 
 

@@ -65,6 +65,7 @@ def unbroadcast(g: Tracer, shape: tuple[int, ...]) -> Tracer:
 
 # Python floats, so they stay weak and float32 gradients stay float32.
 _LN2, _LN10 = float(np.log(2.0)), float(np.log(10.0))
+_DEG2RAD, _RAD2DEG = float(np.deg2rad(1.0)), float(np.rad2deg(1.0))
 
 
 def _unary(derivative: Callable) -> Rule:
@@ -94,7 +95,8 @@ def _singular_unary(derivative: Callable) -> Rule:
 def _define_unary() -> None:
     smooth = {
         ops.negative: lambda x, y: -1.0, ops.positive: lambda x, y: 1.0,
-        ops.absolute: lambda x, y: np.sign(x),
+        ops.absolute: lambda x, y: np.sign(x), ops.fabs: lambda x, y: np.sign(x),
+        ops.deg2rad: lambda x, y: _DEG2RAD, ops.rad2deg: lambda x, y: _RAD2DEG,
         ops.exp: lambda x, y: y, ops.exp2: lambda x, y: y * _LN2,
         ops.expm1: lambda x, y: y + 1.0,
         ops.square: lambda x, y: 2.0 * x,

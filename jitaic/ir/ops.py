@@ -216,6 +216,9 @@ tanh = unary("tanh", np.tanh)
 arcsinh = unary("arcsinh", np.arcsinh)
 arccosh = unary("arccosh", np.arccosh)
 arctanh = unary("arctanh", np.arctanh)
+deg2rad = unary("deg2rad", np.deg2rad)
+rad2deg = unary("rad2deg", np.rad2deg)
+fabs = unary("fabs", np.fabs)
 # Unary elementwise: rounding, sign and predicates
 floor = unary("floor", np.floor)
 ceil = unary("ceil", np.ceil)
@@ -260,6 +263,9 @@ left_shift = binary("left_shift", np.left_shift)
 right_shift = binary("right_shift", np.right_shift)
 
 UFUNC_OPS: dict[np.ufunc, Op] = {op.ufunc: op for op in OPS.values() if op.ufunc}
+# ufuncs that are other objects with the same loops as an op's ufunc
+UFUNC_ALIASES = {np.radians: deg2rad, np.degrees: rad2deg}
+UFUNC_OPS.update(UFUNC_ALIASES)
 
 
 def _where_infer(in_types, attrs, regions):

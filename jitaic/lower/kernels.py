@@ -135,8 +135,21 @@ for _op, _fn in [(ops.exp2, "np.exp2"),
                  (ops.floor, "np.floor"), (ops.ceil, "np.ceil"), (ops.trunc, "np.trunc"),
                  (ops.rint, "np.rint"),
                  (ops.hypot, "np.hypot"), (ops.copysign, "np.copysign"),
-                 (ops.signbit, "np.signbit"), (ops.absolute, "abs")]:
+                 (ops.signbit, "np.signbit"), (ops.absolute, "abs"), (ops.fabs, "abs")]:
     scalar_rule(_op)(_call(_fn))
+
+
+def _times_ones_value(op: Op) -> ScalarRule:
+    """deg2rad and rad2deg multiply by a constant: NumPy's own, its value at 1
+    in the loop dtype (pi/180 rounded once, as NumPy's C does)."""
+    def rule(a, dt, node):
+        return f"({a[0]} * {literal(op.ufunc(np.ones((), dt[0])), dt[0])})"
+
+    return rule
+
+
+for _op in (ops.deg2rad, ops.rad2deg):
+    scalar_rule(_op)(_times_ones_value(_op))
 
 scalar_rule(ops.negative)(lambda a, dt, node: f"(-{a[0]})")
 scalar_rule(ops.positive)(lambda a, dt, node: a[0])
