@@ -214,8 +214,8 @@ row("arcsinh", lambda x: np.arcsinh(x), UNARY_FLOAT[:1])
 row("arccosh", lambda x: np.arccosh(x), UNARY_FLOAT[:1], domain="ge1")
 row("arctanh", lambda x: np.arctanh(x), UNARY_FLOAT[:1], domain="unit")
 row("deg2rad", lambda x: (np.deg2rad(x), np.radians(x)), UNARY)
-row("rad2deg", lambda x: (np.rad2deg(x), np.degrees(x)), UNARY)
-row("fabs", lambda x: np.fabs(x), UNARY)
+row("rad2deg", lambda x: (np.rad2deg(x), np.degrees(x)), (C("f32[2,3]"),))
+row("fabs", lambda x: np.fabs(x), (C("i32[2,3]"),))  # ints: a float64 loop
 row("floor", lambda x: np.floor(x), UNARY, domain="nearint", differentiable=False)
 row("ceil", lambda x: np.ceil(x), UNARY_FLOAT, domain="nearint", differentiable=False)
 row("trunc", lambda x: np.trunc(x), UNARY_FLOAT[:1], domain="nearint", differentiable=False)
@@ -554,8 +554,7 @@ row("meshgrid", lambda x, y: (*np.meshgrid(x, y), *np.meshgrid(x, y, indexing="i
     (C("f64[3]", "f64[4]"),))
 row("logaddexp", lambda x, y: np.logaddexp(x, y),
     (C("f64[3,4]", "f64[4]", special=True), C("f32[3]", "f32[3]")))
-row("logaddexp2", lambda x, y: np.logaddexp2(x, y),
-    (C("f64[3,4]", "f64[4]", special=True), C("f32[3]", "f32[3]")))
+row("logaddexp2", lambda x, y: np.logaddexp2(x, y), (C("f64[3,4]", "f64[4]", special=True),))
 row("tensordot_trapezoid_matrix_power",
     lambda a, b: (np.tensordot(a, b, axes=([0], [0])), np.tensordot(a, b[:, :, None], axes=2),
                   np.trapezoid(a), np.trapezoid(a, b[0], axis=1), np.trapezoid(a, dx=0.5, axis=0),
