@@ -514,10 +514,13 @@ class JitFunction:
         return list(self._order)
 
     def lower(self, *args, **kwargs) -> Lowered:
-        """The specialisation these arguments select (compiled if it is new)."""
+        """The specialisation these arguments select, compiled unless the
+        reference backend is on (``source()`` is empty then)."""
         args, kwargs, static = self._bind(args, kwargs)
         key, leaves = self._key(args, kwargs, static)
         spec = self._cache.get(key) or self._specialize(key, args, kwargs, static, leaves)
+        if spec.compiled is None and config.get("backend") != "reference":
+            spec.compile(leaves)  # traced earlier under the reference backend
         return Lowered(spec)
 
     def clear_cache(self) -> None:

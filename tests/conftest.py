@@ -21,6 +21,7 @@ os.environ.setdefault("JITAIC_CACHE_DIR", _CACHE)
 
 from helpers import seed_of  # noqa: E402
 
+import jitaic  # noqa: E402
 from jitaic.lower import disk_cache  # noqa: E402
 
 if os.environ["JITAIC_CACHE_DIR"] == _CACHE:
@@ -31,3 +32,46 @@ if os.environ["JITAIC_CACHE_DIR"] == _CACHE:
 def rng(request) -> np.random.Generator:
     """A generator seeded by the test's node id: reproducible and independent."""
     return np.random.default_rng(seed_of(request.node.nodeid))
+
+
+# ---------------------------------------------------------------- the test pyramid
+# Modules that set ``TIER = "reference"`` (frontend and autodiff tests) run on
+# the NumPy reference interpreter: tracing, passes and autodiff are all
+# exercised, numba compiles nothing. Two kinds of their tests run on numba,
+# the numba tier, which compares the compiled code with NumPy on the same
+# programs: tests marked ``numba`` (they look at compiled code, or at what
+# only compiled code does) and a fixed sample of the others, one in
+# NUMBA_SAMPLE by a stable hash of the test's id. Every other module runs on
+# numba. JITAIC_TEST_TIER=numba runs everything on numba; ``-m "not numba"``
+# runs the fast tier alone.
+NUMBA_SAMPLE = 4
+_ALL_ON_NUMBA = os.environ.get("JITAIC_TEST_TIER") == "numba"
+
+
+def _on_numba(item: pytest.Item) -> bool:
+    if _ALL_ON_NUMBA or getattr(item.module, "TIER", "numba") != "reference":
+        return True
+    return item.get_closest_marker("numba") is not None \
+        or seed_of(item.nodeid) % NUMBA_SAMPLE == 0
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "numba: runs on numba (the numba tier of the pyramid)")
+    config.addinivalue_line("markers", "reference: runs on the NumPy reference interpreter")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if _on_numba(item):
+            item.add_marker(pytest.mark.numba)
+        else:
+            item.add_marker(pytest.mark.reference)
+
+
+@pytest.fixture(autouse=True)
+def _backend_of_tier(request: pytest.FixtureRequest):
+    if request.node.get_closest_marker("reference") is None:
+        yield
+        return
+    with jitaic.config.override(backend="reference"):
+        yield

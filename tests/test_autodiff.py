@@ -30,6 +30,10 @@ from jitaic.autodiff.vjp_rules import NON_DIFFERENTIABLE, VJP_RULES
 from jitaic.ir import ops
 from jitaic.ir.ops import OPS
 
+# The reference interpreter runs these tests, numba a fixed sample of them and
+# those marked numba (conftest.py: the test pyramid).
+TIER = "reference"
+
 EPS = 1e-6
 RTOL, ATOL = 1e-5, 1e-7
 
