@@ -28,7 +28,7 @@ from jitaic.ir.graph import Graph, GraphTooLarge
 from jitaic.ir.interpreter import evaluate
 from jitaic.ir.printer import format_graph
 from jitaic.ir.verifier import verify
-from jitaic.passes.pipeline import optimize
+from jitaic.passes.pipeline import PassLog, optimize
 from jitaic.tracer.core import is_tracing
 from jitaic.tracer.numpy_proxy import Converter, traceable
 from jitaic.tracer.trace import (
@@ -75,6 +75,7 @@ class Specialization:
     trace_seconds: float  # tracing and the graph passes
     parallel: bool = True
     pass_seconds: float = 0.0  # of trace_seconds: the graph passes
+    pass_log: PassLog | None = None  # each pass's time, the rewrite rules that fired
     fn: Callable | None = None
     compiled: Compiled | None = None
     _hits: int = field(default=0, repr=False)           # calls the Python path served
@@ -406,11 +407,13 @@ class JitFunction:
             if config.get("checks"):
                 verify(traced.graph)
             traced_at = time.perf_counter()
-            traced.graph = optimize(traced.graph)
+            pass_log = PassLog()
+            traced.graph = optimize(traced.graph, log=pass_log)
             self._check_writeable(traced.graph, leaves)
             optimised_at = time.perf_counter()
             spec = Specialization(key, traced, frontend, optimised_at - start,
-                                  self._parallel, pass_seconds=optimised_at - traced_at)
+                                  self._parallel, pass_seconds=optimised_at - traced_at,
+                                  pass_log=pass_log)
             spec._converters = _output_converters(traced)
             spec.fn = self._fn
             if config.get("backend") != "reference":
@@ -644,8 +647,8 @@ def _writes_shared_memory(spec: Specialization, leaves: Sequence[object]) -> boo
 
 
 def _log_compile(name: str, spec: Specialization) -> None:
-    """JITAIC_DEBUG=1 logs each compile (INFO), 2 adds the IR, 3 the generated
-    source (DEBUG)."""
+    """JITAIC_DEBUG=1 logs each compile (INFO), 2 adds the IR, the passes'
+    times and the rewrite rules that fired, 3 the generated source (DEBUG)."""
     level = config.get("debug")
     if not level:
         return
@@ -664,6 +667,7 @@ def _log_compile(name: str, spec: Specialization) -> None:
                  spec.trace_seconds, compiled.typing_seconds, compiled.llvm_seconds)
     if level >= 2:
         log.debug("IR of %s:\n%s", name, spec.ir)
+        log.debug("graph passes of %s: %s", name, spec.pass_log.summary())
     if level >= 3:
         log.debug("generated source of %s:\n%s", name, spec.source)
 

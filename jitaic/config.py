@@ -53,7 +53,13 @@ class Knob:
 
 KNOBS: dict[str, Knob] = {
     "debug": Knob("JITAIC_DEBUG", 0, int,
-                  "1: log each compile; 2: also the IR; 3: also the generated source"),
+                  "1: log each compile (INFO, logger 'jitaic'); 2: also the optimised IR, "
+                  "each graph pass's time and the rewrite rules that fired (DEBUG); 3: "
+                  "also the generated source"),
+    "dump_ir": Knob("JITAIC_DUMP_IR", "", str,
+                    "log the IR around graph passes (DEBUG): a comma-separated list of "
+                    "before:<pass> and after:<pass> (passes/pipeline.py names them), or "
+                    "'all'"),
     "backend": Knob("JITAIC_BACKEND", "numba", str,
                     "'numba', or 'reference' to run the NumPy reference interpreter"),
     "disable_jit": Knob("JITAIC_DISABLE_JIT", False, lambda s: s not in ("", "0"),
@@ -137,10 +143,12 @@ def override(**values: object) -> Iterator[None]:
 
 
 def debug_log() -> logging.Logger:
-    """The ``jitaic`` logger, writing to stderr when ``JITAIC_DEBUG`` is set and
-    the application configured no logging (Python drops INFO records then)."""
+    """The ``jitaic`` logger, writing to stderr when ``JITAIC_DEBUG`` or
+    ``JITAIC_DUMP_IR`` is set and the application configured no logging
+    (Python drops INFO and DEBUG records then)."""
     log = logging.getLogger("jitaic")
-    if get("debug") and not log.handlers and not logging.getLogger().handlers:
+    wanted = get("debug") or get("dump_ir")
+    if wanted and not log.handlers and not logging.getLogger().handlers:
         handler = logging.StreamHandler()
         handler.setFormatter(logging.Formatter("jitaic: %(message)s"))
         log.addHandler(handler)

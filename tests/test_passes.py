@@ -20,6 +20,7 @@ import inspect
 import itertools
 import logging
 import os
+import re
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -667,13 +668,13 @@ def test_pass_seconds_are_recorded_per_pass_name(rng) -> None:
     assert PASS_SECONDS["test_passes_slow"] - start >= 0.02
 
 
-def test_dump_ir_after_a_named_pass(monkeypatch, caplog, rng) -> None:
-    monkeypatch.setenv("JITAIC_DUMP_IR", "after:cse")
+def test_dump_ir_after_a_named_pass(caplog, rng) -> None:
     graph = traced(cse_program, special_array(rng, (5, 5)))
     calls: list = []
-    with caplog.at_level(logging.DEBUG, logger="jitaic"):
+    with caplog.at_level(logging.DEBUG, logger="jitaic"), config.override(dump_ir="after:cse"):
         optimize(graph, counting(PIPELINE, calls))
     dumps = [r.getMessage() for r in caplog.records if r.name == "jitaic"]
+    assert {r.levelno for r in caplog.records} == {logging.DEBUG}
     rounds = len(calls) // len(PIPELINE)
     assert len(dumps) == rounds
     assert all(d.startswith("IR after cse:\n") for d in dumps)
@@ -681,26 +682,48 @@ def test_dump_ir_after_a_named_pass(monkeypatch, caplog, rng) -> None:
     assert dumps[0].count(" exp ") == 1  # after CSE: one exp left
 
 
-def test_dump_ir_before_and_all(monkeypatch, caplog, rng) -> None:
+def test_dump_ir_before_and_all(caplog, rng) -> None:
     graph = traced(lambda x: x * 1, special_array(rng))
-    monkeypatch.setenv("JITAIC_DUMP_IR", "before:simplify, after:dce")
-    with caplog.at_level(logging.DEBUG, logger="jitaic"):
+    with caplog.at_level(logging.DEBUG, logger="jitaic"), \
+            config.override(dump_ir="before:simplify, after:dce"):
         optimize(graph)
     messages = [r.getMessage().splitlines()[0] for r in caplog.records]
     assert set(messages) == {"IR before simplify:", "IR after dce:"}
     assert "multiply" in caplog.records[0].getMessage()
     caplog.clear()
-    monkeypatch.setenv("JITAIC_DUMP_IR", "all")
-    with caplog.at_level(logging.DEBUG, logger="jitaic"):
+    with caplog.at_level(logging.DEBUG, logger="jitaic"), config.override(dump_ir="all"):
         optimize(graph)
     assert len(caplog.records) == 2 * len(PIPELINE) * 2  # two rounds, before and after
 
 
-def test_no_dump_without_the_variable(monkeypatch, caplog, rng) -> None:
-    monkeypatch.delenv("JITAIC_DUMP_IR", raising=False)
-    with caplog.at_level(logging.DEBUG, logger="jitaic"):
+def test_no_dump_without_the_knob(caplog, rng) -> None:
+    with caplog.at_level(logging.DEBUG, logger="jitaic"), config.override(dump_ir=""):
         optimize(traced(lambda x: x * 1, special_array(rng)))
     assert caplog.records == []
+
+
+def test_the_environment_variable_sets_the_dump_knob(monkeypatch) -> None:
+    monkeypatch.setenv("JITAIC_DUMP_IR", "after:cse")
+    config.reload()
+    try:
+        assert config.get("dump_ir") == "after:cse"
+    finally:
+        monkeypatch.delenv("JITAIC_DUMP_IR")
+        config.reload()
+
+
+def test_debug_level_2_logs_each_pass_and_the_rules_that_fired(caplog, rng) -> None:
+    f = jitaic.jit(lambda x: -(-x) * 1.0)  # noqa: B002
+    with caplog.at_level(logging.DEBUG, logger="jitaic"), \
+            config.override(debug=2, backend="reference"):
+        f(special_array(rng))
+    (passes,) = [r.getMessage() for r in caplog.records if "graph passes" in r.getMessage()]
+    for name, _ in PIPELINE:
+        assert re.search(rf"\b{name} [\d.]+ ms", passes), passes
+    assert re.search(r"rules fired: .*double_negation x1", passes), passes
+    assert "multiply_by_one x1" in passes
+    log = f.specializations()[0].pass_log
+    assert log.rule_hits["double_negation"] == 1 and set(log.seconds) == {n for n, _ in PIPELINE}
 
 
 def test_an_exception_in_a_pass_is_tagged_with_its_name(rng) -> None:
