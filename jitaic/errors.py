@@ -6,10 +6,13 @@ known, the ``file:line`` in the user's code where it happened.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+import threading
 import traceback
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -32,8 +35,28 @@ def _is_internal(filename: str) -> bool:
     return filename.startswith((_PACKAGE_DIR, _NUMPY_DIR, "<frozen"))
 
 
+_stand_ins = threading.local()
+
+
+@contextlib.contextmanager
+def located_at(loc: SourceLoc | None) -> Iterator[None]:
+    """Within the block, ``user_location()`` is ``loc``: the nodes that
+    differentiate a forward node carry that node's line, not the line of the
+    ``grad`` call. ``None`` keeps the stack's own answer."""
+    stack = _stand_ins.__dict__.setdefault("stack", [])
+    stack.append(loc)
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
 def user_location(skip: int = 1) -> SourceLoc | None:
-    """The innermost stack frame that belongs to the user, not jitaic or NumPy."""
+    """The innermost stack frame that belongs to the user, not jitaic or NumPy
+    (or the location ``located_at`` stands in for it)."""
+    stack = getattr(_stand_ins, "stack", None)
+    if stack and stack[-1] is not None:
+        return stack[-1]
     frame = sys._getframe(skip)
     while frame is not None:
         filename = frame.f_code.co_filename

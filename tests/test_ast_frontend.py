@@ -838,3 +838,19 @@ def test_a_view_first_read_in_a_branch_is_recorded_again_outside_it(c) -> None:
     g = jitaic.jit(_view_read_first_in_a_loop, mode="ast")
     with config.override(checks=True):
         assert_same(g(np.arange(4.0), 3), _view_read_first_in_a_loop(np.arange(4.0), 3))
+
+
+@pytest.mark.parametrize("prog", PROGRAMS, ids=PROGRAM_IDS)
+def test_every_node_points_at_a_line_of_the_program(prog: Program) -> None:
+    """Nodes the AST rewrite makes (cond, loops, their bodies' nodes) carry the
+    line of the construct they came from: a line of the program or a helper."""
+    lines = set()
+    for fn in (prog.fn, *prog.helpers):
+        source, first = inspect.getsourcelines(fn)
+        lines |= {(inspect.getsourcefile(fn), first + i) for i in range(len(source))}
+    f = jitaic.jit(prog.fn, mode="ast")
+    for make in prog.datasets:
+        graph = f.lower(*make(np.random.default_rng(seed_of(prog.name)))).graph
+        for node in graph.walk():
+            assert node.loc is not None, node.op.name
+            assert (node.loc.filename, node.loc.lineno) in lines, (node.op.name, node.loc)

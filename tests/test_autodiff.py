@@ -15,6 +15,7 @@ function with a tuple result. The file costs about 150 compiles.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -22,7 +23,7 @@ import numpy as np
 import pytest
 from grad_programs import GRAD_PROGRAMS, GradProgram
 from helpers import assert_same, copy_tree, numpy_result, seed_of
-from op_table import ROWS, make_array
+from op_table import ROWS, make_args, make_array
 
 import jitaic
 from jitaic.autodiff.control_flow import REGION_VJP_RULES
@@ -1017,3 +1018,55 @@ def test_unselected_singular_values_pass_no_nan(fn) -> None:
     x = np.array([-2.0, -0.5, 0.7, 3.0])[: 3 if fn is _pair_potential else 4]
     got = check_grad(fn, (x,))
     assert np.all(np.isfinite(got))
+
+
+# ---------------------------------------------------------------- source locations
+
+def _user_files_of_nodes(graph) -> set[str]:
+    files = set()
+    for node in graph.walk():
+        assert node.loc is not None, f"{node.op.name} has no source location"
+        files.add(os.path.basename(node.loc.filename))
+    return files
+
+
+def _summed(fn: Callable) -> Callable:
+    def loss(*args):
+        total = 0.0
+        for leaf in tree_flatten(fn(*args))[0]:
+            if np.asarray(leaf).dtype.kind == "f":
+                total = total + np.sum(leaf)
+        return total
+
+    return loss
+
+
+def _location_rows():
+    for row in ROWS:
+        case = next((c for c in row.cases if any(s.startswith("f") for s in c.args)), None)
+        if row.differentiable and case is not None:
+            yield pytest.param(row, case, id=row.name)
+
+
+@pytest.mark.parametrize("row, case", _location_rows())
+def test_gradient_nodes_carry_the_line_of_the_forward_op(row, case) -> None:
+    """Every node of a gradient graph points at user code: the op table's row
+    (the forward op it differentiates) or the loss summing its outputs here."""
+    args = make_args(row, case, np.random.default_rng(seed_of(row.name)))
+    argnums = tuple(i for i, a in enumerate(args) if np.asarray(a).dtype.kind == "f")
+    g = jitaic.jit(jitaic.grad(_summed(row.fn), argnums=argnums))
+    with jitaic.config.override(backend="reference"):
+        try:
+            graph = g.lower(*args).graph
+        except jitaic.UnsupportedError as exc:  # a gradient jitaic cannot take yet
+            pytest.skip(str(exc))
+    assert _user_files_of_nodes(graph) <= {"op_table.py", os.path.basename(__file__)}
+
+
+@pytest.mark.parametrize("prog", GRAD_PROGRAMS, ids=[p.name for p in GRAD_PROGRAMS])
+def test_gradient_nodes_of_the_corpus_point_at_its_lines(prog: GradProgram) -> None:
+    args = prog.make_args(np.random.default_rng(seed_of(prog.name)))
+    g = jitaic.jit(jitaic.grad(prog.fn, argnums=prog.argnums, has_aux=prog.has_aux))
+    with jitaic.config.override(backend="reference"):
+        graph = g.lower(*args).graph
+    assert _user_files_of_nodes(graph) <= {"grad_programs.py", os.path.basename(__file__)}

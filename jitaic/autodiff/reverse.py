@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 
 from jitaic.autodiff.control_flow import REGION_VJP_RULES, recording_for_differentiation
 from jitaic.autodiff.vjp_rules import NON_DIFFERENTIABLE, VJP_RULES
-from jitaic.errors import UnsupportedError, at
+from jitaic.errors import UnsupportedError, at, located_at
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Value
 from jitaic.tracer import numpy as tnp
@@ -55,22 +55,27 @@ def backpropagate(nodes: Sequence[Node], seeds: dict[int, Tracer],
         outs = [_cotangent_of(v, cotangents, saved) for v in node.outputs]
         if all(g is None for g in outs) or node.op in NON_DIFFERENTIABLE:
             continue
-        if node.op in REGION_VJP_RULES:
-            for v, grad in REGION_VJP_RULES[node.op](node, outs, backpropagate):
-                _accumulate(cotangents, v, grad)
-            continue
-        rule = VJP_RULES.get(node.op)
-        if rule is None:
-            raise UnsupportedError(f"jitaic cannot differentiate {node.op.name} yet"
-                                   f"{at(node.loc)}")
-        inputs = [new_tracer(v, scalar=False) for v in node.inputs]
-        (g,) = outs
-        grads = rule(node, g, *inputs,
-                     new_tracer(saved.get(id(node.output), node.output), scalar=False))
-        for v, grad in zip(node.inputs, grads, strict=True):
-            if grad is not None and v.dtype.kind == "f":
+        with located_at(node.loc):  # the backward nodes carry the forward node's line
+            for v, grad in _input_cotangents(node, outs, saved):
                 _accumulate(cotangents, v, grad)
     return cotangents
+
+
+def _input_cotangents(node: Node, outs: list[Tracer | None],
+                      saved: dict[int, Value]) -> list[tuple[Value, object]]:
+    """(input, its cotangent) pairs from one node's VJP rule."""
+    if node.op in REGION_VJP_RULES:
+        return list(REGION_VJP_RULES[node.op](node, outs, backpropagate))
+    rule = VJP_RULES.get(node.op)
+    if rule is None:
+        raise UnsupportedError(f"jitaic cannot differentiate {node.op.name} yet"
+                               f"{at(node.loc)}")
+    inputs = [new_tracer(v, scalar=False) for v in node.inputs]
+    (g,) = outs
+    grads = rule(node, g, *inputs,
+                 new_tracer(saved.get(id(node.output), node.output), scalar=False))
+    return [(v, grad) for v, grad in zip(node.inputs, grads, strict=True)
+            if grad is not None and v.dtype.kind == "f"]
 
 
 def _cotangent_of(v: Value, cotangents: dict[int, Tracer],
@@ -144,7 +149,9 @@ def value_and_grad_traced(fn: Callable, argnums, has_aux: bool, args: tuple,
     if value.ndim != 0 or value.dtype.kind != "f":
         raise TypeError(f"grad requires a scalar float output, got shape {value.shape} "
                         f"and dtype {value.dtype} (use jitaic.vjp for other outputs)")
-    seed = tnp.full_value((), 1.0, value.dtype)  # a constant: the value itself may be dead
+    producer = value.value.producer
+    with located_at(producer.loc if producer is not None else None):
+        seed = tnp.full_value((), 1.0, value.dtype)  # a constant: the value may be dead
     cotangents = backpropagate(nodes, {id(value.value): seed})
     grads = tuple(_gradients(cotangents, tree, fresh, values) for tree, fresh, values in wrt)
     grads = grads if as_tuple else grads[0]
