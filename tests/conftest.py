@@ -18,6 +18,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 _CACHE = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
                       "jitaic", "tests")
 os.environ.setdefault("JITAIC_CACHE_DIR", _CACHE)
+# The IR verifier runs after tracing and after every graph pass, in every test.
+os.environ.setdefault("JITAIC_CHECKS", "1")
 
 from helpers import seed_of  # noqa: E402
 
