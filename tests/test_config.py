@@ -7,6 +7,10 @@ import pytest
 
 from jitaic import config
 
+# The reference interpreter runs these tests, numba a fixed sample of them and
+# those marked numba (conftest.py: the test pyramid).
+TIER = "reference"
+
 README = os.path.join(os.path.dirname(__file__), os.pardir, "README.md")
 
 

@@ -18,6 +18,10 @@ from jitaic.ir.printer import format_graph
 from jitaic.ir.types import TensorType
 from jitaic.ir.verifier import VerificationError, verify
 
+# The reference interpreter runs these tests, numba a fixed sample of them and
+# those marked numba (conftest.py: the test pyramid).
+TIER = "reference"
+
 F64_34 = TensorType((3, 4), np.float64)
 
 

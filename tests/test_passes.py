@@ -44,6 +44,10 @@ from jitaic.passes.pipeline import MAX_ROUNDS, PASS_SECONDS, PIPELINE, optimize
 from jitaic.passes.simplify import REASSOCIATION_RULES, RULES, simplify
 from jitaic.tracer.trace import trace
 
+# The reference interpreter runs these tests, numba a fixed sample of them and
+# those marked numba (conftest.py: the test pyramid).
+TIER = "reference"
+
 FLOATS = (np.float64, np.float32)
 INTS = (np.int32, np.int64)
 SHAPE = (4, 6)
@@ -501,8 +505,6 @@ def test_every_rule_states_before_and_after() -> None:
             assert "->" in (r.fn.__doc__ or ""), f"{r.name}: docstring 'before -> after'"
 
 
-# The interpreter casts float64 intermediates of float32 ops outside its errstate.
-@pytest.mark.filterwarnings("ignore:overflow encountered in cast:RuntimeWarning")
 @pytest.mark.parametrize("rule_name,case", CASES)
 def test_rule_is_sound(rule_name: str, case: Case, rng) -> None:
     for dtype in case.dtypes:

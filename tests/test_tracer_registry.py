@@ -7,6 +7,10 @@ from jitaic.tracer import numpy as tnp
 from jitaic.tracer.core import Tracer
 from jitaic.tracer.numpy import registry
 
+# The reference interpreter runs these tests, numba a fixed sample of them and
+# those marked numba (conftest.py: the test pyramid).
+TIER = "reference"
+
 
 def test_every_method_is_an_ndarray_method_installed_on_tracer():
     assert registry.METHODS, "no methods registered"

@@ -31,20 +31,23 @@ def evaluate_node(node: Node, inputs: list, env: dict[int, object] | None = None
         kwargs["regions"] = tuple(
             (lambda *a, r=r: _run_region(r, a, env or {})) for r in node.regions
         )
-    if node.op.ufunc is not None:  # compute in NumPy's loop dtypes (weak scalars)
-        from jitaic.ir.ops import ufunc_loop_dtypes
+    # Casts into the loop and result dtypes may overflow (a weak float64
+    # scalar into float32): silently, as inside NumPy's ufunc loops.
+    with np.errstate(all="ignore"):
+        if node.op.ufunc is not None:  # compute in NumPy's loop dtypes (weak scalars)
+            from jitaic.ir.ops import ufunc_loop_dtypes
 
-        loop = ufunc_loop_dtypes(node.op.ufunc, [v.type for v in node.inputs])
-        inputs = [np.asarray(x).astype(d, copy=False) for x, d in zip(inputs, loop, strict=False)]
-    try:
-        with np.errstate(all="ignore"):
+            loop = ufunc_loop_dtypes(node.op.ufunc, [v.type for v in node.inputs])
+            inputs = [np.asarray(x).astype(d, copy=False)
+                      for x, d in zip(inputs, loop, strict=False)]
+        try:
             result = node.op.reference(*inputs, **kwargs)
-    except Exception as exc:
-        where = f" at {node.loc}" if node.loc else ""
-        raise type(exc)(f"{exc}\n  while executing {node.op.name}{where}") from exc
-    results = list(result) if isinstance(result, (list, tuple)) else [result]
-    return [np.asarray(r).astype(v.dtype, copy=False) for r, v in
-            zip(results, node.outputs, strict=True)]
+        except Exception as exc:
+            where = f" at {node.loc}" if node.loc else ""
+            raise type(exc)(f"{exc}\n  while executing {node.op.name}{where}") from exc
+        results = list(result) if isinstance(result, (list, tuple)) else [result]
+        return [np.asarray(r).astype(v.dtype, copy=False) for r, v in
+                zip(results, node.outputs, strict=True)]
 
 
 def evaluate(graph: Graph, *args: object) -> tuple[list[np.ndarray], dict[int, np.ndarray]]:
