@@ -11,11 +11,14 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import os
+import queue
 import threading
 import time
 import warnings
 from collections import namedtuple
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, wait
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -50,6 +53,9 @@ log = logging.getLogger("jitaic")
 # misses = compiled + loaded (from the disk cache) + traced only (reference backend)
 CacheInfo = namedtuple("CacheInfo", "hits misses entries compile_seconds compiled loaded")
 MODES = ("auto", "trace", "ast")
+COMPILE_MODES = ("sync", "background")
+# What a background compile is guessed to take at least (numba: 0.3-2 s).
+BACKGROUND_GUESS_S = 0.5
 
 # In auto mode a trace that records more nodes than this is redone with the
 # AST frontend (Python loops over ranges or rows unroll while tracing: 10 000
@@ -83,6 +89,9 @@ class Specialization:
     _promote_at: int | None = field(default=None, repr=False)  # hits that make it hot
     _converters: list[Callable] = field(default_factory=list, repr=False)
     _seen_hits: int = field(default=0, repr=False)  # hits at the last eviction pass
+    _pending: Future | None = field(default=None, repr=False)  # a background compile
+    _pending_since: float = field(default=0.0, repr=False)
+    _meanwhile_seconds: float = field(default=0.0, repr=False)  # the last call meanwhile
 
     @property
     def hot(self) -> bool:
@@ -123,6 +132,25 @@ class Specialization:
         is_array = [isinstance(x, np.ndarray) for x in leaves]
         self.compiled = compile_graph(self.graph, is_array, leaves, self.parallel)
 
+    def compile_in_background(self, leaves: Sequence[object]) -> None:
+        """Start compiling on the compiler thread. The leaves' types and
+        layouts are all it reads, so the caller may go on using them."""
+        self._pending_since = time.perf_counter()
+        self._pending = _compiler().submit(self.compile, list(leaves))
+
+    def worth_waiting(self) -> bool:
+        """Whether to wait for the compile rather than run the function itself
+        again: when one such call takes a quarter of what the compile may still
+        take (guessed as long as it has run, and at least BACKGROUND_GUESS_S).
+        A Python-heavy call also slows the compile down (they share the GIL)."""
+        remaining = max(time.perf_counter() - self._pending_since, BACKGROUND_GUESS_S)
+        return self._meanwhile_seconds >= 0.25 * remaining
+
+    @property
+    def pending(self) -> bool:
+        """Compiling in the background, or failed there (``finish`` raises then)."""
+        return self._pending is not None
+
     @property
     def entry_result_kind(self) -> type | None:
         """What the result is made of when it is the entry's first output alone:
@@ -147,16 +175,69 @@ class Specialization:
 
     def run(self, leaves: Sequence[object]) -> object:
         if config.get("backend") == "reference":
-            raw, updates = evaluate(self.graph, *leaves)
-            for index, value in updates.items():
-                leaves[index][...] = value
-        else:
-            if self.compiled is None:  # traced under the reference backend
-                self.compile(leaves)
-            raw = self.compiled(*leaves)
+            return self.interpret(leaves)
+        if self.compiled is None:  # traced under the reference backend
+            self.compile(leaves)
+        return self._converted(self.compiled(*leaves), leaves)
+
+    def interpret(self, leaves: Sequence[object]) -> object:
+        """Run the graph with the NumPy reference interpreter."""
+        raw, updates = evaluate(self.graph, *leaves)
+        for index, value in updates.items():
+            leaves[index][...] = value
+        return self._converted(raw, leaves)
+
+    def _converted(self, raw: object, leaves: Sequence[object]) -> object:
         if self.traced.out_tree == LEAF:
             return self._converters[0](raw, leaves)
         return unflatten(self.traced.out_tree, [c(raw, leaves) for c in self._converters])
+
+
+class _CompilerThread:
+    """One daemon thread that compiles in the background, a job at a time
+    (numba holds a global compiler lock anyway). Daemon: a script that ends
+    does not wait for a compile nobody will use (the disk cache's writes are
+    atomic, so one cut short leaves nothing behind)."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        threading.Thread(target=self._work, name="jitaic-compiler", daemon=True).start()
+
+    def submit(self, fn: Callable, *args: object) -> Future:
+        future: Future = Future()
+        self._jobs.put((future, fn, args))
+        return future
+
+    def _work(self) -> None:
+        while True:
+            future, fn, args = self._jobs.get()
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(fn(*args))
+            except BaseException as exc:  # handed to the caller on its next call
+                future.set_exception(exc)
+
+
+_compiler_thread: _CompilerThread | None = None
+_compiler_lock = threading.Lock()
+
+
+def _compiler() -> _CompilerThread:
+    global _compiler_thread
+    with _compiler_lock:
+        if _compiler_thread is None:
+            _compiler_thread = _CompilerThread()
+        return _compiler_thread
+
+
+def _forget_compiler_thread() -> None:
+    global _compiler_thread
+    _compiler_thread = None  # a forked child has no such thread
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_compiler_thread)
 
 
 def _output_converters(traced: Traced) -> list[Callable]:
@@ -209,9 +290,13 @@ class JitFunction:
     """A function compiled per argument shapes, dtypes, layouts and static values."""
 
     def __init__(self, fn: Callable, mode: str = "auto", static_argnums=(),
-                 static_argnames=(), parallel: bool = True) -> None:
+                 static_argnames=(), parallel: bool = True, compile: str | None = None
+                 ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        if compile not in (None, *COMPILE_MODES):
+            raise ValueError(f"compile must be one of {COMPILE_MODES}, got {compile!r}")
+        self._compile_mode = compile  # None: the compile knob's value when compiling
         functools.update_wrapper(self, fn)
         self._fn = fn
         self._mode = mode
@@ -271,6 +356,11 @@ class JitFunction:
             spec = self._specialize(key, args, kwargs, static, leaves)
         else:
             spec._hits += 1
+        if spec.pending and not self._finish_background(spec):
+            if not spec.worth_waiting():
+                return self._run_meanwhile(spec, args, kwargs, leaves)
+            wait([spec._pending])
+            self._finish_background(spec)
         if _writes_shared_memory(spec, leaves):
             log.info("%s: arguments share memory with one it writes; running it with "
                      "NumPy for this call", self.__qualname__)
@@ -278,6 +368,39 @@ class JitFunction:
         if self._remember_fast(args, kwargs, leaves, spec) and spec._hits == spec._promote_at:
             self._promote(spec, args)
         return spec.run(leaves)
+
+    def _finish_background(self, spec: Specialization) -> bool:
+        """Whether the background compile of ``spec`` is done; a compile that
+        failed raises its error here, on every call."""
+        with self._lock:
+            pending = spec._pending
+            if pending is None:
+                return True
+            if not pending.done():
+                return False
+            pending.result()
+            spec._pending = None
+            self._count_compile(spec)
+        return True
+
+    def _run_meanwhile(self, spec: Specialization, args: tuple, kwargs: dict,
+                       leaves: list) -> object:
+        """A call while its specialisation compiles: the user's own function
+        (NumPy's semantics, mutation included), or for transformed functions
+        (gradients), which mean nothing as plain Python, the reference
+        interpreter over the graph."""
+        start = time.perf_counter()
+        try:
+            if getattr(self._fn, "traced_only", False):
+                return spec.interpret(leaves)
+            return self._fn(*args, **kwargs)
+        finally:
+            spec._meanwhile_seconds = time.perf_counter() - start
+
+    def _count_compile(self, spec: Specialization) -> None:
+        self._loaded += spec.from_disk
+        self._compiled += not spec.from_disk
+        _log_compile(self.__qualname__, spec)
 
     def _remember_fast(self, args, kwargs, leaves, spec: Specialization) -> bool:
         eligible = (self._fast_ok and not kwargs and spec.compiled is not None
@@ -416,15 +539,19 @@ class JitFunction:
                                   pass_log=pass_log)
             spec._converters = _output_converters(traced)
             spec.fn = self._fn
-            if config.get("backend") != "reference":
+            background = ((self._compile_mode or config.get("compile")) == "background"
+                          and not _has_scalar_loop(traced.graph))
+            if config.get("backend") == "reference":
+                _log_compile(self.__qualname__, spec)
+            elif background:
+                spec.compile_in_background(leaves)
+            else:
                 spec.compile(leaves)
-                self._loaded += spec.from_disk
-                self._compiled += not spec.from_disk
+                self._count_compile(spec)
             self._make_room()
             self._warn_if_recompiling(spec, len(args))
             self._cache[key] = spec
             self._order.append(spec)
-            _log_compile(self.__qualname__, spec)
             return spec
 
     def _make_room(self) -> None:
@@ -522,6 +649,9 @@ class JitFunction:
         args, kwargs, static = self._bind(args, kwargs)
         key, leaves = self._key(args, kwargs, static)
         spec = self._cache.get(key) or self._specialize(key, args, kwargs, static, leaves)
+        if spec.pending:
+            wait([spec._pending])
+            self._finish_background(spec)
         if spec.compiled is None and config.get("backend") != "reference":
             spec.compile(leaves)  # traced earlier under the reference backend
         return Lowered(spec)
@@ -634,6 +764,20 @@ def _fast_key(a: object) -> tuple:
             flags.writeable)
 
 
+def _has_scalar_loop(graph: Graph) -> bool:
+    """Whether the function loops over scalars (``for i in range(n): s += x[i]``):
+    its Python version then runs at interpreter speed, and running it while the
+    compile goes on would make the first calls slower than waiting (they also
+    share the GIL with the compiler). Loops over arrays run at NumPy's speed."""
+    for node in graph.walk():
+        if node.op.name in ("while_loop", "for_loop"):
+            body = [n for region in node.regions for n in region.walk()
+                    if n.op.name != "constant"]
+            if body and all(v.type.ndim == 0 for n in body for v in n.outputs):
+                return True
+    return False
+
+
 def _writes_shared_memory(spec: Specialization, leaves: Sequence[object]) -> bool:
     """Whether the function writes an array argument whose memory another
     argument (not the same object: those are one buffer in the graph) may also
@@ -681,7 +825,8 @@ def _hashable(value: object) -> object:
 
 
 def jit(fn: Callable | None = None, *, mode: str = "auto", static_argnums=(),
-        static_argnames=(), parallel: bool = True) -> JitFunction | Callable:
+        static_argnames=(), parallel: bool = True, compile: str | None = None
+        ) -> JitFunction | Callable:
     """Compile ``fn`` per argument shapes and dtypes; usable bare or with options.
 
     With ``parallel`` (the default) the outer loop of a loop nest touching at
@@ -690,8 +835,18 @@ def jit(fn: Callable | None = None, *, mode: str = "auto", static_argnums=(),
     result: a parallel loop never splits a reduction's accumulation (rows are
     independent), so results equal the serial ones bit for bit.
     ``parallel=False`` keeps every loop serial.
+
+    ``compile="background"``: a new specialisation is traced at once (errors
+    such as UnsupportedError surface on the first call) and compiled on a
+    worker thread; until its code is ready, calls run ``fn`` itself on their
+    arguments (a gradient runs the reference interpreter over its graph),
+    unless a call takes long enough that waiting for the compile is cheaper.
+    A compile that fails raises on the next call. Functions that loop over
+    scalars compile before their first call returns, as with ``"sync"``:
+    their Python version is slow. The default is the ``JITAIC_COMPILE`` knob's.
     """
     if fn is None:
         return functools.partial(jit, mode=mode, static_argnums=static_argnums,
-                                 static_argnames=static_argnames, parallel=parallel)
-    return JitFunction(fn, mode, static_argnums, static_argnames, parallel)
+                                 static_argnames=static_argnames, parallel=parallel,
+                                 compile=compile)
+    return JitFunction(fn, mode, static_argnums, static_argnames, parallel, compile)

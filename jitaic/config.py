@@ -62,6 +62,10 @@ KNOBS: dict[str, Knob] = {
                     "'all'"),
     "backend": Knob("JITAIC_BACKEND", "numba", str,
                     "'numba', or 'reference' to run the NumPy reference interpreter"),
+    "compile": Knob("JITAIC_COMPILE", "sync", str,
+                    "'sync' or 'background': the default of jit(compile=...); background "
+                    "runs the Python function while a new specialisation compiles on a "
+                    "worker thread"),
     "disable_jit": Knob("JITAIC_DISABLE_JIT", False, lambda s: s not in ("", "0"),
                         "call the Python function unchanged"),
     "checks": Knob("JITAIC_CHECKS", False, lambda s: s not in ("", "0"),

@@ -161,6 +161,8 @@ def value_and_grad_traced(fn: Callable, argnums, has_aux: bool, args: tuple,
 class _Transformed:
     """A transformed function: traced inline inside jit, compiled and cached outside."""
 
+    traced_only = True  # means nothing run as plain Python (jit's background compile)
+
     def __init__(self, fn: Callable, traced: Callable) -> None:
         functools.update_wrapper(self, fn)
         self._traced = traced
@@ -176,6 +178,7 @@ class _Transformed:
                 return self._traced(*args, **kwargs)
 
             compiled.__name__ = getattr(self, "__name__", "grad")
+            compiled.traced_only = True
             self._compiled = jit(compiled)
         return self._compiled(*args, **kwargs)
 
