@@ -35,16 +35,26 @@ def _plain_cast(expr: str, src, dst) -> str:
     return f"({expr} != 0)" if dst == np.bool_ else f"{np_type(dst)}({expr})"
 
 
+# The kernel modules that call the index check and the cast (each imported them).
+_KERNEL_MODULES = (kernels.scalar, kernels.loops, kernels.reductions, kernels.linalg,
+                   kernels.indexing)
+
+
 @contextmanager
 def unchecked():
     """Lower without index checks, Ctrl-C polls and NumPy's float->int casts."""
-    saved = kernels.check_index, kernels.cast, control_flow.POLL_TURNS
-    kernels.check_index = lambda *args: None
-    kernels.cast, control_flow.POLL_TURNS = _plain_cast, 0
+    saved = [(m, name, getattr(m, name)) for m in _KERNEL_MODULES
+             for name in ("check_index", "cast") if hasattr(m, name)]
+    saved_polls = control_flow.POLL_TURNS
+    for module, name, _ in saved:
+        setattr(module, name, (lambda *args: None) if name == "check_index" else _plain_cast)
+    control_flow.POLL_TURNS = 0
     try:
         yield
     finally:
-        kernels.check_index, kernels.cast, control_flow.POLL_TURNS = saved
+        for module, name, value in saved:
+            setattr(module, name, value)
+        control_flow.POLL_TURNS = saved_polls
 
 
 def scalar_while_sum(x, n):

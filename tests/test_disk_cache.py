@@ -373,3 +373,14 @@ def test_prune_spares_an_entry_another_process_is_writing(tmp_path) -> None:
         assert disk_cache.prune(root) == 0
     assert os.path.exists(_files(entry)["nbc"])
     assert disk_cache.prune(root) == 1 and os.listdir(entry) == ["lock"]
+
+
+def test_the_code_stamp_covers_every_module_of_the_code_generator() -> None:
+    """An edit to any lowering rule must retire the kernels compiled before it."""
+    names = {name for name, _ in disk_cache._stamped_files()}
+    assert {"compile.py", "codegen.py", "kernels/scalar.py", "kernels/indexing.py",
+            "kernels/__init__.py"} <= names
+    lower = os.path.dirname(disk_cache.__file__)
+    on_disk = {os.path.relpath(os.path.join(d, f), lower).replace(os.sep, "/")
+               for d, _, files in os.walk(lower) for f in files if f.endswith(".py")}
+    assert names == on_disk

@@ -65,13 +65,19 @@ class CacheWarning(UserWarning):
     """The disk cache was not used, or an entry of it was replaced."""
 
 
+def _stamped_files() -> list[tuple[str, pathlib.Path]]:
+    """The code generator's modules (kernels/ and any subpackage included),
+    by their path under jitaic/lower."""
+    lower = pathlib.Path(__file__).parent
+    return sorted((p.relative_to(lower).as_posix(), p) for p in lower.rglob("*.py"))
+
+
 @functools.cache
 def _code_stamp() -> str:
     """What compiled code depends on besides its own source."""
-    lower = pathlib.Path(__file__).parent
     digest = hashlib.sha256()
-    for path in sorted(lower.glob("*.py")):
-        digest.update(path.name.encode())
+    for name, path in _stamped_files():
+        digest.update(name.encode())
         digest.update(path.read_bytes())
     digest.update(repr(_versions()).encode())
     return digest.hexdigest()

@@ -1,0 +1,33 @@
+"""Lowering rules, one registry keyed by op, split by op family.
+
+    scalar       the expression of one element of each elementwise op
+    loops        the registry (LOWERINGS), run-time extents, loop nests
+    values       constants, filled arrays, tapes, run-time checks
+    reductions   reductions over monoids, arg-reductions, scans
+    sorting      argsort, select, searchsorted
+    linalg       matrix products and LAPACK
+    indexing     views, slices, stores, gather/scatter, masks, concatenation
+
+Importing the package imports every family, so every op is registered.
+"""
+
+from jitaic.lower.kernels import indexing, linalg, reductions, sorting, values  # noqa: F401
+from jitaic.lower.kernels.loops import (
+    LOWERINGS,
+    LoopNest,
+    check_extents,
+    check_index,
+    dims,
+    element_cost,
+    load,
+    lowering,
+    render,
+)
+from jitaic.lower.kernels.reductions import MONOIDS, emit_reduction
+from jitaic.lower.kernels.scalar import SCALAR_RULES, scalar_expression
+
+__all__ = [
+    "LOWERINGS", "MONOIDS", "SCALAR_RULES", "LoopNest", "check_extents", "check_index",
+    "dims", "element_cost", "emit_reduction", "load", "lowering", "render",
+    "scalar_expression",
+]

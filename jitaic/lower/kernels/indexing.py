@@ -1,0 +1,421 @@
+"""Shapes, views and indexing: reshape/transpose/broadcast as views, basic
+and run-time-bounded slices with their bounds checks, stores as explicit
+loops, gather/scatter, boolean masks, concatenation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from jitaic.ir import ops
+from jitaic.ir.graph import Node, Value
+from jitaic.ir.ops import slice_shape
+from jitaic.lower.codegen import Emitter, Extent, cast, empty, index_text, np_type, shape_text
+from jitaic.lower.kernels.loops import (
+    LoopNest,
+    check_extents,
+    check_index,
+    dims,
+    extent,
+    load,
+    lowering,
+)
+from jitaic.lower.kernels.scalar import SCALAR_RULES
+
+
+@lowering(ops.reshape)
+def _reshape(em: Emitter, node: Node) -> None:
+    (x,) = node.inputs
+    out = node.output
+    if out.type.ndim == 0:  # size-1 array -> scalar
+        em.line(f"{em.define(out)} = {em(x)}[{', '.join(['0'] * x.type.ndim) or '()'}]")
+    elif x.type.ndim == 0:
+        em.line(f"{em.define(out)} = np.full({out.shape}, {em(x)}, {np_type(out.dtype)})")
+    else:
+        moved = node.attrs.get("from_axes") or (None,) * out.type.ndim  # run-time extents
+        shape = tuple(d if d is not None else extent(em, x, moved[k])
+                      for k, d in enumerate(out.shape))
+        source = em(x) if em.layout(x) == "C" else f"np.ascontiguousarray({em(x)})"
+        em.line(f"{em.define(out)} = {source}.reshape({shape_text(shape)})")
+
+
+@lowering(ops.transpose)
+def _transpose(em: Emitter, node: Node) -> None:
+    (x,) = node.inputs
+    perm = node.attrs["perm"]
+    flipped = {"C": "F", "F": "C"}.get(em.layout(x), "A")
+    layout = flipped if list(perm) == list(range(x.type.ndim))[::-1] else "A"
+    if x.type.ndim <= 1:
+        em.alias(node.output, em(x), em.layout(x))
+        return
+    # numba types np.transpose(x, perm) as layout "A", which sends np.dot down
+    # a copying slow path (4x on a matrix-vector product); x.T keeps C <-> F.
+    view = f"{em(x)}.T" if layout != "A" else f"np.transpose({em(x)}, {perm})"
+    em.line(f"{em.define(node.output, layout=layout)} = {view}")
+
+
+@lowering(ops.broadcast_to)
+def _broadcast_to(em: Emitter, node: Node) -> None:
+    (x,) = node.inputs
+    out = node.output
+    if x.type.ndim == 0:
+        em.line(f"{em.define(out)} = np.full({out.shape}, {em(x)}, {np_type(out.dtype)})")
+    else:
+        em.line(f"{em.define(out, layout='A')} = np.broadcast_to({em(x)}, {out.shape})")
+
+
+# A broadcast scalar joins the kernels that read it (they read the scalar)
+# instead of becoming an np.full array; see fusion._fusible.
+SCALAR_RULES[ops.broadcast_to] = lambda a, dt, node: a[0]
+
+
+def _view_layout(em: Emitter, x: Value, index: tuple) -> str:
+    """C-contiguous views: leading ints then at most one unit-step slice."""
+    if em.layout(x) != "C":
+        return "A"
+    rest = [e for e in index if not isinstance(e, int)]
+    leading = all(isinstance(e, int) for e in index[: len(index) - len(rest)])
+    return "C" if leading and (not rest or (len(rest) == 1 and isinstance(index[-1], tuple)
+                                            and index[-1][2] == 1)) else "A"
+
+
+@lowering(ops.getitem)
+def _getitem(em: Emitter, node: Node) -> None:
+    (x,) = node.inputs
+    index = node.attrs["index"]
+    out = node.output
+    if not index:
+        em.alias(out, em(x), em.layout(x))
+        return
+    layout = _view_layout(em, x, index)
+    em.line(f"{em.define(out, layout=layout)} = {em(x)}[{index_text(index)}]")
+
+
+def _store_loop(em: Emitter, name: str, x: Value, index: tuple, v: Value,
+                target: tuple[Extent, ...] | None = None) -> None:
+    """``name[index] = v`` as explicit loops over the ``target`` region's shape
+    (numba compiles its generic slice assignment about ten times slower); ints
+    and slice starts in ``index`` may be names of run-time values."""
+    target = slice_shape(x.shape, index) if target is None else target
+    if v.type.ndim and (v is x or v.producer is None or ops.VIEW in v.producer.op.traits):
+        # the value may be a view of the target's own memory (x[::-1] = x):
+        # NumPy copies overlapping sources first, and so must we
+        source = em.fresh("source")
+        em.line(f"{source} = {em(v)}.copy()")
+    else:
+        source = None
+    check_extents(em, v, target, "assignment")
+    loop_vars = tuple(em.fresh(f"i{d}") for d in range(len(target)))
+    it = iter(loop_vars)
+    subscript = [f"{e[0]} + {e[2]} * {next(it)}" if isinstance(e, tuple) else str(e)
+                 for e in index]
+    subscript += list(it)  # trailing dimensions the index leaves whole
+    with em.loops(list(zip(loop_vars, target, strict=True))):
+        em.line(f"{name}[{', '.join(subscript) or '()'}] = "
+                f"{load(em, v, LoopNest(target, loop_vars), source)}")
+
+
+@lowering(ops.setitem)
+def _setitem(em: Emitter, node: Node) -> None:
+    x, v = node.inputs
+    index = node.attrs["index"]
+    out = node.output
+    if x.type.ndim == 0:
+        em.line(f"{em.define(out)} = {cast(em(v), v.dtype, out.dtype)}")
+        return
+    name = em.define(out)
+    if em.can_overwrite(x, node):
+        em.line(f"{name} = {em(x)}")
+    else:
+        em.line(f"{name} = {em(x)}.copy()")
+    _store_loop(em, name, x, index, v)
+
+
+def _index_dims(em: Emitter, indices: Sequence[Value]) -> tuple[Extent, ...]:
+    """The broadcast shape of the index arrays, run-time extents included."""
+    shape = ops.broadcast_shapes(*(v.shape for v in indices))
+    extents = []
+    for k, d in enumerate(shape):
+        back = len(shape) - k
+        sources = [v for v in indices if v.type.ndim >= back and
+                   v.shape[v.type.ndim - back] != 1]
+        extents.append(d if d is not None or not sources else
+                       extent(em, sources[0], sources[0].type.ndim - back))
+    return tuple(extents)
+
+
+def _gathered_shape(em: Emitter, node: Node, x: Value,
+                    indices: Sequence[Value]) -> tuple[Extent, ...]:
+    """The gathered region's extents, after run-time checks that the index
+    arrays' run-time lengths agree (once, before the element loops)."""
+    index_dims = _index_dims(em, indices)
+    for v in indices:
+        check_extents(em, v, index_dims, "integer-array index")
+    return ops.gather_shape(dims(em, x), index_dims, node.attrs["axes"], node.attrs["front"])
+
+
+def _gathered_element(em: Emitter, node: Node, array: str, x: Value,
+                      indices: Sequence[Value], out_index: Sequence[str]) -> str:
+    """``array[...]`` (``x``'s buffer) at one element of the gathered shape: index
+    arrays are read at their broadcast position, wrapped when negative and
+    bounds-checked."""
+    axes, front = node.attrs["axes"], node.attrs["front"]
+    b_shape = _index_dims(em, indices)
+    b_start = 0 if front else axes[0]
+    b_vars = out_index[b_start:b_start + len(b_shape)]
+    others = iter(v for k, v in enumerate(out_index)
+                  if not b_start <= k < b_start + len(b_shape))
+    b_nest = LoopNest(b_shape, tuple(b_vars))
+    subscript = []
+    for axis in range(x.type.ndim):
+        if axis not in axes:
+            subscript.append(next(others))
+            continue
+        n = extent(em, x, axis)
+        j = em.fresh("j")
+        em.line(f"{j} = np.int64({load(em, indices[axes.index(axis)], b_nest)})")
+        check_index(em, j, n, axis, node.loc)
+        with em.block(f"if {j} < 0:"):
+            em.line(f"{j} += {n}")
+        subscript.append(j)
+    return f"{array}[{', '.join(subscript)}]"
+
+
+@lowering(ops.gather)
+def _gather(em: Emitter, node: Node) -> None:
+    x, *indices = node.inputs
+    out = node.output
+    index = tuple(em.fresh(f"i{d}") for d in range(out.type.ndim))
+    if out.type.ndim == 0:
+        em.line(f"{em.define(out)} = {_gathered_element(em, node, em(x), x, indices, ())}")
+        return
+    shape = _gathered_shape(em, node, x, indices)
+    name = em.define(out)
+    em.line(f"{name} = {empty(shape, out.dtype)}")
+    with em.loops(list(zip(index, shape, strict=True))):
+        em.line(f"{name}[{', '.join(index)}] = "
+                f"{_gathered_element(em, node, em(x), x, indices, index)}")
+
+
+@lowering(ops.scatter)
+def _scatter(em: Emitter, node: Node) -> None:
+    x, v, *indices = node.inputs
+    target = _gathered_shape(em, node, x, indices)
+    check_extents(em, v, target, "integer-array assignment")
+    name = em.define(node.output)
+    em.line(f"{name} = {em(x)}" if em.can_overwrite(x, node) else f"{name} = {em(x)}.copy()")
+    index = tuple(em.fresh(f"i{d}") for d in range(len(target)))
+    # Sequential on purpose: repeated indices must add up (or the last one win).
+    with em.loops(list(zip(index, target, strict=True))):
+        element = _gathered_element(em, node, name, x, indices, index)
+        op = "+=" if node.attrs["accumulate"] else "="
+        em.line(f"{element} {op} {load(em, v, LoopNest(target, index))}")
+
+
+def _count_true(em: Emitter, mask: Value, shape: tuple[Extent, ...]) -> str:
+    index = tuple(em.fresh(f"m{d}") for d in range(mask.type.ndim))
+    count = em.fresh("count")
+    em.line(f"{count} = 0")
+    with em.loops(list(zip(index, shape, strict=True))):
+        em.line(f"{count} += np.int64({load(em, mask, LoopNest(shape, index))})")
+    return count
+
+
+# A mask with fewer true entries than 1 in SPARSE_MASK is walked a uint64 word
+# (8 entries) at a time, skipping zero words: 4x faster at 1 in 1000 than an
+# entry at a time, slower from about 1 in 25 on.
+SPARSE_MASK = 32
+
+
+def _each_true(em: Emitter, mask: Value, shape: tuple[Extent, ...], row: str,
+               count: str | None = None):
+    """Loops over the mask's true entries in order (C order, as NumPy): yields
+    the entry's index names; ``row`` counts the entries seen before it. Given
+    the ``count`` of true entries, a sparse 1-D mask in memory skips its
+    false entries 8 at a time (the caller's body is emitted for each loop)."""
+    index = tuple(em.fresh(f"m{d}") for d in range(mask.type.ndim))
+    em.line(f"{row} = 0")
+    if count is None or mask.type.ndim != 1 or not em.has(mask) or em.layout(mask) != "C":
+        yield from _each_true_entry(em, mask, shape, row, index)
+        return
+    (m,), words, w = index, em.fresh("words"), em.fresh("w")
+    with em.block(f"if {count} * {SPARSE_MASK} < {shape[0]}:"):
+        em.line(f"{words} = rt.mask_words({em(mask)})")
+        with em.block(f"for {w} in range({words}.shape[0]):"):
+            with em.block(f"if {words}[{w}] != 0:"):
+                with em.block(f"for {m} in range({w} * 8, {w} * 8 + 8):"):
+                    yield from _if_true(em, mask, shape, row, index)
+        with em.block(f"for {m} in range({words}.shape[0] * 8, {shape[0]}):"):
+            yield from _if_true(em, mask, shape, row, index)
+    with em.block("else:"):
+        yield from _each_true_entry(em, mask, shape, row, index)
+
+
+def _each_true_entry(em: Emitter, mask: Value, shape: tuple[Extent, ...], row: str,
+                     index: tuple[str, ...]):
+    with em.loops(list(zip(index, shape, strict=True))):
+        yield from _if_true(em, mask, shape, row, index)
+
+
+def _if_true(em: Emitter, mask: Value, shape: tuple[Extent, ...], row: str,
+             index: tuple[str, ...]):
+    with em.block(f"if {load(em, mask, LoopNest(shape, index))}:"):
+        yield index
+        em.line(f"{row} += 1")
+
+
+@lowering(ops.compress)
+def _compress(em: Emitter, node: Node) -> None:
+    x, mask = node.inputs
+    shape = dims(em, x)
+    check_extents(em, mask, shape[:mask.type.ndim], "boolean index")
+    rest = shape[mask.type.ndim:]
+    count = _count_true(em, mask, shape[:mask.type.ndim])
+    name = em.define(node.output)
+    em.line(f"{name} = {empty((count, *rest), x.dtype)}")
+    row, inner = em.fresh("row"), tuple(em.fresh(f"r{d}") for d in range(len(rest)))
+    for index in _each_true(em, mask, shape[:mask.type.ndim], row, count):
+        with em.loops(list(zip(inner, rest, strict=True))):
+            element = load(em, x, LoopNest(shape, (*index, *inner)))
+            em.line(f"{name}[{', '.join((row, *inner))}] = {element}")
+
+
+@lowering(ops.mask_scatter)
+def _mask_scatter(em: Emitter, node: Node) -> None:
+    x, v, mask = node.inputs
+    shape = dims(em, x)
+    check_extents(em, mask, shape[:mask.type.ndim], "boolean index")
+    rest = shape[mask.type.ndim:]
+    name = em.define(node.output)
+    em.line(f"{name} = {em(x)}" if em.can_overwrite(x, node) else f"{name} = {em(x)}.copy()")
+    source = em(v)
+    if v.type.ndim > len(rest) and v.shape[0] != 1:  # one row of v per true entry
+        count = _count_true(em, mask, shape[:mask.type.ndim])
+        with em.block(f"if {count} != {extent(em, v, 0)}:"):
+            em.line(f"raise rt.MaskAssignCount({extent(em, v, 0)}, {count})")
+        if v.producer is None or ops.VIEW in v.producer.op.traits:  # may share x's memory
+            source = em.fresh("source")
+            em.line(f"{source} = {em(v)}.copy()")
+    row, inner = em.fresh("row"), tuple(em.fresh(f"r{d}") for d in range(len(rest)))
+    for index in _each_true(em, mask, shape[:mask.type.ndim], row):
+        with em.loops(list(zip(inner, rest, strict=True))):
+            element = load(em, v, LoopNest(("?", *rest), (row, *inner)), source)
+            em.line(f"{name}[{', '.join((*index, *inner))}] = {element}")
+
+
+@lowering(ops.concatenate)
+def _concatenate(em: Emitter, node: Node) -> None:
+    out, axis = node.output, node.attrs["axis"]
+    name = em.define(out)
+    em.line(f"{name} = {empty(out.shape, out.dtype)}")
+    start = 0
+    for v in node.inputs:
+        stop = start + v.shape[axis]
+        index = [(0, d, 1) for d in out.shape[:axis]] + [(start, stop, 1)]
+        source = em(v) if v.dtype == out.dtype else f"{em(v)}.astype({np_type(out.dtype)})"
+        em.line(f"{name}[{index_text(tuple(index))}] = {source}")
+        start = stop
+
+
+def _dynamic_entries(em: Emitter, x: Value, index: tuple, dyn: Sequence[Value],
+                     loc: object = None, counts: dict[int, str] | None = None,
+                     check: bool = True) -> tuple:
+    """The index template with run-time names filled in; a dynamic slice becomes
+    (start name, stop text, step) after a check that it fits the axis. A RANGE
+    becomes a slice numba resolves (a view), or, given ``counts``, its first
+    index and length (Python's rules, through rt.slice_range): a store region."""
+    names = iter(em(v) for v in dyn)
+    out = []
+    for dim, e in enumerate(index):
+        if e == ops.DYNAMIC:
+            out.append(next(names))
+            if check:
+                check_index(em, out[-1], extent(em, x, dim), dim, loc)
+        elif ops.is_dynamic_slice(e):
+            _, length, step = e
+            start, n = next(names), extent(em, x, dim)
+            if length and check:
+                with em.block(f"if {start} < 0 or {start} + {ops.slice_span(length, step)}"
+                              f" > {n}:"):
+                    where = f" at {loc}" if loc else ""
+                    em.line(f"raise rt.SliceOutside({length}, {dim}, {n}, {where!r})")
+            out.append((start, f"{start} + {length * step}", step))
+        elif ops.is_range(e):
+            _, start, stop, step = e
+            start = next(names) if start == ops.DYNAMIC else start
+            stop = next(names) if stop == ops.DYNAMIC else stop
+            if counts is None:
+                out.append(("" if start is None else start, stop, step))
+                continue
+            size = extent(em, x, dim)
+            if start is None:
+                start = 0 if step > 0 else f"{size} - 1"
+            if stop is None:
+                stop = size if step > 0 else f"-{size} - 1"
+            first, count = em.fresh("first"), em.fresh("count")
+            em.line(f"{first}, {count} = rt.slice_range({start}, {stop}, {step}, {size})")
+            counts[dim] = count
+            out.append((first, None, step))
+        else:
+            out.append(e)
+    return tuple(out)
+
+
+def _region_dims(em: Emitter, x: Value, index: tuple, counts: dict[int, str]) -> tuple:
+    """The extents of the region ``x[index]`` (index from _dynamic_entries)."""
+    static = slice_shape(x.shape, index)
+    it = iter(static)
+    region = []
+    for dim, e in enumerate(index):
+        if isinstance(e, tuple):
+            n = next(it)
+            region.append(counts[dim] if ops.is_range(e) else n)
+    region += [extent(em, x, d) for d in range(len(index), x.type.ndim)]
+    return tuple(region)
+
+
+@lowering(ops.dyn_getitem)
+def _dyn_getitem(em: Emitter, node: Node) -> None:
+    x, *dyn = node.inputs
+    out = node.output
+    index = node.attrs["index"]
+    subscript = index_text(_dynamic_entries(em, x, index, dyn, node.loc))
+    em.line(f"{em.define(out, layout='A')} = {em(x)}[{subscript}]")
+    if out.type.ndim:
+        em.view_starts[id(out)] = _normalised_starts(em, x, index, dyn)
+
+
+def _normalised_starts(em: Emitter, x: Value, index: tuple, dyn: Sequence[Value]) -> tuple:
+    """The view's index with each run-time entry as a non-negative first index,
+    so kernels can read the viewed array itself (``x[i, first + j]``): LLVM
+    vectorises loads from a contiguous base, not through a strided view. The
+    ``max(..., 0)`` is a no-op for valid indices that tells LLVM the index is
+    non-negative (numba would otherwise check for wraparound on every load)."""
+    counts: dict[int, str] = {}
+    entries = _dynamic_entries(em, x, index, dyn, None, counts, check=False)
+    out = []
+    for dim, (template, entry) in enumerate(zip(index, entries, strict=True)):
+        if template == ops.DYNAMIC:
+            first = em.fresh("row")
+            em.line(f"{first} = max({entry} + {extent(em, x, dim)} if {entry} < 0 "
+                    f"else {entry}, 0)")
+            out.append(first)
+        elif isinstance(template, tuple) and isinstance(entry[0], str):
+            first = em.fresh("first") if ops.is_dynamic_slice(template) else entry[0]
+            em.line(f"{first} = max({entry[0]}, 0)")
+            out.append((first, None, entry[2]))
+        else:
+            out.append(entry)
+    return tuple(out)
+
+
+@lowering(ops.dyn_setitem)
+def _dyn_setitem(em: Emitter, node: Node) -> None:
+    x, v, *dyn = node.inputs
+    index = node.attrs["index"]
+    counts: dict[int, str] = {}
+    entries = _dynamic_entries(em, x, index, dyn, node.loc, counts)
+    region = _region_dims(em, x, index, counts)
+    name = em.define(node.output)
+    em.line(f"{name} = {em(x)}" if em.can_overwrite(x, node) else f"{name} = {em(x)}.copy()")
+    _store_loop(em, name, x, entries, v, region)

@@ -1,0 +1,194 @@
+"""The lowering registry, run-time extents and loop nests.
+
+``LOWERINGS`` maps each op to a function writing its statements into the
+Emitter. Elementwise ops (those with a scalar rule) lower to a ``LoopNest``:
+an iteration space, loads with broadcasting, scalar statements and stores;
+fusion grows one LoopNest over many elementwise nodes. Extents of
+dimensions known only at run time are read off arrays that exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from jitaic.errors import CompileError, at
+from jitaic.ir import ops
+from jitaic.ir.graph import Node, Value
+from jitaic.ir.ops import Op
+from jitaic.lower.codegen import Emitter, Extent, empty, known_size
+from jitaic.lower.kernels.scalar import SCALAR_RULES, scalar_expression
+
+
+def extent(em: Emitter, v: Value, axis: int) -> Extent:
+    """Axis ``axis`` of ``v``: its static length, or source text for it."""
+    d = v.shape[axis]
+    if d is not None:
+        return d
+    if em.has(v) and v.type.ndim:
+        return f"{em(v)}.shape[{axis}]"
+    node = v.producer
+    if node is not None and node.op in SCALAR_RULES:  # elementwise: broadcast inputs
+        back = v.type.ndim - axis
+        for x in node.inputs:
+            if x.type.ndim >= back and x.shape[x.type.ndim - back] is None:
+                return extent(em, x, x.type.ndim - back)
+    raise CompileError(f"no run-time extent for axis {axis} of {v.type} made by "
+                       f"{node.op.name if node else 'a parameter'} (a jitaic bug)")
+
+
+def dims(em: Emitter, v: Value) -> tuple[Extent, ...]:
+    return tuple(extent(em, v, k) for k in range(v.type.ndim))
+
+
+def check_extents(em: Emitter, v: Value, domain: tuple[Extent, ...], what: str) -> None:
+    """Raise at run time where a run-time extent of ``v`` and the extent it is
+    broadcast against differ (NumPy's broadcasting error; jitaic does not
+    stretch a run-time extent that turns out to be 1)."""
+    offset = len(domain) - v.type.ndim
+    for k, d in enumerate(v.shape):
+        target = domain[offset + k]
+        if d == 1 or (d is not None and not isinstance(target, str)):
+            continue
+        mine = extent(em, v, k)
+        if str(mine) != str(target):
+            with em.block(f"if {mine} != {target}:"):
+                em.line(f"raise rt.LengthsDiffer({what!r}, {mine}, {target})")
+
+
+def check_index(em: Emitter, i: str, n: Extent, axis: int, loc: object) -> None:
+    """Raise NumPy's IndexError, naming the user's line, where the run-time
+    index ``i`` (negative ones count from the end) is outside an axis of ``n``."""
+    # -n <= i < n as one unsigned compare (a wrapped i + n is huge)
+    with em.block(f"if np.uint64({i} + {n}) >= np.uint64(2 * {n}):"):
+        em.line(f"raise rt.IndexOutOfBounds({i}, {axis}, {n}, {at(loc)!r})")
+
+
+@dataclass
+class LoopNest:
+    """A kernel: loops over ``domain`` running scalar statements, then stores.
+
+    ``loads`` maps an array name to its index expression in the nest; the
+    statements assign scalar temporaries; ``stores`` write named outputs.
+    """
+
+    domain: tuple[Extent, ...]
+    index: tuple[str, ...]
+    statements: list[str] = field(default_factory=list)
+    stores: list[tuple[str, str]] = field(default_factory=list)  # (array, scalar expr)
+    cost: int = 1  # of one element, in simple arithmetic ops (element_cost)
+    order: tuple[int, ...] | None = None  # the loops' axes, outermost first (None: 0, 1, ...)
+
+    def work(self) -> int | None:
+        """Elements times their cost (for the parallel threshold); None at run time."""
+        size = known_size(self.domain)
+        return None if size is None else size * self.cost
+
+
+# What one element of these ops costs next to a simple add or multiply (~0.3 ns
+# a lane here), measured in vectorised loops (vecmath) or libm calls. The
+# parallel threshold weighs a loop's elements by them: a tanh chain of 1e5
+# elements is 0.5 ms of work on one core, far above a thread launch.
+ELEMENT_COST = {ops.exp: 6, ops.expm1: 6, ops.log: 8, ops.log1p: 8, ops.tanh: 9,
+                ops.power: 25, ops.sin: 15, ops.cos: 15, ops.tan: 20, ops.arcsin: 15,
+                ops.arccos: 15, ops.arctan: 15, ops.arctan2: 20, ops.sinh: 15, ops.cosh: 15,
+                ops.arcsinh: 20, ops.arccosh: 20, ops.arctanh: 20, ops.exp2: 15,
+                ops.log2: 15, ops.log10: 15, ops.cbrt: 15}
+
+
+def element_cost(nodes: Sequence[Node]) -> int:
+    """The cost of one element of a loop running ``nodes`` (1 for plain arithmetic)."""
+    return 1 + sum(ELEMENT_COST.get(n.op, 0) for n in nodes)
+
+
+def load(em: Emitter, value: Value, nest: LoopNest, name: str | None = None) -> str:
+    """The element of ``value`` (held in ``name``, default its own) at the nest's
+    index, broadcasting size-1 dims. Elements of a slice view are read from the
+    sliced array itself (``u[1 + i, j]``, not ``view[i, j]``): LLVM vectorises
+    loads from a contiguous base, not through a strided view."""
+    if value.type.ndim == 0:
+        return name or em(value)
+    offset = len(nest.domain) - value.type.ndim
+    subs = ["0" if d == 1 else nest.index[offset + j] for j, d in enumerate(value.shape)]
+    if name is None:
+        value, subs = _through_views(em, value, subs)
+        if value.type.ndim == 0:  # a broadcast scalar
+            return em(value)
+    return f"{name or em(value)}[{', '.join(subs)}]"
+
+
+def _through_views(em: Emitter, value: Value, subs: list[str]) -> tuple[Value, list[str]]:
+    """The array a chain of basic-index views reads from, and the subscripts
+    there of the view's element at ``subs`` (views with run-time indices use
+    the first indices their lowering normalised: ``em.view_starts``)."""
+    node = value.producer
+    while node is not None and (node.op is ops.broadcast_to or (
+            node.op is ops.getitem and node.attrs["index"]) or (
+            node.op is ops.dyn_getitem and id(value) in em.view_starts)):
+        x = node.inputs[0]
+        if node.op is ops.broadcast_to:  # right-aligned; x's size-1 dims read index 0
+            offset = len(subs) - x.type.ndim
+            subs = [subs[offset + j] if d != 1 else "0" for j, d in enumerate(x.shape)]
+        else:
+            index = node.attrs["index"] if node.op is ops.getitem else \
+                em.view_starts[id(value)]
+            it = iter(subs)
+            base = []
+            for entry in index:
+                if isinstance(entry, tuple):
+                    start, _, step = entry
+                    base.append(_offset(start, step, next(it)))
+                else:
+                    base.append(str(entry))
+            subs = base + list(it)  # trailing dims: implicit full slices
+        value, node = x, x.producer
+    return value, subs
+
+
+def _offset(start: int | str, step: int, i: str) -> str:
+    if i == "0":
+        return str(start)
+    if step != 1 and not i.isidentifier():
+        i = f"({i})"  # a subscript of an inner view: x[::2][1:] reads x[2 * (1 + i)]
+    scaled = i if step == 1 else f"{step} * {i}"
+    return scaled if start == 0 else f"{start} + {scaled}"
+
+
+def render(em: Emitter, nest: LoopNest) -> None:
+    order = nest.order or range(len(nest.domain))
+    with em.loops([(nest.index[d], nest.domain[d]) for d in order], nest.work()):
+        for statement in nest.statements:
+            em.line(statement)
+        subscript = ", ".join(nest.index)
+        for array, expr in nest.stores:
+            em.line(f"{array}[{subscript}] = {expr}")
+
+
+def lower_elementwise(em: Emitter, node: Node) -> None:
+    out = node.output
+    if out.type.ndim == 0:
+        args = [em(v) for v in node.inputs]
+        em.line(f"{em.define(out)} = {scalar_expression(node, args)}")
+        return
+    domain = dims(em, out)
+    for v in node.inputs:
+        check_extents(em, v, domain, node.op.name)
+    name = em.define(out)
+    nest = LoopNest(domain, tuple(em.fresh(f"i{d}") for d in range(out.type.ndim)))
+    expr = scalar_expression(node, [load(em, v, nest) for v in node.inputs])
+    nest.stores.append((name, expr))
+    em.line(f"{name} = {empty(domain, out.dtype)}")
+    render(em, nest)
+
+
+Lowering = Callable[[Emitter, Node], None]
+
+
+LOWERINGS: dict[Op, Lowering] = {}
+
+
+lowering = ops.registrar(LOWERINGS, "lowering")
+
+
+for _op in SCALAR_RULES:
+    lowering(_op)(lower_elementwise)

@@ -1,0 +1,396 @@
+"""Reductions and scans: sum/prod/max/min/any/all as loops over a monoid
+(float sums in NumPy's pairwise order, over buffered chunks of a row),
+argmax/argmin, and the cumulative scans.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from jitaic.ir import ops
+from jitaic.ir.graph import Node
+from jitaic.ir.ops import Op
+from jitaic.lower.codegen import Emitter, Extent, cast, empty, literal, np_type, shape_text
+from jitaic.lower.kernels.loops import LoopNest, dims, load, lowering
+
+
+@dataclass(frozen=True)
+class Monoid:
+    combine: Callable[[str, str], str]  # (accumulator, element) -> new accumulator
+    buffered: str | None = None  # runtime helper reducing a float buffer, reassociated
+    # the accumulator's start for a dtype; None: the op's identity
+    init: Callable[[np.dtype], str] | None = None
+
+
+def _extreme(sign: int) -> Callable[[np.dtype], str]:
+    """max/min have no identity: they start from the dtype's lowest/highest value."""
+    def init(dtype: np.dtype) -> str:
+        if dtype == np.bool_:
+            return literal(sign < 0, dtype)
+        if dtype.kind == "f":
+            return literal(-sign * np.inf, dtype)
+        info = np.iinfo(dtype)
+        return literal(info.min if sign > 0 else info.max, dtype)
+
+    return init
+
+
+MONOIDS: dict[Op, Monoid] = {
+    ops.reduce_sum: Monoid(lambda acc, v: f"{acc} + {v}", "pairwise"),
+    ops.reduce_prod: Monoid(lambda acc, v: f"{acc} * {v}", "rt.prod_reassoc"),
+    ops.reduce_max: Monoid(lambda acc, v: f"rt.maximum({acc}, {v})", init=_extreme(+1)),
+    ops.reduce_min: Monoid(lambda acc, v: f"rt.minimum({acc}, {v})", init=_extreme(-1)),
+    ops.reduce_any: Monoid(lambda acc, v: f"{acc} or {v}"),
+    ops.reduce_all: Monoid(lambda acc, v: f"{acc} and {v}"),
+}
+
+
+def _initial(op: Op, dtype: np.dtype) -> str:
+    """The accumulator's first value, as source text."""
+    init = MONOIDS[op].init
+    return init(dtype) if init is not None else literal(op.identity, dtype)
+
+
+def _accumulator_dtype(node: Node) -> np.dtype:
+    # NumPy accumulates in the result dtype (float32 sums in float32, in its
+    # pairwise order): so do we, so that results match NumPy's bit for bit.
+    return node.output.dtype
+
+
+@lowering(*MONOIDS)
+def _reduction(em: Emitter, node: Node) -> None:
+    emit_reduction(em, node)
+
+
+def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
+                   element: str | None = None) -> None:
+    """The loops of a reduction over its input's domain.
+
+    A fusion group passes ``nest`` (per-element statements and stores of the
+    producers fused in front, written with ``nest.index``) and ``element``
+    (the reduced input's element); alone, the reduction loads its input.
+    """
+    (x,) = node.inputs
+    out, axes, keepdims = node.output, node.attrs["axes"], node.attrs["keepdims"]
+    if nest is None:
+        nest = LoopNest(dims(em, x), tuple(em.fresh(f"i{d}") for d in range(x.type.ndim)))
+        element = load(em, x, nest)
+    shape = nest.domain  # x's extents
+    if node.op.identity is None:
+        _check_not_empty(em, [shape[a] for a in axes], node.op)
+    monoid, acc_dtype = MONOIDS[node.op], _accumulator_dtype(node)
+    logical = node.op in (ops.reduce_any, ops.reduce_all)
+    row = _row_in_memory(em, node, nest, element)
+    element = cast(element, x.dtype, np.dtype(bool) if logical else acc_dtype)
+    index = nest.index
+    kept = [d for d in range(x.type.ndim) if d not in axes]
+    trailing = list(axes) == list(range(x.type.ndim - len(axes), x.type.ndim))
+    name = em.define(out)
+    acc = em.fresh("acc")
+
+    def body(slot: str, store: bool = False) -> None:
+        """The element's statements and stores, then ``slot`` takes the element:
+        combined into it (an accumulator), or stored (a buffer entry)."""
+        for statement in nest.statements:
+            em.line(statement)
+        for array, expr in nest.stores:
+            em.line(f"{array}[{', '.join(index)}] = {expr}")
+        em.line(f"{slot} = {element if store else monoid.combine(slot, element)}")
+
+    out_shape = tuple(shape[d] if d in kept else 1 for d in range(x.type.ndim)) \
+        if keepdims else tuple(shape[d] for d in kept)
+    if trailing:  # kept axes outside, a scalar accumulator inside
+        out_index = [index[d] if d in kept else "0" for d in range(x.type.ndim)]
+        out_index = out_index if keepdims else [index[d] for d in kept]
+        if out.type.ndim:
+            em.allocate(f"{name} = {empty(out_shape, out.dtype)}")
+        outer = [(index[d], shape[d]) for d in kept]
+        length = shape[-1] if x.type.ndim else 1
+        if isinstance(length, str):  # a run-time row length: one buffer of that length
+            buffered = "pairwise" if monoid.buffered == "pairwise" and \
+                acc_dtype.kind == "f" else None
+            chunk = length
+        else:
+            buffered = monoid.buffered if acc_dtype.kind == "f" and length > 1 else None
+            limit = WHOLE_ARRAY_CHUNK if not outer else REDUCTION_CHUNK
+            chunk = min(length, limit)
+        # A whole N-D array's sum is one pairwise sum over its flattened
+        # elements, as NumPy's over a contiguous array (rows summed one by one
+        # would differ in the last bit, and run on one thread).
+        flat = buffered == "pairwise" and not outer and len(axes) > 1 and \
+            all(isinstance(d, int) for d in shape)
+        if flat:
+            length = int(np.prod(shape, dtype=np.int64))
+            chunk = min(length, WHOLE_ARRAY_CHUNK)
+        # A row of run-time length (x[mask], x[:i]: short, just written, in
+        # cache) is summed where it is. Rows of static length stream through
+        # a buffer: the fill loop's sequential loads keep memory busy, where the
+        # pairwise leaves reading DRAM directly were 1.4x slower (variance of
+        # 1e7) and no faster on layer norm's rows.
+        in_place = buffered == "pairwise" and row is not None and isinstance(length, str)
+        buf = row if in_place else em.fresh("lanes")
+        allocate = f"{buf} = np.empty({chunk}, {np_type(acc_dtype)})"
+        if buffered and isinstance(chunk, str) and not in_place:
+            em.line(allocate)
+        whole = not outer and (len(axes) == 1 or flat)  # the whole array to a scalar
+        with em.loops(outer, nest.work()):
+            em.line(f"{acc} = {_initial(node.op, acc_dtype)}")
+            if buffered and not isinstance(chunk, str) and not whole:
+                em.scratch(allocate)  # (a whole array's: _buffered_row's choice)
+            if flat:
+                _buffered_row(em, index[-1], length, chunk, buf, acc, monoid, acc_dtype,
+                              body, allocate, leading=list(zip(index, shape, strict=True)))
+            else:
+                with em.loops([(index[d], shape[d]) for d in axes[:-1]]):
+                    if buffered:
+                        _buffered_row(em, index[-1], length, chunk, buf, acc, monoid,
+                                      acc_dtype, None if in_place else body,
+                                      allocate if whole else None)
+                    else:
+                        with em.loops([(index[d], shape[d]) for d in axes[-1:]]):
+                            body(acc)
+            result = cast(acc, acc_dtype, out.dtype)
+            em.line(f"{name}[{', '.join(out_index)}] = {result}" if out.type.ndim else
+                    f"{name} = {result}")
+        return
+    # Reduced axes in the middle: sweep the input in memory order and
+    # accumulate into an array over the kept axes.
+    kept_shape = shape_text(tuple(shape[d] for d in kept))
+    em.line(f"{acc} = np.full({kept_shape}, {_initial(node.op, acc_dtype)}, {np_type(acc_dtype)})")
+    with em.loops([(index[d], shape[d]) for d in range(x.type.ndim)]):
+        body(f"{acc}[{', '.join(index[d] for d in kept)}]")
+    em.line(f"{name} = {acc}.astype({np_type(out.dtype)}).reshape({shape_text(out_shape)})")
+
+
+def _row_in_memory(em: Emitter, node: Node, nest: LoopNest, element: str) -> str | None:
+    """The 1-D array a float sum over its input's last axis reads in place, with
+    no buffer: the input itself, or its row at the outer indices. Only when the
+    input is a C-contiguous array in memory and nothing is computed per element."""
+    (x,) = node.inputs
+    if not (node.op is ops.reduce_sum and list(node.attrs["axes"]) == [x.type.ndim - 1]
+            and x.dtype.kind == "f" and x.dtype == _accumulator_dtype(node)
+            and em.has(x) and em.layout(x) == "C"
+            and not nest.statements and not nest.stores and element == load(em, x, nest)):
+        return None
+    return em(x) if x.type.ndim == 1 else f"{em(x)}[{', '.join(nest.index[:-1])}]"
+
+
+def _check_not_empty(em: Emitter, reduced: list[Extent], op: Op) -> None:
+    """NumPy's error for max/min over no elements, where that is known at run
+    time only (static extents are checked while tracing)."""
+    run_time = [d for d in reduced if isinstance(d, str)]
+    if run_time:
+        with em.block(f"if {' * '.join(run_time)} == 0:"):
+            em.line(f"raise ValueError({ops.empty_reduction_message(op)!r})")
+
+
+# A float sum/prod over the last axis computes its elements into a buffer (one
+# chunk of the row at a time) and reduces the buffer with a runtime helper: the
+# element loop then has no loop-carried dependency and vectorises (exp, tanh,
+# ... included). Sums follow NumPy's pairwise order exactly: chunks are whole
+# subtrees of NumPy's pairwise tree, combined in the tree's order.
+REDUCTION_CHUNK = 4096
+
+
+# A whole array's chunks are smaller: their buffer then stays in a 32 KiB L1
+# cache next to the input streaming through it (sum(x*x) of 1e6: 1.4x faster
+# than with 4096), and their many chunks are split across threads anyway.
+WHOLE_ARRAY_CHUNK = 1024
+
+
+def pairwise_chunks(n: int, limit: int = REDUCTION_CHUNK) -> tuple[list[int], list[int]]:
+    """Chunk lengths (subtrees of NumPy's pairwise sum of n elements, each at
+    most ``limit``) and the postfix program combining their sums."""
+    lengths: list[int] = []
+    program: list[int] = []
+
+    def split(m: int) -> None:
+        if m <= limit:
+            lengths.append(m)
+            program.append(1)
+            return
+        half = m // 2
+        half -= half % 8
+        split(half)
+        split(m - half)
+        program.append(0)
+
+    split(n)
+    return lengths, program
+
+
+def _buffered_row(em: Emitter, last: str, length: Extent, chunk: Extent, buf: str, acc: str,
+                  monoid: Monoid, dtype: np.dtype, body: Callable[..., None] | None,
+                  allocate: str | None = None,
+                  leading: list[tuple[str, int]] | None = None) -> None:
+    """Reduce the last axis (``last`` in range(length)) chunk by chunk through ``buf``.
+
+    With ``leading`` (every axis's index and extent: a whole N-D array) the
+    "row" is the flattened array, of ``length`` elements, and chunks are
+    filled row segment by row segment (``_fill_segments``).
+
+    With ``allocate`` (the line allocating ``buf``; a whole-array reduction) the
+    chunks of a pairwise sum may run in parallel, each thread with its own
+    buffer (else ``buf`` is allocated once, as scratch): chunks are whole
+    subtrees of NumPy's pairwise tree, so their sums,
+    combined in the tree's order afterwards, are NumPy's bit for bit. Without
+    a ``body`` (a pairwise sum of a run-time-length row in memory: one chunk),
+    ``buf`` is that row, read where it is."""
+    def reduced(count: str) -> str:
+        if monoid.buffered == "pairwise":
+            return f"rt.pairwise_sum({buf}, 0, {count}, {literal(0, dtype)})"
+        return f"{monoid.buffered}({buf}, {count})"
+
+    if isinstance(length, str):
+        lengths, program = [length], []
+    elif monoid.buffered == "pairwise":
+        lengths, program = pairwise_chunks(length, chunk)
+    else:
+        lengths, program = [min(chunk, length - s) for s in range(0, length, chunk)], []
+    if len(lengths) == 1:
+        if allocate and not isinstance(chunk, str):
+            em.scratch(allocate)
+        if leading:
+            _fill_segments(em, leading, "0", str(length), buf, body)
+        elif body is not None:
+            with em.loops([(last, length)]):
+                body(f"{buf}[{last}]", store=True)
+        em.line(f"{acc} = {monoid.combine(acc, reduced(str(length)))}")
+        return
+    sizes = em.constant_arg(np.array(lengths, np.int64))
+    sums = em.fresh("chunk_sums")
+    if program:
+        em.scratch(f"{sums} = np.empty({len(lengths)}, {np_type(dtype)})")
+    number, start, count, j = em.fresh("chunk"), em.fresh("c"), em.fresh("n"), em.fresh("j")
+    chunks = [(number, len(lengths))]
+    parallel = bool(program and allocate and em.runs_parallel(chunks, length))
+    starts = em.constant_arg(np.cumsum([0, *lengths[:-1]], dtype=np.int64))
+    if allocate and not parallel and not isinstance(chunk, str):
+        em.scratch(allocate)
+    # each thread its own buffer
+    with em.thread_blocks(number, len(lengths), [allocate]) if parallel else em.loops(chunks):
+        em.line(f"{count} = {sizes}[{number}]")
+        # a no-op that tells LLVM the start is non-negative: without it every
+        # load checks for a negative index and the element loop stays scalar (3x)
+        em.line(f"{start} = max({starts}[{number}], 0)")
+        if leading:
+            _fill_segments(em, leading, start, count, buf, body)
+        else:
+            with em.block(f"for {j} in range({count}):"):
+                em.line(f"{last} = {start} + {j}")
+                body(f"{buf}[{j}]", store=True)
+        if program:
+            em.line(f"{sums}[{number}] = {reduced(count)}")
+        else:
+            em.line(f"{acc} = {monoid.combine(acc, reduced(count))}")
+    if program:
+        tree = em.constant_arg(np.array(program, np.int8))
+        em.line(f"{acc} = {monoid.combine(acc, f'rt.combine_postfix({sums}, {tree})')}")
+
+
+def _fill_segments(em: Emitter, axes: list[tuple[str, int]], start: str, count: str,
+                   buf: str, body: Callable[..., None]) -> None:
+    """``buf[:count]`` = the elements at flat (C-order) positions ``start`` ..
+    ``start + count`` of the domain ``axes``, a run within one row at a time:
+    the inner loop reads along the last axis and vectorises."""
+    index = [name for name, _ in axes]
+    extents = [n for _, n in axes]
+    at, end, row, col, run, offset, j = (em.fresh(h) for h in
+                                         ("f", "end", "row", "col", "run", "o", "j"))
+    em.line(f"{at} = {start}")
+    em.line(f"{end} = {start} + {count}")
+    with em.block(f"while {at} < {end}:"):
+        em.line(f"{row} = {at} // {extents[-1]}")
+        # max(.., 0): no-ops telling LLVM the indices are non-negative (vectorises)
+        em.line(f"{col} = max({at} - {row} * {extents[-1]}, 0)")
+        em.line(f"{offset} = max({at} - {start}, 0)")
+        em.line(f"{run} = min({extents[-1]} - {col}, {end} - {at})")
+        for d in range(len(axes) - 2, 0, -1):
+            em.line(f"{index[d]} = {row} % {extents[d]}")
+            em.line(f"{row} = {row} // {extents[d]}")
+        em.line(f"{index[0]} = {row}")
+        with em.block(f"for {j} in range({run}):"):
+            em.line(f"{index[-1]} = {col} + {j}")
+            body(f"{buf}[{offset} + {j}]", store=True)
+        em.line(f"{at} += {run}")
+
+
+@lowering(ops.argmax, ops.argmin)
+def _arg_reduction(em: Emitter, node: Node) -> None:
+    (x,) = node.inputs
+    out, axis, keepdims = node.output, node.attrs["axis"], node.attrs["keepdims"]
+    better = ">" if node.op is ops.argmax else "<"
+    name = em.define(out)
+    if x.type.ndim == 0:
+        em.line(f"{name} = np.int64(0)" if out.type.ndim == 0 else
+                f"{name} = np.zeros({out.shape}, np.int64)")
+        return
+    index = [em.fresh(f"i{d}") for d in range(x.type.ndim)]
+    best, pos, count = em.fresh("best"), em.fresh("pos"), em.fresh("k")
+    element = f"{em(x)}[{', '.join(index)}]"
+    reduced = list(range(x.type.ndim)) if axis is None else [axis]
+    kept = [d for d in range(x.type.ndim) if d not in reduced]
+    if out.type.ndim:
+        em.line(f"{name} = {empty(out.shape, np.int64)}")
+    with em.loops([(index[d], x.shape[d]) for d in kept], x.type.size):
+        first = [("0" if d in reduced else index[d]) for d in range(x.type.ndim)]
+        em.line(f"{best} = {em(x)}[{', '.join(first)}]")
+        em.line(f"{pos} = 0")
+        em.line(f"{count} = 0")
+        with em.loops([(index[d], x.shape[d]) for d in reduced]):
+            # First occurrence wins; the first NaN wins over every number.
+            test = (f"{element} {better} {best} or "
+                    f"({element} != {element} and {best} == {best})")
+            with em.block(f"if {test}:"):
+                em.line(f"{best} = {element}")
+                em.line(f"{pos} = {count}")
+            em.line(f"{count} += 1")
+        if out.type.ndim == 0:
+            em.line(f"{name} = np.int64({pos})")
+        else:
+            out_index = [("0" if d in reduced else index[d]) for d in range(x.type.ndim)]
+            out_index = out_index if keepdims else [index[d] for d in kept]
+            em.line(f"{name}[{', '.join(out_index)}] = {pos}")
+
+
+# (running result, next element) -> the next running result, per scan op.
+SCAN_COMBINE = {
+    ops.cumsum: lambda acc, v: f"{acc} + {v}",
+    ops.cumprod: lambda acc, v: f"{acc} * {v}",
+    ops.cummax: lambda acc, v: f"rt.maximum({acc}, {v})",
+    ops.cummin: lambda acc, v: f"rt.minimum({acc}, {v})",
+}
+
+
+@lowering(*SCAN_COMBINE)
+def _cumulative(em: Emitter, node: Node) -> None:
+    """NumPy's order: each element is the previous result combined with the
+    next input (cast to the result dtype first). The scanned axis is a
+    sequential loop with the dimensions after it inside (contiguous, so an
+    axis-0 scan vectorises across its rows) and those before it outside."""
+    (x,) = node.inputs
+    out, axis = node.output, node.attrs["axis"]
+    name = em.define(out)
+    em.line(f"{name} = {empty(out.shape, out.dtype)}")
+    if out.type.size == 0:
+        return
+    combine = SCAN_COMBINE[node.op]
+    index = [em.fresh(f"i{d}") for d in range(x.type.ndim)]
+
+    def at(position: str) -> str:
+        return ", ".join(position if d == axis else index[d] for d in range(x.type.ndim))
+
+    def element(position: str) -> str:
+        return f"{np_type(out.dtype)}({em(x)}[{at(position)}])"
+
+    step = index[axis]
+    inner = [(index[d], x.shape[d]) for d in range(axis + 1, x.type.ndim)]
+    with em.loops([(index[d], x.shape[d]) for d in range(axis)]):
+        with em.loops(inner):
+            em.line(f"{name}[{at('0')}] = {element('0')}")
+        with em.block(f"for {step} in range(1, {x.shape[axis]}):"), em.loops(inner):
+            previous = f"{name}[{at(f'{step} - 1')}]"
+            em.line(f"{name}[{at(step)}] = {combine(previous, element(step))}")

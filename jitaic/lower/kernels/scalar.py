@@ -1,0 +1,255 @@
+"""Scalar rules: the expression of one element of each elementwise op.
+
+``rule(args, in_dtypes, node) -> expression``; the args are already cast to
+the op's loop dtypes (NumPy's, from ``ufunc.resolve_dtypes``) and the caller
+casts the expression to the output dtype. Vectorisable math (exp, log,
+tanh, ...) calls jitaic's own kernels unless ``exact_math`` asks for libm.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from jitaic import config
+from jitaic.ir import ops
+from jitaic.ir.graph import Node
+from jitaic.ir.ops import Op, ufunc_loop_dtypes
+from jitaic.lower.codegen import cast, literal, np_type
+from jitaic.lower.vecmath import VECTOR_MATH
+
+ScalarRule = Callable[[Sequence[str], Sequence[np.dtype], Node], str]
+
+
+SCALAR_RULES: dict[Op, ScalarRule] = {}
+
+
+scalar_rule = ops.registrar(SCALAR_RULES, "scalar rule")
+
+
+def _infix(symbol: str) -> ScalarRule:
+    return lambda a, dt, node: f"({a[0]} {symbol} {a[1]})"
+
+
+def _call(fn: str) -> ScalarRule:
+    return lambda a, dt, node: f"{fn}({', '.join(a)})"
+
+
+def _is_float(dtype: np.dtype) -> bool:
+    return np.dtype(dtype).kind == "f"
+
+
+for _op, _sym in [(ops.add, "+"), (ops.subtract, "-"), (ops.multiply, "*"),
+                  (ops.true_divide, "/"), (ops.mod, "%"),
+                  (ops.equal, "=="), (ops.not_equal, "!="),
+                  (ops.less, "<"), (ops.less_equal, "<="), (ops.greater, ">"),
+                  (ops.greater_equal, ">="), (ops.bitwise_and, "&"),
+                  (ops.bitwise_or, "|"), (ops.bitwise_xor, "^")]:
+    scalar_rule(_op)(_infix(_sym))
+
+
+@scalar_rule(ops.floor_divide)
+def _floor_divide(a, dt, node):
+    # NumPy: the smallest integer // -1 wraps to itself (numba returns 0).
+    if np.dtype(dt[0]).kind == "i":
+        return f"((-{a[0]}) if {a[1]} == -1 else ({a[0]} // {a[1]}))"
+    return f"({a[0]} // {a[1]})"
+
+
+def _shift(symbol: str) -> ScalarRule:
+    """NumPy's shifts by a count outside [0, bits): 0, or -1 shifting a negative
+    number right (C leaves them undefined; LLVM makes them poison). The
+    fallbacks are written in the operand's own type (numba unifies uint64
+    with an int literal to float64)."""
+    def rule(a, dt, node):
+        x, count = a
+        bits = np.dtype(dt[0]).itemsize * 8
+        if symbol == ">>" and np.dtype(dt[0]).kind == "i":
+            beyond = f"({x} >> {bits - 1})"  # -1 for negative x, else 0
+        else:
+            beyond = f"({x} ^ {x})"
+        return f"(({x} {symbol} {count}) if 0 <= {count} < {bits} else {beyond})"
+
+    return rule
+
+
+scalar_rule(ops.left_shift)(_shift("<<"))
+
+
+scalar_rule(ops.right_shift)(_shift(">>"))
+
+
+def _vector_math(name: str, libm: ScalarRule) -> ScalarRule:
+    """exp/log/pow/... through jitaic.lower.vecmath (LLVM vectorises loops calling
+    it; scalar libm calls stop vectorisation) for float loops, else the libm
+    rule; config exact_math asks for libm everywhere."""
+    def rule(a, dt, node):
+        fn = VECTOR_MATH[name].get(np.dtype(dt[0]))
+        if fn is None or config.get("exact_math"):
+            return libm(a, dt, node)
+        return f"vm.{fn.__name__}({', '.join(a)})"
+
+    return rule
+
+
+for _op in (ops.exp, ops.expm1, ops.log, ops.log1p, ops.tanh, ops.sin, ops.cos,
+            ops.arctan, ops.arctan2, ops.arcsin, ops.arccos):
+    scalar_rule(_op)(_vector_math(_op.name, _call(f"np.{_op.name}")))
+
+
+_power = _vector_math("power", _infix("**"))
+
+
+@scalar_rule(ops.power)
+def _power_of_array(a, dt, node):
+    """NumPy's power loop takes the square root for an exponent of 0.5 that is
+    the same for every element of an array (sqrt and pow differ at -0.0 and
+    -inf); a NumPy scalar base goes through C's pow."""
+    x, exponent = node.inputs
+    if _is_float(dt[0]) and exponent.type.ndim == 0 and node.output.type.ndim:
+        return f"(np.sqrt({a[0]}) if {a[1]} == 0.5 else {_power(a, dt, node)})"
+    if np.dtype(dt[0]) == np.uint64:
+        return f"rt.uint64_power({a[0]}, {a[1]})"
+    return _power(a, dt, node)
+
+
+for _op, _fn in [(ops.exp2, "np.exp2"),
+                 (ops.log2, "np.log2"), (ops.log10, "np.log10"),
+                 (ops.sqrt, "np.sqrt"), (ops.cbrt, "np.cbrt"),
+                 (ops.tan, "np.tan"),
+                 (ops.sinh, "np.sinh"), (ops.cosh, "np.cosh"),
+                 (ops.arcsinh, "np.arcsinh"),
+                 (ops.arccosh, "np.arccosh"), (ops.arctanh, "np.arctanh"),
+                 (ops.floor, "np.floor"), (ops.ceil, "np.ceil"), (ops.trunc, "np.trunc"),
+                 (ops.rint, "np.rint"),
+                 (ops.hypot, "np.hypot"), (ops.copysign, "np.copysign"),
+                 (ops.signbit, "np.signbit"), (ops.absolute, "abs"), (ops.fabs, "abs")]:
+    scalar_rule(_op)(_call(_fn))
+
+
+def _times_ones_value(op: Op) -> ScalarRule:
+    """deg2rad and rad2deg multiply by a constant: NumPy's own, its value at 1
+    in the loop dtype (pi/180 rounded once, as NumPy's C does)."""
+    def rule(a, dt, node):
+        return f"({a[0]} * {literal(op.ufunc(np.ones((), dt[0])), dt[0])})"
+
+    return rule
+
+
+for _op in (ops.deg2rad, ops.rad2deg):
+    scalar_rule(_op)(_times_ones_value(_op))
+
+
+scalar_rule(ops.negative)(lambda a, dt, node: f"(-{a[0]})")
+
+
+scalar_rule(ops.positive)(lambda a, dt, node: a[0])
+
+
+scalar_rule(ops.square)(lambda a, dt, node: f"({a[0]} * {a[0]})")
+
+
+def _truth(expr: str, dtype: np.dtype) -> str:
+    """NumPy's logical ops loop over numbers too: non-zero (and NaN) is true."""
+    return expr if dtype == np.bool_ else f"({expr} != 0)"
+
+
+scalar_rule(ops.logical_not)(lambda a, dt, node: f"(not {_truth(a[0], dt[0])})")
+
+
+scalar_rule(ops.logical_and)(
+    lambda a, dt, node: f"({_truth(a[0], dt[0])} and {_truth(a[1], dt[1])})")
+
+
+scalar_rule(ops.logical_or)(
+    lambda a, dt, node: f"({_truth(a[0], dt[0])} or {_truth(a[1], dt[1])})")
+
+
+scalar_rule(ops.logical_xor)(
+    lambda a, dt, node: f"({_truth(a[0], dt[0])} != {_truth(a[1], dt[1])})")
+
+
+scalar_rule(ops.invert)(
+    lambda a, dt, node: f"(not {a[0]})" if dt[0] == np.bool_ else f"(~{a[0]})")
+
+
+@scalar_rule(ops.reciprocal)
+def _reciprocal(a, dt, node):
+    # Integer reciprocal truncates toward zero like C (NumPy's int loop).
+    return f"(1.0 / {a[0]})" if _is_float(dt[0]) else f"np.int64(1.0 / {a[0]})"
+
+
+def _select(better: str, nan_wins: int) -> ScalarRule:
+    """``a if (a better b, or operand nan_wins is NaN) else b``."""
+    def rule(a, dt, node):
+        n = a[nan_wins]
+        return f"({a[0]} if ({a[0]} {better} {a[1]} or {n} != {n}) else {a[1]})"
+
+    return rule
+
+
+# NumPy's maximum/minimum propagate NaN and return the second operand on ties
+# (so maximum(-0.0, 0.0) is 0.0); fmax/fmin prefer the non-NaN operand.
+scalar_rule(ops.maximum)(_select(">", 0))
+
+
+scalar_rule(ops.minimum)(_select("<", 0))
+
+
+scalar_rule(ops.fmax)(_select(">", 1))
+
+
+scalar_rule(ops.fmin)(_select("<", 1))
+
+
+@scalar_rule(ops.sign)
+def _sign(a, dt, node):
+    x = a[0]
+    zero = "0.0" if _is_float(dt[0]) else "0"
+    nan_or_zero = f"({zero} if {x} == 0 else {x})"  # NaN stays NaN, -0.0 becomes 0.0
+    return f"(1 if {x} > 0 else (-1 if {x} < 0 else {nan_or_zero}))"
+
+
+@scalar_rule(ops.isnan)
+def _isnan(a, dt, node):
+    return f"({a[0]} != {a[0]})" if _is_float(dt[0]) else "False"
+
+
+@scalar_rule(ops.isinf)
+def _isinf(a, dt, node):
+    return f"np.isinf({a[0]})" if _is_float(dt[0]) else "False"
+
+
+@scalar_rule(ops.isfinite)
+def _isfinite(a, dt, node):
+    return f"np.isfinite({a[0]})" if _is_float(dt[0]) else "True"
+
+
+scalar_rule(ops.where)(lambda a, dt, node: f"({a[1]} if {a[0]} else {a[2]})")
+
+
+scalar_rule(ops.broadcast_like)(lambda a, dt, node: a[0])
+
+
+scalar_rule(ops.astype)(lambda a, dt, node: cast(a[0], dt[0], node.output.dtype))
+
+
+def loop_dtypes(node: Node) -> tuple[np.dtype, ...]:
+    """The dtypes an elementwise op computes in, one per input."""
+    op = node.op
+    if op.ufunc is not None:
+        return tuple(ufunc_loop_dtypes(op.ufunc, [v.type for v in node.inputs])[:-1])
+    if op is ops.where:
+        out = node.output.dtype
+        return (np.dtype(bool), out, out)
+    return tuple(v.dtype for v in node.inputs)  # astype casts on the way out
+
+
+def scalar_expression(node: Node, args: Sequence[str]) -> str:
+    """One element of an elementwise node, cast to its output dtype."""
+    in_dtypes = loop_dtypes(node)
+    cast_args = [cast(a, v.dtype, d) for a, v, d in zip(args, node.inputs, in_dtypes,
+                                                          strict=True)]
+    expr = SCALAR_RULES[node.op](cast_args, in_dtypes, node)
+    return f"{np_type(node.output.dtype)}({expr})"

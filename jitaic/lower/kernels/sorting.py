@@ -1,0 +1,60 @@
+"""Sorting and selection along an axis: argsort, partition-based select,
+searchsorted, through runtime helpers called per lane.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+
+from jitaic.ir import ops
+from jitaic.ir.graph import Node, Value
+from jitaic.lower.codegen import Emitter, empty
+from jitaic.lower.kernels.loops import lowering
+
+
+@contextlib.contextmanager
+def _each_lane(em: Emitter, x: Value, axis: int, work: int = 0):
+    """Loops over the lanes of ``x`` along ``axis``; yields a lane's subscript."""
+    index = [em.fresh(f"i{d}") for d in range(x.type.ndim)]
+    with em.loops([(index[d], x.shape[d]) for d in range(x.type.ndim) if d != axis], work):
+        yield ", ".join(":" if d == axis else index[d] for d in range(x.type.ndim))
+
+
+@lowering(ops.select)
+def _select(em: Emitter, node: Node) -> None:
+    """A quickselect of each lane (runtime.select_smallest)."""
+    (x,) = node.inputs
+    out, ks = node.output, node.attrs["ks"]
+    name = em.define(out)
+    em.line(f"{name} = {empty(out.shape, out.dtype)}")
+    kth = em.constant_arg(np.array(ks, np.int64))
+    with _each_lane(em, x, x.type.ndim - 1, x.type.size) as lane:
+        em.line(f"rt.select_smallest({em(x)}[{lane}], {kth}, {name}[{lane}])")
+
+
+@lowering(ops.argsort)
+def _argsort(em: Emitter, node: Node) -> None:
+    """numba's merge sort (stable, NaN last as NumPy's) on each lane of the axis."""
+    (x,) = node.inputs
+    name = em.define(node.output)
+    em.line(f"{name} = {empty(node.output.shape, np.int64)}")
+    with _each_lane(em, x, node.attrs["axis"]) as lane:
+        em.line(f"{name}[{lane}] = np.argsort({em(x)}[{lane}], kind='mergesort')")
+
+
+@lowering(ops.searchsorted)
+def _searchsorted(em: Emitter, node: Node) -> None:
+    a, v = node.inputs
+    out = node.output
+    name = em.define(out)
+    right = node.attrs["side"] == "right"
+    if not out.type.ndim:
+        em.line(f"{name} = rt.search_sorted({em(a)}, {em(v)}, {right})")
+        return
+    em.line(f"{name} = {empty(out.shape, out.dtype)}")
+    index = [em.fresh(f"i{d}") for d in range(v.type.ndim)]
+    with em.loops(list(zip(index, v.shape, strict=True)), out.type.size):
+        at = ", ".join(index)
+        em.line(f"{name}[{at}] = rt.search_sorted({em(a)}, {em(v)}[{at}], {right})")
