@@ -108,6 +108,26 @@ def test_run_time_indices_in_bounds_still_work(index) -> None:
     check_like_numpy(row_at, np.arange(6.0).reshape(3, 2), np.array([index]))
 
 
+def window_at(a, idx):
+    return a[idx[0]:idx[0] + 2].sum()
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint32, np.uint64])
+def test_unsigned_run_time_indices_index_like_signed_ones(dtype) -> None:
+    """numba turns uint64 + int into a float: the index arithmetic must not."""
+    for index in (0, 2):
+        idx = np.array([index], dtype)
+        check_like_numpy(read_at, np.arange(3.0), idx)
+        check_like_numpy(write_at, np.arange(3.0), idx)
+        check_like_numpy(row_at, np.arange(6.0).reshape(3, 2), idx)
+    check_like_numpy(window_at, np.arange(4.0), np.array([1], dtype))
+    check_raises_like_numpy(read_at, np.arange(3.0), np.array([3], dtype))
+    check_raises_like_numpy(write_at, np.arange(3.0), np.array([200], dtype))
+    if dtype == np.uint64:  # beyond int64: out of bounds, not a negative index
+        with pytest.raises(IndexError, match="out of bounds for axis 0 with size 3"):
+            jitaic.jit(read_at)(np.arange(3.0), np.array([2**64 - 1], dtype))
+
+
 # ---------------------------------------------------------------- values and dtypes
 
 B = np.array([1, 2, -8, 2**62, 0], dtype=np.int64)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Value
 from jitaic.ir.ops import slice_shape
@@ -317,6 +319,17 @@ def _concatenate(em: Emitter, node: Node) -> None:
         start = stop
 
 
+def _index_name(em: Emitter, v: Value) -> str:
+    """A run-time index or slice bound as a signed integer: numba turns an
+    unsigned one plus an int into a float. Unsigned values beyond int64 are
+    clamped to its maximum, out of bounds of any axis, as they are in NumPy."""
+    if v.dtype.kind != "u":
+        return em(v)
+    name = em.fresh("index")
+    em.line(f"{name} = np.int64(min({em(v)}, np.uint64({np.iinfo(np.int64).max})))")
+    return name
+
+
 def _dynamic_entries(em: Emitter, x: Value, index: tuple, dyn: Sequence[Value],
                      loc: object = None, counts: dict[int, str] | None = None,
                      check: bool = True) -> tuple:
@@ -324,7 +337,7 @@ def _dynamic_entries(em: Emitter, x: Value, index: tuple, dyn: Sequence[Value],
     (start name, stop text, step) after a check that it fits the axis. A RANGE
     becomes a slice numba resolves (a view), or, given ``counts``, its first
     index and length (Python's rules, through rt.slice_range): a store region."""
-    names = iter(em(v) for v in dyn)
+    names = iter(_index_name(em, v) for v in dyn)
     out = []
     for dim, e in enumerate(index):
         if e == ops.DYNAMIC:
