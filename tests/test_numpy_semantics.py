@@ -276,6 +276,32 @@ def test_storing_a_finite_traced_float_into_int_truncates_like_numpy() -> None:
     check_like_numpy(store_traced_inf_into_int, np.array([1, 2]), np.array([-2.7]))
 
 
+def store_first(d, v):
+    d[0] = v
+    return d
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint8])
+def test_a_float_scalar_stored_into_an_int_array_must_fit_its_dtype(dtype) -> None:
+    """NumPy truncates it with Python's int() and checks the range: 5.3e11 into
+    int32 is an OverflowError (the fuzzer found jitaic wrapping it), -128.5 into
+    int8 fits, -2.0**63 fits int64. A NumPy float into an unsigned dtype is cast."""
+    info = np.iinfo(dtype)
+    values = [np.float64(5.3e11), np.float64(info.max + 0.5), np.float64(info.min - 0.5),
+              np.float64(info.min - 1.0), np.float64(info.max + 1.0), np.float64(-2.0**63),
+              np.float64(2.0**63), np.float64(np.inf), np.float64(np.nan), 300.0, -1.0]
+    f = jitaic.jit(store_first)
+    for v in values:
+        with np.errstate(invalid="ignore"):
+            try:
+                want = store_first(np.zeros(2, dtype), v)
+            except (OverflowError, ValueError) as exc:
+                with pytest.raises(type(exc)):
+                    f(np.zeros(2, dtype), v)
+            else:
+                assert_same(f(np.zeros(2, dtype), v), want)
+
+
 def test_python_int_beyond_int64_in_an_integer_loop_is_an_overflow_error() -> None:
     with pytest.raises(OverflowError, match="18446744073709551616 out of bounds for int64"):
         jitaic.jit(lambda b: b + 2**64)(B)

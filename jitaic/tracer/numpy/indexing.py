@@ -362,21 +362,28 @@ def check_scalar_into(dtype: np.dtype, value: object) -> None:
     scalars into unsigned dtypes, are cast without a word)."""
     if dtype.kind not in "iu":
         return
+    info = np.iinfo(dtype)
     if type(value) is int:
-        info = np.iinfo(dtype)
         if not info.min <= value <= info.max:
             raise OverflowError(f"Python integer {value} out of bounds for {dtype}"
                                 f"{at(user_location())}")
     elif isinstance(value, Tracer):  # a Python float argument is weak
         if value._scalar and value.dtype.kind == "f" and (dtype.kind == "i" or value.aval.weak):
             require(value == value, ValueError, "cannot convert float NaN to integer")
-            require(abs(value) < 2.0 ** 63, OverflowError,
-                    "cannot convert float infinity or a float this large to integer")
+            require(abs(value) < np.inf, OverflowError,
+                    "cannot convert float infinity to integer")
+            # int(value) truncates toward zero: it fits where min - 1 < value < max + 1
+            # (for int64, -2**63 - 1 rounds to -2**63, which itself fits)
+            low = float(info.min) - (1.0 if info.bits < 64 else 0.0)
+            inside = (value > low) if info.bits < 64 else (value >= low)
+            require(inside & (value < float(info.max) + 1.0), OverflowError,
+                    f"Python integer out of bounds for {dtype}")
     elif type(value) is float or (isinstance(value, np.floating) and dtype.kind == "i"):
         try:
-            int(value)
+            as_int = int(value)
         except (ValueError, OverflowError) as exc:
             raise type(exc)(f"{exc}{at(user_location())}") from None
+        check_scalar_into(dtype, as_int)
 
 
 def _selects_one_element(key: object, ndim: int) -> bool:
