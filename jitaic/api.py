@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from jitaic import config
+from jitaic import config, serialize
 from jitaic.ast_frontend.transform import convert as ast_convert
 from jitaic.errors import ConcretizationError, RecompileWarning, at
 from jitaic.ir.graph import Graph, GraphTooLarge
@@ -324,6 +324,14 @@ class JitFunction:
         # (lower/dispatch.py) that a generated __call__ tries first.
         self._hot: list[tuple[Specialization, tuple]] = []  # with the argument shapes
         self._hot_counts = np.zeros(MAX_HOT, np.int64)
+
+    # ------------------------------------------------------------ pickling
+    def __reduce__(self) -> tuple:
+        """By reference when its module names it, else its function (by value
+        if need be) and options: jitaic/serialize.py."""
+        options = {"mode": self._mode, "static_argnames": tuple(sorted(self._static_names)),
+                   "parallel": self._parallel, "compile": self._compile_mode}
+        return serialize.by_name(self) or (_rebuilt, (serialize.portable(self._fn), options))
 
     # ------------------------------------------------------------ calling
     def __call__(self, *args, **kwargs):
@@ -762,6 +770,10 @@ def _fast_key(a: object) -> tuple:
     flags = a.flags
     return (type(a), a.shape, a.dtype, flags.c_contiguous, flags.f_contiguous,
             flags.writeable)
+
+
+def _rebuilt(fn: Callable, options: dict) -> JitFunction:
+    return JitFunction(fn, **options)
 
 
 def _has_scalar_loop(graph: Graph) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 
+from jitaic import serialize
 from jitaic.autodiff.control_flow import REGION_VJP_RULES, recording_for_differentiation
 from jitaic.autodiff.vjp_rules import NON_DIFFERENTIABLE, VJP_RULES
 from jitaic.errors import UnsupportedError, at, located_at
@@ -163,10 +164,15 @@ class _Transformed:
 
     traced_only = True  # means nothing run as plain Python (jit's background compile)
 
-    def __init__(self, fn: Callable, traced: Callable) -> None:
+    def __init__(self, fn: Callable, traced: Callable, recipe: tuple) -> None:
         functools.update_wrapper(self, fn)
         self._traced = traced
         self._compiled = None
+        self._recipe = recipe  # (transformation, its arguments after fn): for pickling
+
+    def __reduce__(self) -> tuple:
+        transform, options = self._recipe
+        return transform, (serialize.portable(self.__wrapped__), *options)
 
     def __call__(self, *args, **kwargs):
         if is_tracing():
@@ -193,7 +199,8 @@ class _Transformed:
 
 def value_and_grad(fn: Callable, argnums=0, has_aux: bool = False) -> Callable:
     """``(value, gradient)`` of a scalar function; gradients mirror the argument pytrees."""
-    return _Transformed(fn, lambda *a, **k: value_and_grad_traced(fn, argnums, has_aux, a, k))
+    return _Transformed(fn, lambda *a, **k: value_and_grad_traced(fn, argnums, has_aux, a, k),
+                        (value_and_grad, (argnums, has_aux)))
 
 
 def grad(fn: Callable, argnums=0, has_aux: bool = False) -> Callable:
@@ -202,7 +209,7 @@ def grad(fn: Callable, argnums=0, has_aux: bool = False) -> Callable:
         out = value_and_grad_traced(fn, argnums, has_aux, args, kwargs)
         return (out[1], out[0][1]) if has_aux else out[1]
 
-    return _Transformed(fn, traced)
+    return _Transformed(fn, traced, (grad, (argnums, has_aux)))
 
 
 def vjp(fn: Callable, *primals) -> tuple[object, Callable]:

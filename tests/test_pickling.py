@@ -1,0 +1,77 @@
+"""Jitted and transformed functions pickle, deepcopy and run in other processes
+(jitaic/serialize.py): by reference when their module names them, by value
+(cloudpickle) otherwise; options and static arguments travel along."""
+
+from __future__ import annotations
+
+import copy
+import multiprocessing
+import pickle
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+import pytest
+import shipped
+from helpers import assert_same
+
+import jitaic
+
+
+def _power_sum(x, p):
+    return (x ** p).sum()
+
+
+def test_a_decorated_module_function_pickles_by_reference() -> None:
+    assert pickle.loads(pickle.dumps(shipped.scaled_norm)) is shipped.scaled_norm
+    assert copy.deepcopy(shipped.scaled_norm) is shipped.scaled_norm
+    # jit(grad(energy)) bears energy's name, which leads to energy: by value
+    copied = copy.deepcopy(shipped.energy_grad)
+    assert copied is not shipped.energy_grad
+    x = np.linspace(-1.0, 1.0, 5)
+    assert_same(copied(x), shipped.energy_grad(x))
+
+
+def test_lambdas_and_closures_travel_by_value_with_their_options() -> None:
+    offset = 3.0
+    f = jitaic.jit(lambda x, p: (x + offset) ** p, static_argnums=1, mode="trace",
+                   parallel=False, compile="sync")
+    g = pickle.loads(pickle.dumps(f))
+    assert g is not f and g._static_names == {"p"} and g._mode == "trace"
+    assert not g._parallel and g._compile_mode == "sync"
+    x = np.arange(4.0)
+    assert_same(g(x, 2), (x + offset) ** 2)
+    assert_same(copy.deepcopy(f)(x, 3), (x + offset) ** 3)
+
+
+def test_gradients_pickle_with_their_argnums_and_aux() -> None:
+    x, p = np.linspace(0.5, 2.0, 5), np.float64(3.0)
+    cases = [
+        (jitaic.grad(_power_sum, argnums=(0, 1)), (x, p)),
+        (jitaic.jit(jitaic.value_and_grad(lambda x: (x ** 3).sum())), (x,)),
+        (jitaic.jit(jitaic.grad(lambda x: ((x * x).sum(), x.max()), has_aux=True)), (x,)),
+    ]
+    for transformed, args in cases:
+        assert_same(pickle.loads(pickle.dumps(transformed))(*args), transformed(*args))
+
+
+def _apply(fn, x):
+    return fn(x)
+
+
+@pytest.mark.parametrize("method", ["spawn", "forkserver"])
+def test_jitted_functions_run_in_a_process_pool(method) -> None:
+    """A pool of fresh interpreters: by reference, by value, and a gradient."""
+    if method not in multiprocessing.get_all_start_methods():
+        pytest.skip(f"no {method} start method here")
+    x = np.linspace(-1.0, 1.0, 7)
+    offset = 0.5
+    by_value = jitaic.jit(lambda v: np.exp(v) + offset)
+    context = multiprocessing.get_context(method)
+    with ProcessPoolExecutor(1, mp_context=context) as pool:
+        norm = pool.submit(shipped.scaled_norm, x, 2.0).result(timeout=300)
+        shifted = pool.submit(_apply, by_value, x).result(timeout=300)
+        gradient = pool.submit(_apply, shipped.energy_grad, x).result(timeout=300)
+    assert_same(norm, shipped.scaled_norm(x, 2.0))
+    assert_same(shifted, np.exp(x) + offset)
+    t = np.tanh(x)
+    np.testing.assert_allclose(gradient, 2 * t * (1 - t * t), rtol=1e-12)
