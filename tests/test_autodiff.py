@@ -1020,6 +1020,41 @@ def test_unselected_singular_values_pass_no_nan(fn) -> None:
     assert np.all(np.isfinite(got))
 
 
+
+# Differentiable rows whose finite differences are too coarse to check them.
+FD_TOO_COARSE = {
+    "astype_f64_f32": "a float32 round trip: the function has float32 precision",
+    "method_chain": "ends in astype(np.float32)",
+}
+
+
+def _fd_rows():
+    """Every differentiable row with an all-float64 case: the table's
+    ``differentiable`` column picks the gradients checked here."""
+    for row in ROWS:
+        case = next((c for c in row.cases if all(s.startswith("f64") for s in c.args)), None)
+        if row.differentiable and case is not None and row.name not in FD_TOO_COARSE:
+            yield pytest.param(row, case, id=row.name)
+
+
+@pytest.mark.parametrize("row, case", _fd_rows())
+def test_every_differentiable_row_matches_finite_differences(row, case) -> None:
+    rng = np.random.default_rng(seed_of("fd", row.name))
+    args = tuple(make_array(rng, spec, row.domain_of(i)) for i, spec in enumerate(case.args))
+    if any(a.size == 0 for a in args):
+        pytest.skip("an empty argument: nothing to differentiate")
+    try:
+        jitaic.grad(_summed(row.fn), argnums=tuple(range(len(args))))(*args)
+    except jitaic.UnsupportedError as exc:  # a gradient jitaic cannot take yet
+        pytest.skip(str(exc))
+    check_grad(_summed(row.fn), args, tuple(range(len(args))), rng=rng)
+
+
+def test_the_coarse_exclusions_are_real_differentiable_rows() -> None:
+    names = {r.name: r for r in ROWS}
+    assert all(names[n].differentiable for n in FD_TOO_COARSE)
+
+
 # ---------------------------------------------------------------- source locations
 
 def _user_files_of_nodes(graph) -> set[str]:
@@ -1070,3 +1105,18 @@ def test_gradient_nodes_of_the_corpus_point_at_its_lines(prog: GradProgram) -> N
     with jitaic.config.override(backend="reference"):
         graph = g.lower(*args).graph
     assert _user_files_of_nodes(graph) <= {"grad_programs.py", os.path.basename(__file__)}
+
+
+def _assign_through(x, idx):
+    y = x.copy()
+    y[idx] = x[idx] * 3.0  # idx repeats 1: the last write wins
+    y[np.array([3, 0, -1])] += 1.0  # 3 and -1: one element, written twice
+    return (y * y).sum()
+
+
+def test_assignments_with_repeated_indices_pass_only_the_last_write_back() -> None:
+    """x[idx] = v keeps the last write of a repeated index: the values written
+    before it get no gradient (they gave all of it: a wrong gradient). The
+    op-table row gather_run_time_length covers index arrays of run-time length."""
+    x = np.linspace(0.5, 2.0, 4)
+    check_grad(_assign_through, (x, np.array([1, 2, 1])), argnums=0)

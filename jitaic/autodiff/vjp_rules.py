@@ -26,6 +26,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from jitaic.errors import UnsupportedError, at, user_location
 from jitaic.ir import ops
 from jitaic.ir.graph import Node
 from jitaic.tracer import numpy as tnp
@@ -453,10 +454,34 @@ def _gather(node: Node, g, x, *indices_and_out):
 def _scatter(node: Node, g, x, v, *indices_and_out):
     *indices, _ = indices_and_out
     gather_attrs = {"axes": node.attrs["axes"], "front": node.attrs["front"]}
-    dv = unbroadcast(emit(ops.gather, [g, *indices], gather_attrs, scalar=False), v.shape)
+    dv = emit(ops.gather, [g, *indices], gather_attrs, scalar=False)
     if node.attrs["accumulate"]:
-        return (g, dv, *(None for _ in indices))
+        return (g, unbroadcast(dv, v.shape), *(None for _ in indices))
+    # x[idx] = v with a repeated index keeps the last write: the others get no gradient
+    dv = tnp.where(_last_writes(node, x, indices), dv, tnp.full_value((), 0.0, dv.dtype))
     # overwritten elements of x get no gradient
     covered = tnp.full_value((), 0.0, x.dtype)
     dx = emit(ops.scatter, [g, covered, *indices], _index_attrs(node, False), scalar=False)
-    return (dx, dv, *(None for _ in indices))
+    return (dx, unbroadcast(dv, v.shape), *(None for _ in indices))
+
+
+def _last_writes(node: Node, x: Tracer, indices: list[Tracer]) -> Tracer:
+    """Which elements of ``x[idx] = v`` survive (the last of a repeated index):
+    scatter each index position's number, then read back which number stayed."""
+    shape = ops.broadcast_shapes(*(i.shape for i in indices))
+    if None not in shape:
+        ids = tnp.as_tracer(np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape))
+    elif len(shape) == 1:  # a run-time length: number the positions with a scan
+        (index,) = tnp.broadcast_arrays(*indices) if len(indices) > 1 else indices
+        ids = tnp.cumsum(tnp.astype(index, np.int64) * 0 + 1) - 1
+    else:
+        raise UnsupportedError(f"the gradient of an assignment through index arrays with "
+                               f"several dimensions, one of a run-time length, is not "
+                               f"supported{at(user_location())}")
+    target_ndim = node.output.type.ndim - len(node.attrs["axes"]) + len(shape)
+    first = 0 if node.attrs["front"] else node.attrs["axes"][0]
+    ids = tnp.reshape(ids, tuple(ids.shape) + (1,) * (target_ndim - first - len(shape)))
+    marker = emit(ops.scatter, [tnp.full_value(x.shape, -1, np.int64), ids, *indices],
+                  _index_attrs(node, False), scalar=False)
+    gather_attrs = {"axes": node.attrs["axes"], "front": node.attrs["front"]}
+    return emit(ops.gather, [marker, *indices], gather_attrs, scalar=False) == ids
