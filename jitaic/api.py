@@ -11,8 +11,6 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
-import os
-import queue
 import threading
 import time
 import warnings
@@ -24,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from jitaic import config, serialize
+from jitaic import compiler_thread, config, serialize
 from jitaic.ast_frontend.transform import convert as ast_convert
 from jitaic.errors import ConcretizationError, RecompileWarning, at
 from jitaic.ir.graph import Graph, GraphTooLarge
@@ -136,7 +134,7 @@ class Specialization:
         """Start compiling on the compiler thread. The leaves' types and
         layouts are all it reads, so the caller may go on using them."""
         self._pending_since = time.perf_counter()
-        self._pending = _compiler().submit(self.compile, list(leaves))
+        self._pending = compiler_thread.submit(self.compile, list(leaves))
 
     def worth_waiting(self) -> bool:
         """Whether to wait for the compile rather than run the function itself
@@ -191,53 +189,6 @@ class Specialization:
         if self.traced.out_tree == LEAF:
             return self._converters[0](raw, leaves)
         return unflatten(self.traced.out_tree, [c(raw, leaves) for c in self._converters])
-
-
-class _CompilerThread:
-    """One daemon thread that compiles in the background, a job at a time
-    (numba holds a global compiler lock anyway). Daemon: a script that ends
-    does not wait for a compile nobody will use (the disk cache's writes are
-    atomic, so one cut short leaves nothing behind)."""
-
-    def __init__(self) -> None:
-        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
-        threading.Thread(target=self._work, name="jitaic-compiler", daemon=True).start()
-
-    def submit(self, fn: Callable, *args: object) -> Future:
-        future: Future = Future()
-        self._jobs.put((future, fn, args))
-        return future
-
-    def _work(self) -> None:
-        while True:
-            future, fn, args = self._jobs.get()
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
-                future.set_result(fn(*args))
-            except BaseException as exc:  # handed to the caller on its next call
-                future.set_exception(exc)
-
-
-_compiler_thread: _CompilerThread | None = None
-_compiler_lock = threading.Lock()
-
-
-def _compiler() -> _CompilerThread:
-    global _compiler_thread
-    with _compiler_lock:
-        if _compiler_thread is None:
-            _compiler_thread = _CompilerThread()
-        return _compiler_thread
-
-
-def _forget_compiler_thread() -> None:
-    global _compiler_thread
-    _compiler_thread = None  # a forked child has no such thread
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_compiler_thread)
 
 
 def _output_converters(traced: Traced) -> list[Callable]:
