@@ -146,7 +146,7 @@ class Specialization:
 
     @property
     def pending(self) -> bool:
-        """Compiling in the background, or failed there (``finish`` raises then)."""
+        """Compiling in the background, or failed there (the next call raises)."""
         return self._pending is not None
 
     @property
