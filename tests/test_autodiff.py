@@ -562,7 +562,7 @@ def test_every_vjp_rule_is_exercised(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_slice_assignment_grads_wrt_copy_source_and_value(rng: np.random.Generator) -> None:
-    """The example from the README: grads of a local copy's slice assignment."""
+    """The example of docs/features.md: grads of a local copy's slice assignment."""
     x, z = rng.normal(size=(4, 3)), rng.normal(size=(2, 3))
     gx, gz = check_grad(_set_slice, (x, z), argnums=(0, 1), rng=rng)
     want_x = 2 * x
