@@ -472,8 +472,8 @@ def _last_writes(node: Node, x: Tracer, indices: list[Tracer]) -> Tracer:
     if None not in shape:
         ids = tnp.as_tracer(np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape))
     elif len(shape) == 1:  # a run-time length: number the positions with a scan
-        (index,) = tnp.broadcast_arrays(*indices) if len(indices) > 1 else indices
-        ids = tnp.cumsum(tnp.astype(index, np.int64) * 0 + 1) - 1
+        ones = sum(tnp.astype(i, np.int64) * 0 for i in indices) + 1  # broadcast
+        ids = tnp.cumsum(ones) - 1
     else:
         raise UnsupportedError(f"the gradient of an assignment through index arrays with "
                                f"several dimensions, one of a run-time length, is not "
