@@ -25,6 +25,7 @@ import numpy as np
 from jitaic import compiler_thread, config, serialize
 from jitaic.ast_frontend.transform import convert as ast_convert
 from jitaic.errors import ConcretizationError, RecompileWarning, at
+from jitaic.generated_calls import check_call, direct_class, hot_class, identifier
 from jitaic.ir.graph import Graph, GraphTooLarge
 from jitaic.ir.interpreter import evaluate
 from jitaic.ir.printer import format_graph
@@ -389,15 +390,16 @@ class JitFunction:
             params = self._signature.parameters.values()
             direct = spec.entry_result_kind is np.ndarray and DIRECT_CALLS
             built = build_dispatcher(
-                _identifier(self.__name__), [p.name for p in params],
+                identifier(self.__name__), [p.name for p in params],
                 tuple(p.default for p in params if p.default is not p.empty), entries,
                 fallback=functools.partial(JitFunction.__call__, self) if direct else None)
             if built is None or slot not in built[1]:  # not compiled, or a result type apart
                 return
             self._hot = hot
             spec._hot_counter = self._hot_counts[slot:slot + 1]
-            self.__class__ = (_direct_class(built[0]) if direct else
-                              _hot_class(self, built[0], spec.entry_result_kind))
+            self.__class__ = (direct_class(JitFunction, built[0]) if direct else
+                              hot_class(JitFunction, self, built[0],
+                                        spec.entry_result_kind))
 
     def _hot_eligible(self, spec: Specialization, args: tuple) -> bool:
         """Arrays in; out one array, or one scalar, of the same kind as the
@@ -418,7 +420,7 @@ class JitFunction:
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError:
-            _check_call(self._fn, self._signature, args, kwargs)
+            check_call(self._fn, self._signature, args, kwargs)
             raise
         bound.apply_defaults()
         names = self._positional_names(len(bound.args))
@@ -626,92 +628,6 @@ class JitFunction:
 
     def __repr__(self) -> str:
         return f"<jitaic.jit {self.__qualname__} ({len(self._cache)} specializations)>"
-
-
-def _hot_class(jitted: JitFunction, dispatcher: Callable, result_kind: type) -> type:
-    """A subclass of JitFunction for one instance whose __call__ tries the
-    compiled dispatcher first.
-
-    The generated __call__ has the user's own parameters (keywords and
-    defaults bind as they would for the function, and a wrong call raises
-    Python's own message about it) and is a staticmethod closing over the
-    instance: a call pays one Python frame, then numba's C dispatcher (and,
-    for a scalar result, the conversion of numba's Python number to NumPy's
-    scalar type, as the Python path returns).
-    """
-    params = list(jitted._signature.parameters.values())
-    names = [p.name for p in params]
-    arrays = " and ".join(f"type({n}) is _jitaic_ndarray" for n in names) or "True"
-    listed = ", ".join(names)
-    name = _identifier(jitted.__name__)
-    call_hot = f"_jitaic_hot({listed})"
-    if result_kind is not np.ndarray:
-        call_hot = f"_jitaic_scalar({call_hot})"
-    source = (f"def {name}({listed}):\n"
-              f"    if not _jitaic_overrides and {arrays}:\n"
-              f"        try:\n"
-              f"            return {call_hot}\n"
-              f"        except (_jitaic_Miss, TypeError):\n"
-              f"            pass\n"
-              f"    return _jitaic_general(_jitaic_self, {listed})\n")
-    from jitaic.lower.dispatch import Miss as HotMiss
-
-    namespace = {"_jitaic_overrides": config._overrides, "_jitaic_ndarray": np.ndarray,
-                 "_jitaic_hot": dispatcher, "_jitaic_Miss": HotMiss,
-                 "_jitaic_scalar": result_kind,
-                 "_jitaic_general": JitFunction.__call__, "_jitaic_self": jitted}
-    exec(compile(source, f"<jitaic hot call {name}>", "exec"), namespace)
-    call = namespace[name]
-    call.__defaults__ = tuple(p.default for p in params if p.default is not p.empty) or None
-    call.__code__ = call.__code__.replace(co_qualname=jitted.__qualname__)
-    return type(JitFunction.__name__, (JitFunction,),
-                {"__call__": staticmethod(call), "__module__": JitFunction.__module__,
-                 "__qualname__": JitFunction.__qualname__})
-
-
-def _direct_class(dispatcher: Callable) -> type:
-    """A subclass of JitFunction for one instance whose __call__ is the compiled
-    dispatcher itself: numba's C dispatcher, no Python frame. Whatever it does
-    not serve it hands to JitFunction.__call__ (lower/dispatch.py); a call
-    with too many arguments or an unknown keyword raises numba's TypeError
-    (its argument folding runs first)."""
-    return type(JitFunction.__name__, (JitFunction,),
-                {"__call__": staticmethod(dispatcher), "__module__": JitFunction.__module__,
-                 "__qualname__": JitFunction.__qualname__})
-
-
-class _DefaultAt:
-    """Default ``index`` of a signature, as source text."""
-
-    def __init__(self, index: int) -> None:
-        self.index = index
-
-    def __repr__(self) -> str:
-        return f"_jitaic_defaults[{self.index}]"
-
-
-def _check_call(fn: Callable, signature: inspect.Signature, args: tuple, kwargs: dict) -> None:
-    """Call an empty function with ``fn``'s signature: a wrong call raises
-    Python's own TypeError, which names the function (inspect's does not)."""
-    defaults, params = [], []
-    for p in signature.parameters.values():
-        if p.default is not p.empty:
-            defaults.append(p.default)
-            p = p.replace(default=_DefaultAt(len(defaults) - 1))
-        params.append(p.replace(annotation=p.empty))
-    plain = signature.replace(parameters=params, return_annotation=signature.empty)
-    namespace = {"_jitaic_defaults": defaults}
-    try:
-        exec(f"def stub{plain}:\n    pass\n", namespace)
-    except SyntaxError:  # a signature Python source cannot spell: inspect's error stands
-        return
-    stub = namespace["stub"]
-    stub.__qualname__ = getattr(fn, "__qualname__", "stub")  # what the message names
-    stub(*args, **kwargs)
-
-
-def _identifier(name: str) -> str:
-    return name if name.isidentifier() else "jitted"
 
 
 def _fast_key(a: object) -> tuple:
