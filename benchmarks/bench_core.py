@@ -21,8 +21,11 @@ jit function: trace + optimise + codegen + numba compile + one run.
 BLAS runs single-threaded unless OPENBLAS_NUM_THREADS / OMP_NUM_THREADS /
 MKL_NUM_THREADS are set: numba's np.dot calls scipy's BLAS, numpy calls its own,
 and two spinning thread pools on a small machine slow each other down by 2x or
-more.  The compiled loops (numba, jitaic) are single-threaded too, so this
-compares code generation, not thread counts.
+more.  The hand-written numba loops are single-threaded; jitaic runs large loop
+nests on numba's threads, as it does by default, and the "serial" column is
+jitaic with ``parallel=False`` (its parallel loops should never lose to it).
+``--busy`` measures with another process spinning on one CPU, as on a shared
+machine.
 
 The timing, checking and table machinery is shared with the other benchmark
 scripts in ``harness.py`` (next to this file).
@@ -339,6 +342,7 @@ def run_workload(w: Workload, impls: list[str], rng, opts: Options) -> dict[str,
         "numba": numba_impl(w.loop_fn),  # fresh dispatcher: first call compiles
         "jitaic": jitaic_impl(w.numpy_fn),  # fresh JitFunction: first call compiles
         "jax": jax_impl(w.jax_fn),
+        harness.SERIAL: jitaic_impl(w.numpy_fn, parallel=False),
     }
     builders = {impl: builders[impl] for impl in impls}
     return harness.run_impls(builders, args, expected, opts, rtol=w.rtol, atol=w.atol)
@@ -404,6 +408,7 @@ def peak_memory(n: int = 10**7) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> int:
     opts = harness.parse_args(__doc__.splitlines()[0], argv)
     impls = ["numpy", "numba", "jitaic"] + (["jax"] if jax is not None else [])
+    impls.append(harness.SERIAL)
     harness.print_header("jitaic core benchmarks", opts)
     harness.warm_up()
 

@@ -29,10 +29,12 @@ The conventions every script follows:
 from __future__ import annotations
 
 import argparse
+import atexit
 import math
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -72,6 +74,7 @@ class Options:
     repeats: int
     min_batch_s: float
     filter: str
+    busy: str = ""  # where a hog process keeps a CPU busy while measuring, if it does
 
     def selected(self, name: str) -> bool:
         """Whether a workload called ``name`` passes ``--filter``."""
@@ -79,18 +82,32 @@ class Options:
 
 
 def parse_args(description: str, argv: list[str] | None = None) -> Options:
-    """``--quick``, ``--repeats`` and ``--filter``, the flags every script takes."""
+    """``--quick``, ``--repeats``, ``--filter`` and ``--busy``, the flags every script takes."""
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--quick", action="store_true", help="fewer repeats, smaller sizes")
     ap.add_argument("--repeats", type=int, default=None, help="default 21; 7 with --quick")
     ap.add_argument("--filter", default="", help="only workloads whose name contains this")
+    ap.add_argument("--busy", action="store_true",
+                    help="measure with another process keeping one CPU busy (a shared machine)")
     opts = ap.parse_args(argv)
     return Options(
         quick=opts.quick,
         repeats=opts.repeats or (7 if opts.quick else 21),
         min_batch_s=0.005 if opts.quick else 0.02,
         filter=opts.filter,
+        busy=start_cpu_hog() if opts.busy else "",
     )
+
+
+def start_cpu_hog() -> str:
+    """Start a process that spins on this process's last CPU until this one
+    exits (pinned where the OS allows it); returns where it spins."""
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    cpu = cpus[-1] if cpus else None
+    pin = f"os.sched_setaffinity(0, {{{cpu}}})\n" if cpu is not None else ""
+    hog = subprocess.Popen([sys.executable, "-c", f"import os\n{pin}while True:\n    pass\n"])
+    atexit.register(hog.kill)
+    return f"cpu {cpu}" if cpu is not None else "one CPU (not pinned)"
 
 
 def print_header(title: str, opts: Options) -> None:
@@ -102,7 +119,9 @@ def print_header(title: str, opts: Options) -> None:
         + (f", jax {jax.__version__}" if jax is not None else ", jax not installed")
         + f"; {cpu_model()}, {os.cpu_count()} cpus; "
         f"BLAS threads {os.environ['OPENBLAS_NUM_THREADS']}; "
-        f"median of {opts.repeats} repeats; float64\n"
+        f"median of {opts.repeats} repeats; float64"
+        + (f"; BUSY: another process spins on {opts.busy}" if opts.busy else "")
+        + "\n"
     )
 
 
@@ -386,15 +405,23 @@ def run_workloads(workloads: Iterable, impls: list[str], opts, run: Callable) ->
 
 
 def print_cached_table(results: list) -> None:
-    """The cached-call table of NumPy / numba / jitaic / jax workloads, with ratios."""
+    """The cached-call table of NumPy / numba / jitaic / jax workloads, with ratios,
+    and jitaic's serial loops (``parallel=False``) where a script timed them."""
+    serial = any(SERIAL in c for _, c in results)
     print("## Cached-call time (ms per call; lower is better)\n")
     print_table(
         ["workload", "size", "numpy ms", "numba ms", "jitaic ms", "jax ms"]
-        + ["jitaic/numba", "numpy/jitaic"],
+        + ["jitaic/numba", "numpy/jitaic"]
+        + (["serial ms", "jitaic/serial"] if serial else []),
         [
             [w.name, w.size, fmt_ms(c["numpy"]), fmt_ms(c["numba"]), fmt_ms(c["jitaic"])]
             + [fmt_ms(c.get("jax")), ratio(c["jitaic"], c["numba"])]
             + [ratio(c["numpy"], c["jitaic"])]
+            + ([fmt_ms(c.get(SERIAL)), ratio(c["jitaic"], c.get(SERIAL))] if serial else [])
             for w, c in results
         ],
     )
+
+
+# jitaic with parallel=False: parallel loops must never lose to it, idle or --busy
+SERIAL = "jitaic serial"

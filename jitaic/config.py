@@ -86,6 +86,11 @@ KNOBS: dict[str, Knob] = {
                             "kept (up to 8, this many MiB in all) for the next allocation of "
                             "their size, which then makes no page faults; 0: every array is "
                             "freed at once (read when a specialisation compiles)"),
+    "follow_load": Knob("JITAIC_FOLLOW_LOAD", True, lambda s: s not in ("", "0"),
+                        "parallel loops run on the CPUs other processes leave idle, "
+                        "sampled from /proc/stat every 0.1 s by a daemon thread (Linux; "
+                        "lower/threads.py); 0: always on numba's thread count (read when "
+                        "the first parallel kernel compiles)"),
     "cache_dir": Knob("JITAIC_CACHE_DIR", default_cache_dir(), str,
                       "where compiled specialisations stay across processes (default: the "
                       "platform's user cache directory, e.g. ~/.cache/jitaic): a later process "

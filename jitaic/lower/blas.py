@@ -44,6 +44,7 @@ from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
 from jitaic.lower.runtime import fixed_arity_intrinsic
+from jitaic.lower.threads import available as available_threads
 
 ROW_MAJOR, COL_MAJOR = 101, 102
 NO_TRANS, TRANS = 111, 112
@@ -156,13 +157,14 @@ def _blas_get_num_threads(typingctx):
 
 
 if _KNOWS_THREADS:
-    @numba.njit  # not cached: numba.get_num_threads is a call through a ctypes pointer
+    @numba.njit(inline="always")  # see lower/threads.py
     def split_threads():
-        """Threads to split a matrix product over: numba's, when the BLAS runs
-        on one thread (asked at every call: threadpoolctl may change it after
-        a specialisation compiled), else 1. Splitting the calls of a
-        multi-threaded BLAS oversubscribes the cores (measured 8x slower)."""
-        return numba.get_num_threads() if _blas_get_num_threads() == 1 else 1
+        """Threads to split a matrix product over: those parallel loops may
+        use now (lower/threads.py), when the BLAS runs on one thread (asked
+        at every call: threadpoolctl may change it after a specialisation
+        compiled), else 1. Splitting the calls of a multi-threaded BLAS
+        oversubscribes the cores (measured 8x slower)."""
+        return available_threads() if _blas_get_num_threads() == 1 else 1
 else:
     @numba.njit(cache=True)
     def split_threads():

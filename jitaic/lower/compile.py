@@ -23,7 +23,7 @@ import numpy as np
 from jitaic.errors import CompileError
 from jitaic.ir import ops
 from jitaic.ir.graph import Graph, Node, Region, Value
-from jitaic.lower import blas, buffers, disk_cache, runtime
+from jitaic.lower import blas, buffers, disk_cache, runtime, threads
 from jitaic.lower import control_flow as _control_flow  # noqa: F401  (registers lowerings)
 from jitaic.lower.codegen import Emitter, comment_text
 from jitaic.lower.fusion import (
@@ -394,6 +394,8 @@ def compile_graph(graph: Graph, param_is_array: Sequence[bool],
                                               rendered.emitter)
     buffers.set_limit()
     directory, from_disk = disk_cache.directory(), False
+    if em.launches_threads:
+        threads.follow_load()
     try:
         signature = tuple(numba.typeof(a) for a in (*example_args, *constants))
         with warnings.catch_warnings():

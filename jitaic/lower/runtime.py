@@ -14,6 +14,7 @@ from numba.np.arrayobj import populate_array
 
 from jitaic.errors import Interrupted  # noqa: F401  (raised by generated code)
 from jitaic.lower.buffers import c_call, huge_pages
+from jitaic.lower.threads import available, limit_threads, restore_threads  # noqa: F401
 
 # --------------------------------------------------------- errors with run-time values
 #
@@ -137,13 +138,14 @@ def _dot_threads():
             return 1  # an unknown BLAS: never split its calls
         return dot_threads
 
-    @numba.njit  # not cached: a call through a ctypes pointer (and get_num_threads)
+    @numba.njit  # not cached: a call through a ctypes pointer
     def dot_threads():
-        """Threads to split a matrix product over: numba's, when the BLAS runs
+        """Threads to split a matrix product over: those parallel loops may
+        use now (lower/threads.py), when the BLAS runs
         on one thread (read at every call: threadpoolctl may change it after
         a specialisation compiled), else 1. Splitting the calls of a
         multi-threaded BLAS oversubscribes the cores (measured 8x slower)."""
-        return numba.get_num_threads() if query() == 1 else 1
+        return available() if query() == 1 else 1
     return dot_threads
 
 
