@@ -381,6 +381,30 @@ def per_call_overhead(repeats: int) -> dict[str, float]:
     return {name: out[name] for name in impls}
 
 
+def scalar_args(x, a, b, c, d, e, g, h):
+    """A function of 7 Python floats and a small array (a scalar-heavy kernel)."""
+    return (x * a + b) * c - d * np.exp(-e * g) + h
+
+
+def per_call_scalar_arguments(repeats: int) -> dict[str, float]:
+    """Microseconds per cached call of ``scalar_args`` (8 elements, 7 floats)."""
+    args = (np.arange(8.0), 1.0, 2.0, 3.0, 4.0, 0.5, 0.25, 1.5)
+    impls = {"numpy": scalar_args, "numba": numba.njit(scalar_args),
+             "jitaic": jitaic.jit(scalar_args)}
+    if jax is not None:
+        def scalar_args_jax(x, a, b, c, d, e, g, h):
+            return (x * a + b) * c - d * jnp.exp(-e * g) + h
+
+        jitted, jx = jax.jit(scalar_args_jax), jnp.asarray(args[0])
+        impls["jax"] = lambda _x, *floats: jitted(jx, *floats).block_until_ready()
+    expected = scalar_args(*args)
+    for fn in impls.values():
+        np.testing.assert_allclose(fn(*args), expected, rtol=1e-14)
+    timed = time_interleaved({k: (fn, args) for k, fn in impls.items()}, repeats,
+                             min_batch_s=0.02)
+    return {name: 1e6 * t for name, t in timed.items()}
+
+
 def peak_memory(n: int = 10**7) -> dict[str, float]:
     """MB allocated at the peak of one call of the chain on n float64 elements,
     beyond its inputs (tracemalloc sees NumPy's and numba's allocations; XLA
@@ -428,6 +452,11 @@ def main(argv: list[str] | None = None) -> int:
     print("\n## Per-call overhead: cached `x + 1` on an 8-element array (µs per call)\n")
     over = per_call_overhead(opts.repeats)
     print_table(list(over), [[f"{v:.2f}" for v in over.values()]], text_columns=0)
+
+    print("\n## Per-call cost with scalar arguments: `scalar_args`, an 8-element array "
+          "and 7 Python floats (µs per call)\n")
+    scalars = per_call_scalar_arguments(opts.repeats)
+    print_table(list(scalars), [[f"{v:.2f}" for v in scalars.values()]], text_columns=0)
 
     print("\n## Peak memory of one call of the chain on 1e7 elements (MB; the result is 80)\n")
     peak = peak_memory()

@@ -274,7 +274,8 @@ class JitFunction:
         self._fast: dict[tuple, tuple[Specialization, Callable]] = {}
         # Hot path: specialisations called often join a compiled dispatcher
         # (lower/dispatch.py) that a generated __call__ tries first.
-        self._hot: list[tuple[Specialization, tuple]] = []  # with the argument shapes
+        # with the argument shapes (None: a Python float)
+        self._hot: list[tuple[Specialization, tuple]] = []
         self._hot_counts = np.zeros(MAX_HOT, np.int64)
 
     # ------------------------------------------------------------ pickling
@@ -365,7 +366,8 @@ class JitFunction:
     def _remember_fast(self, args, kwargs, leaves, spec: Specialization) -> bool:
         eligible = (self._fast_ok and not kwargs and spec.compiled is not None
                     and len(leaves) == len(args)
-                    and all(type(a) is np.ndarray or isinstance(a, np.generic) for a in args))
+                    and all(type(a) is np.ndarray or isinstance(a, (np.generic, float))
+                            for a in args))
         if eligible:
             self._fast[tuple(_fast_key(a) for a in args)] = (spec, spec.runner())
             if spec._promote_at is None:  # -1: never
@@ -384,11 +386,15 @@ class JitFunction:
             if not self._hot_eligible(spec, args):
                 return
             slot = len(self._hot)
-            hot = [*self._hot, (spec, tuple(a.shape for a in args))]
+            hot = [*self._hot, (spec, tuple(a.shape if type(a) is np.ndarray else None
+                                            for a in args))]
             entries = [HotEntry(s.compiled.entry, shapes, self._hot_counts.ctypes.data + 8 * k)
                        for k, (s, shapes) in enumerate(hot)]
             params = self._signature.parameters.values()
-            direct = spec.entry_result_kind is np.ndarray and DIRECT_CALLS
+            # numba's C dispatcher takes np.float64 (and ints) for a float
+            # parameter: only a Python frame can tell them from Python floats
+            direct = (spec.entry_result_kind is np.ndarray and DIRECT_CALLS
+                      and all(None not in shapes for _, shapes in hot))
             built = build_dispatcher(
                 identifier(self.__name__), [p.name for p in params],
                 tuple(p.default for p in params if p.default is not p.empty), entries,
@@ -397,12 +403,13 @@ class JitFunction:
                 return
             self._hot = hot
             spec._hot_counter = self._hot_counts[slot:slot + 1]
+            floats = {i for _, shapes in hot for i, shape in enumerate(shapes) if shape is None}
             self.__class__ = (direct_class(JitFunction, built[0]) if direct else
                               hot_class(JitFunction, self, built[0],
-                                        spec.entry_result_kind))
+                                        spec.entry_result_kind, floats))
 
     def _hot_eligible(self, spec: Specialization, args: tuple) -> bool:
-        """Arrays in; out one array, or one scalar, of the same kind as the
+        """Arrays and Python floats in; out one array, or one scalar, of the same kind as the
         other hot specialisations'; nothing written in place; names we can use."""
         kind = spec.entry_result_kind if spec.compiled is not None else None
         return (len(self._hot) < MAX_HOT and all(spec is not s for s, _ in self._hot)
@@ -410,7 +417,7 @@ class JitFunction:
                 and all(s.entry_result_kind is kind for s, _ in self._hot)
                 and not spec.compiled.serialised
                 and not spec.graph.updates
-                and all(type(a) is np.ndarray for a in args)
+                and all(type(a) is np.ndarray or type(a) is float for a in args)
                 and not config.get("disable_jit")
                 and not any(name.startswith("_jitaic_") for name in self._signature.parameters))
 
@@ -631,9 +638,12 @@ class JitFunction:
 
 
 def _fast_key(a: object) -> tuple:
-    """Type, shape, dtype and layout of a NumPy value (AttributeError otherwise)."""
-    if type(a) is not np.ndarray and not isinstance(a, np.generic):
-        raise AttributeError("not a NumPy value")
+    """Type, shape, dtype and layout of an array; the type of a NumPy scalar
+    (it decides the dtype) or a Python float (AttributeError otherwise)."""
+    if type(a) is not np.ndarray:
+        if type(a) is float or isinstance(a, np.generic):
+            return (type(a),)
+        raise AttributeError("not a NumPy value or a float")
     flags = a.flags
     return (type(a), a.shape, a.dtype, flags.c_contiguous, flags.f_contiguous,
             flags.writeable)

@@ -253,3 +253,41 @@ def test_concurrent_hot_calls_agree_with_numpy(rng) -> None:
         t.join()
     assert not failures
     assert spec.hot
+
+
+def _affine(x, a, b):
+    return a * x + b
+
+
+def test_python_float_arguments_are_served_hot(rng) -> None:
+    # a scalar-heavy function called with Python floats (issue #24: ~13 µs a
+    # call on the general path before)
+    x = rng.standard_normal(8)
+    f, spec = _hot(_affine, x, 2.0, -0.5)
+    before = spec.hits
+    for a, b in [(3.0, 1.0), (-1.5, 0.25)]:
+        assert_same(f(x, a, b), _affine(x, a, b))
+    assert spec.hits == before + 2
+
+
+@pytest.mark.parametrize("scalar", [np.float64(2.0), 2, True, np.float32(2.0)])
+def test_a_hot_float_parameter_still_tells_other_scalars_apart(scalar, rng) -> None:
+    # NumPy: a Python float is weak (float32 stays float32); np.float64 is not.
+    # numba would take any of these for the float64 the hot kernel expects.
+    x = rng.standard_normal(8).astype(np.float32)
+    f, spec = _hot(_affine, x, 2.0, 1.0)
+    assert f(x, 2.0, 1.0).dtype == np.float32
+    assert_same(f(x, scalar, 1.0), _affine(x, scalar, 1.0))
+    assert len(f.specializations()) == 2
+
+
+def test_a_parameter_hot_as_a_float_and_as_an_array(rng) -> None:
+    x, a = rng.standard_normal(8), rng.standard_normal(8)
+    f = jitaic.jit(_affine)
+    with config.override(hot_calls=2):
+        for _ in range(3):
+            f(x, 2.0, 1.0)
+            f(x, a, 1.0)
+    assert all(spec.hot for spec in f.specializations())
+    assert_same(f(x, 3.0, 1.0), _affine(x, 3.0, 1.0))
+    assert_same(f(x, a, -1.0), _affine(x, a, -1.0))

@@ -78,7 +78,7 @@ class HotEntry:
     """One specialisation as the dispatcher sees it."""
 
     entry: numba.core.dispatcher.Dispatcher  # compiled for exactly one signature
-    shapes: tuple[tuple[int, ...], ...]       # of the array arguments, in order
+    shapes: tuple[tuple[int, ...] | None, ...]  # of the arguments (None: a float)
     counter_address: int                      # int64 incremented on every hot call
 
 
@@ -136,7 +136,8 @@ def _group_impl(label: str, arg_types: tuple, members, fallback: Callable | None
     namespace = {f"e{k}": h.entry for k, h in members}
     namespace.update(Miss=Miss, _int64_at=_int64_at)
     if fallback is None:
-        tests = [_layout_test(i, t) for i, t in enumerate(arg_types) if t.layout == "A"]
+        tests = [_layout_test(i, t) for i, t in enumerate(arg_types)
+                 if isinstance(t, types.Array) and t.layout == "A"]
         served, miss = "{}", ["    raise Miss()"]
     else:
         tests, served, miss = _direct_call_parts(arg_types, members, fallback, namespace)
@@ -146,7 +147,8 @@ def _group_impl(label: str, arg_types: tuple, members, fallback: Callable | None
         lines.append(f"    if {' and '.join(tests)}:")
         indent = "        "
     for k, h in members:
-        shapes = " and ".join(f"a{i}.shape == {s!r}" for i, s in enumerate(h.shapes))
+        shapes = " and ".join(f"a{i}.shape == {s!r}" for i, s in enumerate(h.shapes)
+                              if s is not None) or "True"
         lines += [f"{indent}if {shapes}:",
                   f"{indent}    _int64_at({h.counter_address})[0] += 1",
                   f"{indent}    return {served.format(f'e{k}({params})[0]')}"]
