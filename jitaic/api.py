@@ -274,7 +274,7 @@ class JitFunction:
         self._fast: dict[tuple, tuple[Specialization, Callable]] = {}
         # Hot path: specialisations called often join a compiled dispatcher
         # (lower/dispatch.py) that a generated __call__ tries first.
-        # with the argument shapes (None: a Python float)
+        # with the argument shapes (a scalar argument: its type)
         self._hot: list[tuple[Specialization, tuple]] = []
         self._hot_counts = np.zeros(MAX_HOT, np.int64)
 
@@ -386,15 +386,17 @@ class JitFunction:
             if not self._hot_eligible(spec, args):
                 return
             slot = len(self._hot)
-            hot = [*self._hot, (spec, tuple(a.shape if type(a) is np.ndarray else None
+            hot = [*self._hot, (spec, tuple(a.shape if type(a) is np.ndarray else type(a)
                                             for a in args))]
             entries = [HotEntry(s.compiled.entry, shapes, self._hot_counts.ctypes.data + 8 * k)
                        for k, (s, shapes) in enumerate(hot)]
             params = self._signature.parameters.values()
-            # numba's C dispatcher takes np.float64 (and ints) for a float
-            # parameter: only a Python frame can tell them from Python floats
-            direct = (spec.entry_result_kind is np.ndarray and DIRECT_CALLS
-                      and all(None not in shapes for _, shapes in hot))
+            # numba's C dispatcher takes a Python float, np.float64 or an int
+            # for a float64 parameter, which NumPy types differently: only a
+            # Python frame can check a scalar argument's exact type
+            scalars = {i: shape for _, shapes in hot for i, shape in enumerate(shapes)
+                       if isinstance(shape, type)}
+            direct = spec.entry_result_kind is np.ndarray and DIRECT_CALLS and not scalars
             built = build_dispatcher(
                 identifier(self.__name__), [p.name for p in params],
                 tuple(p.default for p in params if p.default is not p.empty), entries,
@@ -403,21 +405,26 @@ class JitFunction:
                 return
             self._hot = hot
             spec._hot_counter = self._hot_counts[slot:slot + 1]
-            floats = {i for _, shapes in hot for i, shape in enumerate(shapes) if shape is None}
             self.__class__ = (direct_class(JitFunction, built[0]) if direct else
                               hot_class(JitFunction, self, built[0],
-                                        spec.entry_result_kind, floats))
+                                        spec.entry_result_kind, scalars))
 
     def _hot_eligible(self, spec: Specialization, args: tuple) -> bool:
-        """Arrays and Python floats in; out one array, or one scalar, of the same kind as the
-        other hot specialisations'; nothing written in place; names we can use."""
+        """Arrays, Python floats and NumPy scalars in, each scalar parameter
+        of one type in every hot specialisation; out one array, or one
+        scalar, of the same kind as the other hot specialisations'; nothing
+        written in place; names we can use."""
         kind = spec.entry_result_kind if spec.compiled is not None else None
         return (len(self._hot) < MAX_HOT and all(spec is not s for s, _ in self._hot)
                 and kind is not None
                 and all(s.entry_result_kind is kind for s, _ in self._hot)
                 and not spec.compiled.serialised
                 and not spec.graph.updates
-                and all(type(a) is np.ndarray or type(a) is float for a in args)
+                and all(type(a) is np.ndarray or type(a) is float or isinstance(a, np.generic)
+                        for a in args)
+                and not any(isinstance(shapes[i], type) and shapes[i] is not type(a)
+                            for _, shapes in self._hot for i, a in enumerate(args)
+                            if type(a) is not np.ndarray)
                 and not config.get("disable_jit")
                 and not any(name.startswith("_jitaic_") for name in self._signature.parameters))
 

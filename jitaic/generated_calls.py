@@ -14,7 +14,7 @@ from jitaic import config
 
 
 def hot_class(base: type, jitted: object, dispatcher: Callable, result_kind: type,
-              floats: set[int] = frozenset()) -> type:
+              scalars: dict[int, type] | None = None) -> type:
     """A subclass of ``base`` (JitFunction) for one instance whose __call__ tries the
     compiled dispatcher first.
 
@@ -27,8 +27,9 @@ def hot_class(base: type, jitted: object, dispatcher: Callable, result_kind: typ
     """
     params = list(jitted._signature.parameters.values())
     names = [p.name for p in params]
+    scalars = scalars or {}
     arrays = " and ".join(
-        f"(type({n}) is _jitaic_ndarray or type({n}) is _jitaic_float)" if i in floats
+        f"(type({n}) is _jitaic_ndarray or type({n}) is _jitaic_kind{i})" if i in scalars
         else f"type({n}) is _jitaic_ndarray" for i, n in enumerate(names)) or "True"
     listed = ", ".join(names)
     name = identifier(jitted.__name__)
@@ -45,7 +46,7 @@ def hot_class(base: type, jitted: object, dispatcher: Callable, result_kind: typ
     from jitaic.lower.dispatch import Miss as HotMiss
 
     namespace = {"_jitaic_overrides": config._overrides, "_jitaic_ndarray": np.ndarray,
-                 "_jitaic_float": float,
+                 **{f"_jitaic_kind{i}": kind for i, kind in scalars.items()},
                  "_jitaic_hot": dispatcher, "_jitaic_Miss": HotMiss,
                  "_jitaic_scalar": result_kind,
                  "_jitaic_general": base.__call__, "_jitaic_self": jitted}

@@ -270,15 +270,31 @@ def test_python_float_arguments_are_served_hot(rng) -> None:
     assert spec.hits == before + 2
 
 
-@pytest.mark.parametrize("scalar", [np.float64(2.0), 2, True, np.float32(2.0)])
-def test_a_hot_float_parameter_still_tells_other_scalars_apart(scalar, rng) -> None:
+def test_numpy_scalar_arguments_are_served_hot(rng) -> None:
+    # the public "hasting" kernel is called with np.float64 scalars
+    x = rng.standard_normal(8)
+    f, spec = _hot(_affine, x, np.float64(2.0), np.float32(-0.5))
+    before = spec.hits
+    assert_same(f(x, np.float64(3.0), np.float32(1.0)), _affine(x, 3.0, np.float32(1.0)))
+    assert spec.hits == before + 1
+
+
+@pytest.mark.parametrize("hot, other", [
+    (2.0, np.float64(2.0)), (np.float64(2.0), 2.0), (2.0, 2), (2.0, True),
+    (2.0, np.float32(2.0)), (np.float32(2.0), np.float64(2.0)),
+])
+def test_a_hot_scalar_parameter_still_tells_other_scalars_apart(hot, other, rng) -> None:
     # NumPy: a Python float is weak (float32 stays float32); np.float64 is not.
-    # numba would take any of these for the float64 the hot kernel expects.
+    # numba would take several of these for the one type the hot kernel expects.
     x = rng.standard_normal(8).astype(np.float32)
-    f, spec = _hot(_affine, x, 2.0, 1.0)
-    assert f(x, 2.0, 1.0).dtype == np.float32
-    assert_same(f(x, scalar, 1.0), _affine(x, scalar, 1.0))
-    assert len(f.specializations()) == 2
+    f = jitaic.jit(_affine)
+    with config.override(hot_calls=2):
+        for _ in range(3):
+            assert_same(f(x, hot, 1.0), _affine(x, hot, 1.0))
+            assert_same(f(x, other, 1.0), _affine(x, other, 1.0))
+    assert f.specializations()[0].hot
+    assert_same(f(x, hot, -1.0), _affine(x, hot, -1.0))
+    assert_same(f(x, other, -1.0), _affine(x, other, -1.0))
 
 
 def test_a_parameter_hot_as_a_float_and_as_an_array(rng) -> None:

@@ -78,7 +78,7 @@ class HotEntry:
     """One specialisation as the dispatcher sees it."""
 
     entry: numba.core.dispatcher.Dispatcher  # compiled for exactly one signature
-    shapes: tuple[tuple[int, ...] | None, ...]  # of the arguments (None: a float)
+    shapes: tuple[tuple[int, ...] | type, ...]  # of the arguments (a scalar's: its type)
     counter_address: int                      # int64 incremented on every hot call
 
 
@@ -148,7 +148,7 @@ def _group_impl(label: str, arg_types: tuple, members, fallback: Callable | None
         indent = "        "
     for k, h in members:
         shapes = " and ".join(f"a{i}.shape == {s!r}" for i, s in enumerate(h.shapes)
-                              if s is not None) or "True"
+                              if isinstance(s, tuple)) or "True"
         lines += [f"{indent}if {shapes}:",
                   f"{indent}    _int64_at({h.counter_address})[0] += 1",
                   f"{indent}    return {served.format(f'e{k}({params})[0]')}"]
