@@ -15,3 +15,14 @@ def energy(x):
 
 
 energy_grad = jitaic.jit(jitaic.grad(energy))
+
+
+@jitaic.jit
+def damped(x):
+    """Parallel loops on 2^19 elements and more."""
+    return np.tanh(x) * np.exp(-x * x)
+
+
+def damped_sum(seed: int) -> float:
+    x = np.random.default_rng(seed).standard_normal(2**19)
+    return float(damped(x).sum())

@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import copy
 import multiprocessing
+import os
 import pickle
+import subprocess
+import sys
+import textwrap
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
@@ -75,3 +79,28 @@ def test_jitted_functions_run_in_a_process_pool(method) -> None:
     assert_same(shifted, np.exp(x) + offset)
     t = np.tanh(x)
     np.testing.assert_allclose(gradient, 2 * t * (1 - t * t), rtol=1e-12)
+
+
+_FORK_AFTER_PARALLEL = textwrap.dedent("""
+    import multiprocessing, sys
+    sys.path.insert(0, sys.argv[1])
+    import shipped
+    parent = [shipped.damped_sum(seed) for seed in range(4)]  # parallel kernels ran
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        children = pool.map(shipped.damped_sum, range(4))
+    assert children == parent, (children, parent)
+    print("ok")
+""")
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
+                    reason="no fork start method here")
+def test_a_process_that_ran_parallel_kernels_forks_working_children() -> None:
+    """Fork (Python 3.11's default on Linux) after parallel loops ran: the
+    workers run jitted parallel code too. GNU OpenMP kills such children
+    ("fork() called from a process already using GNU OpenMP"); the tbb
+    dependency gives numba a fork-safe threading layer."""
+    done = subprocess.run([sys.executable, "-c", _FORK_AFTER_PARALLEL,
+                           os.path.dirname(os.path.abspath(__file__))],
+                          capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout.strip()) == (0, "ok"), done.stderr[-2000:]
