@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import functools
+import os
+import subprocess
+import sys
 
+import llvmlite.binding as llvm
 import numba
 import numpy as np
 import pytest
@@ -451,3 +455,39 @@ def test_arc_loop_vectorises(name, dtype):
     run = loop(name, dtype)
     run(np.ones(4, dtype), np.empty(4, dtype))
     assert "x double>" in run.inspect_llvm(run.signatures[0])
+
+
+# Older x86-64 targets for the test below: LLVM picks the vector width per
+# CPU (AVX-512 here, 256-bit AVX2 or 128-bit SSE elsewhere), and the
+# algorithms must keep their accuracy and special values at each width (and
+# without FMA).
+_TARGETS = {
+    "haswell": "+64bit,+avx,+avx2,+bmi,+bmi2,+cmov,+cx16,+f16c,+fma,+fsgsbase,+lzcnt,+mmx,"
+               "+movbe,+popcnt,+sse,+sse2,+sse3,+sse4.1,+sse4.2,+ssse3,+xsave",
+    "nehalem": "+64bit,+cmov,+cx16,+mmx,+popcnt,+sse,+sse2,+sse3,+sse4.1,+sse4.2,+ssse3",
+}
+_ON_TARGET = "JITAIC_TEST_VECMATH_TARGET"
+
+
+@pytest.mark.skipif(bool(os.environ.get(_ON_TARGET)), reason="already on a chosen target")
+@pytest.mark.parametrize("cpu", sorted(_TARGETS))
+def test_this_module_passes_compiled_for_an_older_cpu(cpu):
+    host = llvm.get_host_cpu_features()
+    needed = [f[1:] for f in _TARGETS[cpu].split(",") if f not in ("+64bit", "+mmx")]
+    if not all(host.get(feature) for feature in needed):
+        pytest.skip(f"this CPU cannot run code compiled for {cpu}")
+    env = {**os.environ, "NUMBA_CPU_NAME": cpu, "NUMBA_CPU_FEATURES": _TARGETS[cpu],
+           _ON_TARGET: cpu, "JITAIC_CACHE_DIR": "off"}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           __file__], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:]
+
+
+def test_the_chosen_target_is_compiled_for():
+    cpu = os.environ.get(_ON_TARGET)
+    if not cpu:
+        pytest.skip("runs on the targets of the test above")
+    run = loop("exp", np.dtype(np.float64))
+    run(np.ones(4), np.empty(4))
+    asm = run.inspect_asm(run.signatures[0])
+    assert "zmm" not in asm and (("ymm" in asm) == (cpu == "haswell"))
