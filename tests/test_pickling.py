@@ -58,6 +58,16 @@ def test_gradients_pickle_with_their_argnums_and_aux() -> None:
         assert_same(pickle.loads(pickle.dumps(transformed))(*args), transformed(*args))
 
 
+def test_a_vjp_pullback_pickles() -> None:
+    x = np.linspace(0.5, 2.0, 5)
+    _, pullback = jitaic.vjp(lambda x: np.tanh(x) * 2.0, x)
+    cotangent = np.arange(5.0)
+    (expected,) = pullback(cotangent)
+    (got,) = pickle.loads(pickle.dumps(pullback))(cotangent)
+    assert_same(got, expected)
+    np.testing.assert_allclose(expected, cotangent * 2.0 * (1 - np.tanh(x) ** 2), rtol=1e-13)
+
+
 def _apply(fn, x):
     return fn(x)
 
