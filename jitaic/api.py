@@ -14,6 +14,7 @@ import logging
 import threading
 import time
 import warnings
+import weakref
 from collections import namedtuple
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, wait
@@ -128,6 +129,7 @@ class Specialization:
         """Lower and compile for these argument leaves (arrays vs scalars)."""
         from jitaic.lower.compile import compile_graph  # numba loads on the first compile
 
+        _watch_unsafe_forks()
         is_array = [isinstance(x, np.ndarray) for x in leaves]
         self.compiled = compile_graph(self.graph, is_array, leaves, self.parallel)
 
@@ -249,6 +251,7 @@ class JitFunction:
         if compile not in (None, *COMPILE_MODES):
             raise ValueError(f"compile must be one of {COMPILE_MODES}, got {compile!r}")
         self._compile_mode = compile  # None: the compile knob's value when compiling
+        _LIVE.add(self)
         functools.update_wrapper(self, fn)
         self._fn = fn
         self._mode = mode
@@ -642,6 +645,19 @@ class JitFunction:
 
     def __repr__(self) -> str:
         return f"<jitaic.jit {self.__qualname__} ({len(self._cache)} specializations)>"
+
+
+_LIVE: weakref.WeakSet[JitFunction] = weakref.WeakSet()
+
+
+@functools.cache
+def _watch_unsafe_forks() -> None:
+    """In a child forked after parallel loops ran on GNU OpenMP, every
+    function forgets its compiled code, which would start parallel regions
+    there, and compiles (or loads) serial code (lower/threads.py)."""
+    from jitaic.lower import threads
+
+    threads.on_unsafe_fork(lambda: [f.clear_cache() for f in list(_LIVE)])
 
 
 def _fast_key(a: object) -> tuple:

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import copy
+import importlib.util
 import multiprocessing
 import os
 import pickle
@@ -105,12 +106,18 @@ _FORK_AFTER_PARALLEL = textwrap.dedent("""
 
 @pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
                     reason="no fork start method here")
-def test_a_process_that_ran_parallel_kernels_forks_working_children() -> None:
+@pytest.mark.parametrize("layer", ["default", "omp"])
+def test_a_process_that_ran_parallel_kernels_forks_working_children(layer) -> None:
     """Fork (Python 3.11's default on Linux) after parallel loops ran: the
-    workers run jitted parallel code too. GNU OpenMP kills such children
-    ("fork() called from a process already using GNU OpenMP"); the tbb
-    dependency gives numba a fork-safe threading layer."""
+    workers run the jitted functions too. The tbb dependency is numba's
+    fork-safe threading layer; GNU OpenMP kills a forked child that starts a
+    parallel region, so there the child compiles serial code instead."""
+    env = dict(os.environ)
+    if layer != "default":
+        if importlib.util.find_spec(f"numba.np.ufunc.{layer}pool") is None:
+            pytest.skip(f"numba has no {layer} threading layer here")
+        env["NUMBA_THREADING_LAYER"] = layer
     done = subprocess.run([sys.executable, "-c", _FORK_AFTER_PARALLEL,
                            os.path.dirname(os.path.abspath(__file__))],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120, env=env)
     assert (done.returncode, done.stdout.strip()) == (0, "ok"), done.stderr[-2000:]

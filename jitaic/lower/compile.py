@@ -270,7 +270,7 @@ def generate(graph: Graph, param_is_array: Sequence[bool], parallel: bool = True
     """(function name, source, array constants, fusion report, the emitter).
     ``param_layouts``: numba's layout of each array argument ("C" if not given)."""
     em = Emitter()
-    parallel = parallel and not _has_threaded_product(graph)
+    parallel = parallel and not _has_threaded_product(graph) and not threads.SERIAL_ONLY
     em.parallel_min_work = PARALLEL_MIN_WORK if parallel else None
     schedule = plan(graph.nodes, (*graph.results, *graph.updates.values()))
     life = _lifetimes((*graph.results, *graph.updates.values()), schedule)

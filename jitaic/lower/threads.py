@@ -28,6 +28,7 @@ import ctypes
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numba
@@ -247,11 +248,42 @@ def follow_load() -> None:
     _SAMPLER.start()
 
 
+# ----------------------------------------------------------------- fork
+
+# True in a process forked from one whose parallel loops ran on GNU OpenMP:
+# a parallel region kills such a child ("fork() called from a process already
+# using GNU OpenMP"), so its specialisations compile without parallel loops.
+# (numba's tbb layer, a dependency where it has wheels, is fork-safe.)
+SERIAL_ONLY = False
+_unsafe_fork_hooks: list[Callable[[], None]] = []
+
+
+def on_unsafe_fork(hook: Callable[[], None]) -> None:
+    """Call ``hook`` in a child forked after GNU OpenMP ran (it drops the
+    compiled code that would start parallel regions)."""
+    _unsafe_fork_hooks.append(hook)
+
+
+def _fork_kills_parallel_regions() -> bool:
+    from numba.np.ufunc import parallel
+
+    if not parallel._is_initialized or numba.threading_layer() != "omp":
+        return False
+    from numba.np.ufunc import omppool
+
+    return getattr(omppool, "openmp_vendor", "GNU") == "GNU"
+
+
 def _after_fork_in_child() -> None:
+    global SERIAL_ONLY
     # the sampler thread did not survive the fork: the child starts its own
     _CAP.value = numba.config.NUMBA_NUM_THREADS
     _SAMPLER.started_in = None
     _SAMPLER.lock = threading.Lock()
+    if _fork_kills_parallel_regions():
+        SERIAL_ONLY = True
+        for hook in _unsafe_fork_hooks:
+            hook()
 
 
 if hasattr(os, "register_at_fork"):
