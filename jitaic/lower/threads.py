@@ -62,6 +62,8 @@ def _global(builder, name: str) -> ir.GlobalVariable:
 
 @intrinsic
 def _load_cap(typingctx):
+    """The thread cap, counting the call (the sampler naps while no parallel
+    loop asks for it)."""
     def codegen(context, builder, sig, args):
         counter = _global(builder, _CALLS_SYMBOL)
         builder.store(builder.add(builder.load(counter), ir.Constant(ir.IntType(64), 1)),
@@ -118,6 +120,13 @@ def _set_num_threads(typingctx, count):
     return types.void(types.int64), codegen
 
 
+# These are inlined into their callers, not cached on their own: the
+# intrinsics above then lower inside the caller's code library, which records
+# that loading it from a cache needs numba's threading layer first. (A cached
+# callee's library, loaded from disk, no longer carries that note to callers
+# compiled later: such a caller, loaded in a fresh process, crashed.)
+
+
 @numba.njit(inline="always")
 def limit_threads():
     """Lower this thread's numba thread count to ``cap`` for a parallel loop;
@@ -139,13 +148,6 @@ def restore_threads(saved):
 def available():
     """Threads a parallel region may use now: numba's count, at most ``cap``."""
     return min(_get_num_threads(), _load_cap())
-
-
-# These are inlined into their callers, not cached on their own: the
-# intrinsics above then lower inside the caller's code library, which records
-# that loading it from a cache needs numba's threading layer first. (A cached
-# callee's library, loaded from disk, no longer carries that note to callers
-# compiled later: such a caller, loaded in a fresh process, crashed.)
 
 
 # ----------------------------------------------------------------- sampling
