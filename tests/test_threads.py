@@ -146,6 +146,17 @@ def test_a_loop_that_may_raise_stays_serial_and_unbracketed():
     assert not any("threads" in line for line in em.lines)
 
 
+def test_a_loop_that_may_raise_keeps_its_per_thread_scratch():
+    em = _emitter()
+    with em.loops([("i", 100)], work=100):
+        em.scratch("lanes = np.empty(8)")
+        with em.block("if x[i] > 1:"):
+            em.line("raise ValueError('too big')")
+    lines = [line.strip() for line in em.lines]
+    assert "lanes = np.empty(8)" in lines and "for thread in range(threads):" in lines
+    assert not any("numba.prange" in line or "limit_threads" in line for line in lines)
+
+
 def test_thread_blocks_are_bracketed_and_fall_back_to_serial_when_raising():
     em = _emitter()
     with em.thread_blocks("r", 64):

@@ -247,10 +247,7 @@ class Emitter:
                     yield
             finally:
                 self._in_prange = saved
-        if self._raises_after(self.lines[start + 1]):
-            self._make_serial(self.lines[start + 1])
-        else:
-            self._limit_threads(start)
+        self._limit_threads_or_serialise(start)
 
     @contextmanager
     def bound(self, variables: tuple[str, ...]):
@@ -320,32 +317,26 @@ class Emitter:
             self._indent += 1
         try:
             yield
-            if prange and self._raises_after(prange[0]):
-                self._make_serial(prange[0])
-            elif prange:
+            if prange:
                 start = self.lines.index(prange[0])
                 if self._thread_scratch:
                     self._split_by_thread(*prange, self._thread_scratch)
-                self._limit_threads(start)
+                self._limit_threads_or_serialise(start)
         finally:
             self._indent, self._in_prange, self._thread_scratch = depth, threads, scratch
 
-    def _raises_after(self, header: str) -> bool:
-        """Whether the loop that ``header`` starts (the last lines) may raise."""
-        return any(line.lstrip().startswith("raise ")
-                   for line in self.lines[self.lines.index(header) + 1:])
-
-    def _make_serial(self, header: str) -> None:
-        """A prange that may raise: numba runs it serially anyway; say so in
-        the source, and run it without lowering the thread count (an exception
-        would skip the restore)."""
-        self.lines[self.lines.index(header)] = header.replace("numba.prange(", "range(", 1)
-
-    def _limit_threads(self, start: int) -> None:
+    def _limit_threads_or_serialise(self, start: int) -> None:
         """Bracket the parallel loop that starts at line ``start`` (and runs
         to the last line) so that it runs on the CPUs other processes leave
-        idle (lower/threads.py)."""
-        pad = self.lines[start][:len(self.lines[start]) - len(self.lines[start].lstrip())]
+        idle (lower/threads.py). A loop that may raise becomes a ``range``:
+        numba runs such a prange serially anyway, and the exception would
+        skip restoring the thread count."""
+        construct = self.lines[start:]
+        if any(line.lstrip().startswith("raise ") for line in construct):
+            prange = next(k for k, line in enumerate(construct) if "numba.prange(" in line)
+            self.lines[start + prange] = construct[prange].replace("numba.prange(", "range(", 1)
+            return
+        pad = construct[0][:len(construct[0]) - len(construct[0].lstrip())]
         saved = self.fresh("numba_threads")
         self.lines.insert(start, f"{pad}{saved} = rt.limit_threads()")
         self.lines.append(f"{pad}rt.restore_threads({saved})")
