@@ -169,7 +169,7 @@ class Specialization:
 
     def runner(self) -> Callable[[Sequence[object]], object]:
         """The cheapest call of the compiled entry for argument leaves."""
-        if self.entry_result_kind is np.ndarray and not self.compiled.serialised:
+        if self.entry_result_kind is np.ndarray:
             entry = self.compiled.entry
             return lambda leaves: entry(*leaves)[0]
         return self.run
@@ -421,7 +421,6 @@ class JitFunction:
         return (len(self._hot) < MAX_HOT and all(spec is not s for s, _ in self._hot)
                 and kind is not None
                 and all(s.entry_result_kind is kind for s, _ in self._hot)
-                and not spec.compiled.serialised
                 and not spec.graph.updates
                 and all(type(a) is np.ndarray or type(a) is float or isinstance(a, np.generic)
                         for a in args)

@@ -569,7 +569,7 @@ f = jitaic.jit(lambda x: np.tanh(x) * 2.0 + x)
 x = np.random.default_rng(0).standard_normal(1 << 19)  # above the parallel threshold
 expected = np.tanh(x) * 2.0 + x
 assert f.specializations() == [] and np.allclose(f(x), expected)
-assert f.specializations()[0].compiled.serialised
+assert "numba.prange" not in f.lower(x).source()
 failures = []
 def work():
     for _ in range(20):
@@ -583,7 +583,8 @@ print("failures", len(failures))
 
 def test_parallel_calls_from_many_threads_on_the_workqueue_layer() -> None:
     """numba's workqueue layer aborts the process when two threads launch
-    parallel regions at once: jitaic serialises its parallel calls there."""
+    parallel regions at once, and its parallel loops measured slower than
+    serial ones: jitaic's loops stay serial there (lower/threads.py)."""
     env = {**os.environ, "NUMBA_THREADING_LAYER": "workqueue"}
     done = subprocess.run([sys.executable, "-c", CONCURRENT_PARALLEL_CALLS], env=env,
                           capture_output=True, text=True, timeout=300)

@@ -6,11 +6,9 @@ name, so tracebacks, pdb and ``inspect`` show it like any other module.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import linecache
 import re
-import threading
 import time
 import warnings
 from collections import Counter
@@ -48,32 +46,13 @@ class Compiled:
     constants: tuple[np.ndarray, ...]
     compile_seconds: float
     report: str = ""  # which nodes went into which kernel, and why boundaries stayed
-    serialised: bool = False  # launches threads on a layer that allows one launch at a time
     from_disk: bool = False  # machine code loaded from JITAIC_CACHE_DIR, not compiled
     render_seconds: float = 0.0  # of compile_seconds: generating the source
     typing_seconds: float = 0.0  # numba's type inference
     llvm_seconds: float = 0.0  # and LLVM's optimisation and code generation
 
     def __call__(self, *leaves: object) -> tuple:
-        if self.serialised:
-            with _PARALLEL_LAUNCH:
-                return self.entry(*leaves, *self.constants)
         return self.entry(*leaves, *self.constants)
-
-
-# numba's workqueue threading layer (used where neither TBB nor OpenMP is
-# available, or when NUMBA_THREADING_LAYER asks for it) aborts the process
-# when two Python threads launch parallel regions at once; jitaic serialises
-# its parallel calls there.
-_PARALLEL_LAUNCH = threading.Lock()
-
-
-@functools.cache
-def threading_layer_is_threadsafe() -> bool:
-    from numba.np.ufunc.parallel import _launch_threads
-
-    _launch_threads()  # picks the layer (numba.threading_layer() needs it)
-    return numba.threading_layer() != "workqueue"
 
 
 def _memory_root(value: Value) -> Value:
@@ -270,7 +249,7 @@ def generate(graph: Graph, param_is_array: Sequence[bool], parallel: bool = True
     """(function name, source, array constants, fusion report, the emitter).
     ``param_layouts``: numba's layout of each array argument ("C" if not given)."""
     em = Emitter()
-    parallel = parallel and not _has_threaded_product(graph) and not threads.SERIAL_ONLY
+    parallel = parallel and not _has_threaded_product(graph) and threads.parallel_loops_pay()
     em.parallel_min_work = PARALLEL_MIN_WORK if parallel else None
     schedule = plan(graph.nodes, (*graph.results, *graph.updates.values()))
     life = _lifetimes((*graph.results, *graph.updates.values()), schedule)
@@ -421,8 +400,7 @@ def compile_graph(graph: Graph, param_is_array: Sequence[bool],
             f"f.lower(...).source()). Backend message: {first[0] if first else exc}"
         ) from None
     seconds = time.perf_counter() - start
-    serialised = em.launches_threads and not threading_layer_is_threadsafe()
-    return Compiled(entry, source, filename, tuple(constants), seconds, report, serialised,
+    return Compiled(entry, source, filename, tuple(constants), seconds, report,
                     from_disk, render_seconds, *_numba_seconds(entry))
 
 

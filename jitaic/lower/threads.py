@@ -25,6 +25,7 @@ knob off, ``cap`` stays at numba's thread count and nothing is sampled.
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import threading
 import time
@@ -248,6 +249,25 @@ def follow_load() -> None:
     parallel loops is compiled or loaded."""
     _launched()
     _SAMPLER.start()
+
+
+# ----------------------------------------------------------------- layers
+
+
+@functools.cache
+def _threading_layer() -> str:
+    _launched()  # numba picks its layer here
+    return numba.threading_layer()
+
+
+def parallel_loops_pay() -> bool:
+    """Whether kernels get parallel loops at all: not in a child forked from
+    a GNU OpenMP process (below), and not on numba's ``workqueue`` layer
+    (what is left without tbb and OpenMP). On this 2-core machine workqueue
+    made every parallel loop slower than the serial one, from 2.3x at 2^18
+    elements to 1.07x at 2^22 (a chain; plain numba prange alike), and it
+    aborts the process when two Python threads start parallel regions at once."""
+    return not SERIAL_ONLY and _threading_layer() != "workqueue"
 
 
 # ----------------------------------------------------------------- fork
