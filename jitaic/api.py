@@ -741,8 +741,10 @@ def jit(fn: Callable | None = None, *, mode: str = "auto", static_argnums=(),
     """Compile ``fn`` per argument shapes and dtypes; usable bare or with options.
 
     With ``parallel`` (the default) the outer loop of a loop nest touching at
-    least ``jitaic.lower.compile.PARALLEL_MIN_WORK`` elements runs on all cores
-    (``numba.prange``; ``NUMBA_NUM_THREADS`` caps the threads). It changes no
+    least ``jitaic.lower.compile.PARALLEL_MIN_WORK`` elements runs on the
+    cores other processes leave idle (``numba.prange``; ``NUMBA_NUM_THREADS``
+    caps the threads; ``JITAIC_FOLLOW_LOAD=0``: always that many; numba's
+    ``workqueue`` layer: serial, see lower/threads.py). It changes no
     result: a parallel loop never splits a reduction's accumulation (rows are
     independent), so results equal the serial ones bit for bit.
     ``parallel=False`` keeps every loop serial.
