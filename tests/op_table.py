@@ -593,6 +593,10 @@ row("nan_aware_and_closeness",
                   np.sum(y, initial=3.0), np.mean(x, axis=0, where=x > -0.5)),
     (C("f64[3,4]", "f64[3,4]", special=True),), differentiable=False)
 row("flip", lambda x: (np.flip(x), np.flip(x, 1), np.flip(x, (0, 2))), (C("f64[3,4,2]"),))
+row("split_family",
+    lambda x: (*np.split(x, 2), *np.split(x, [1, 3], axis=1), *np.array_split(x, 4, axis=1),
+               *np.array_split(x, [-2, 10], axis=-1), *np.hsplit(x, 3), *np.vsplit(x, [1]),
+               *np.dsplit(x.reshape(2, 3, 4), [1])), (C("f64[4,6]"),))
 row("linspace_traced_endpoints",
     lambda x: (np.linspace(x.min(), x.max(), 7), np.linspace(x[0], 2.0, 4, endpoint=False),
                np.linspace(x[1], x[0], 3, retstep=True)[1]), (C("f64[5]"), C("f32[5]")))

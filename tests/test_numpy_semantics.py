@@ -267,6 +267,12 @@ def std_int_dtype_of_rows(a):
     (std_int_dtype_of_rows, (np.arange(6.0).reshape(3, 2),)),
     (lambda u: u + 300, (U8,)),
     (lambda u: np.clip(u, 300, None), (U8,)),
+    (lambda x: np.split(x, 4), (np.ones((3, 2)),)),
+    (lambda x: np.split(x, 3, axis=-1), (np.ones((3, 2)),)),
+    (lambda x: np.array_split(x, 0), (np.ones(4),)),
+    (lambda x: np.hsplit(x, 1), (np.array(1.0),)),
+    (lambda x: np.vsplit(x, 2), (np.ones(4),)),
+    (lambda x: np.dsplit(x, 2), (np.ones((2, 2)),)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_numpys_errors(fn, args) -> None:
     check_raises_like_numpy(fn, *args)
@@ -653,3 +659,8 @@ def test_a_masked_store_of_an_out_of_range_python_int_overflows() -> None:
         return b
     with pytest.raises(OverflowError, match="-1 out of bounds for uint64"):
         jitaic.jit(store)(np.ones(2, np.uint64))
+
+
+def test_a_split_along_a_missing_axis_is_numpys_index_error() -> None:
+    with pytest.raises(IndexError, match=r"axis 2 is out of bounds .*test_numpy_semantics"):
+        jitaic.jit(lambda x: np.split(x, 2, axis=2))(np.ones((2, 2)))

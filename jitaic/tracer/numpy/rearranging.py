@@ -1,11 +1,12 @@
-"""Tiling and rearranging elements: flip, roll, repeat and tile, as slices,
-concatenations and gathers.
+"""Tiling, rearranging and splitting: flip, roll, repeat, tile and the split
+family, as slices, concatenations and gathers.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from jitaic.errors import at, user_location
 from jitaic.tracer.core import Tracer
 from jitaic.tracer.numpy.common import as_tracer, broadcast_to, normalize_axes, static_ints
 from jitaic.tracer.numpy.indexing import getitem, take
@@ -69,3 +70,60 @@ def tile(A, reps):
     spread = reshape(x, tuple(d for n in shape for d in (1, n)))
     tiled = broadcast_to(spread, tuple(d for r, n in zip(reps, shape) for d in (r, n)))
     return reshape(tiled, tuple(r * n for r, n in zip(reps, shape)))
+
+
+# ------------------------------------------------------------------ splitting
+# As NumPy's: sections (an int) or split points (a sequence), all static; the
+# pieces are slices, views of the array as NumPy's are.
+
+
+@implements(np.array_split)
+def array_split(ary, indices_or_sections, axis=0):
+    x = as_tracer(ary)
+    (axis,) = normalize_axes(axis, x.ndim)  # an AxisError (an IndexError, as NumPy's)
+    total = x.shape[axis]
+    if isinstance(indices_or_sections, (tuple, list, np.ndarray)):
+        points = [0, *static_ints(list(indices_or_sections), "split points"), total]
+    else:
+        (sections,) = static_ints(indices_or_sections, "the number of sections")
+        if sections <= 0:
+            raise ValueError(f"number sections must be larger than 0.{at(user_location())}")
+        each, extra = divmod(total, sections)
+        sizes = [each + 1] * extra + [each] * (sections - extra)
+        points = np.cumsum([0, *sizes]).tolist()
+    return [along(x, axis, slice(start, end)) for start, end in zip(points, points[1:])]
+
+
+@implements(np.split)
+def split(ary, indices_or_sections, axis=0):
+    x = as_tracer(ary)
+    if not isinstance(indices_or_sections, (tuple, list, np.ndarray)):
+        (sections,) = static_ints(indices_or_sections, "the number of sections")
+        (along_axis,) = normalize_axes(axis, x.ndim)
+        if sections and x.shape[along_axis] % sections:
+            raise ValueError("array split does not result in an equal division"
+                             f"{at(user_location())}")
+    return array_split(x, indices_or_sections, axis)
+
+
+def _split_along(ary, indices_or_sections, least_ndim: int, name: str, axis_of):
+    x = as_tracer(ary)
+    if x.ndim < least_ndim:
+        raise ValueError(f"{name} only works on arrays of {least_ndim} or more dimensions"
+                         f"{at(user_location())}")
+    return split(x, indices_or_sections, axis_of(x.ndim))
+
+
+@implements(np.hsplit)
+def hsplit(ary, indices_or_sections):
+    return _split_along(ary, indices_or_sections, 1, "hsplit", lambda ndim: int(ndim > 1))
+
+
+@implements(np.vsplit)
+def vsplit(ary, indices_or_sections):
+    return _split_along(ary, indices_or_sections, 2, "vsplit", lambda ndim: 0)
+
+
+@implements(np.dsplit)
+def dsplit(ary, indices_or_sections):
+    return _split_along(ary, indices_or_sections, 3, "dsplit", lambda ndim: 2)
