@@ -593,6 +593,14 @@ row("nan_aware_and_closeness",
                   np.sum(y, initial=3.0), np.mean(x, axis=0, where=x > -0.5)),
     (C("f64[3,4]", "f64[3,4]", special=True),), differentiable=False)
 row("flip", lambda x: (np.flip(x), np.flip(x, 1), np.flip(x, (0, 2))), (C("f64[3,4,2]"),))
+row("flips_and_rotations",
+    lambda x: (np.flipud(x), np.fliplr(x), *(np.rot90(x, k) for k in (-1, 1, 2, 3, 4)),
+               np.rot90(x, 1, (2, 0)), np.fft.fftshift(x), np.fft.ifftshift(x, axes=(0, 2))),
+    (C("f64[3,4,2]"),))
+row("rollaxis_atleast_3d_append",
+    lambda x: (np.rollaxis(x, 2), np.rollaxis(x, 0, 3), np.atleast_3d(x[0, 0]),
+               np.atleast_3d(x[0]), np.append(x, x[0]), np.append(x[0], x[1], axis=0)),
+    (C("f64[3,4,2]"),))
 row("split_family",
     lambda x: (*np.split(x, 2), *np.split(x, [1, 3], axis=1), *np.array_split(x, 4, axis=1),
                *np.array_split(x, [-2, 10], axis=-1), *np.hsplit(x, 3), *np.vsplit(x, [1]),

@@ -273,6 +273,12 @@ def std_int_dtype_of_rows(a):
     (lambda x: np.hsplit(x, 1), (np.array(1.0),)),
     (lambda x: np.vsplit(x, 2), (np.ones(4),)),
     (lambda x: np.dsplit(x, 2), (np.ones((2, 2)),)),
+    (lambda x: np.rot90(x, 1, (1, 1)), (np.ones((2, 2)),)),
+    (lambda x: np.rot90(x, 1, (0, 2)), (np.ones((2, 2)),)),
+    (lambda x: np.rot90(x, 1, (0,)), (np.ones((2, 2)),)),
+    (lambda x: np.fliplr(x), (np.ones(3),)),
+    (lambda x: np.flipud(x), (np.array(1.0),)),
+    (lambda x: np.rollaxis(x, 0, 4), (np.ones((2, 2)),)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_numpys_errors(fn, args) -> None:
     check_raises_like_numpy(fn, *args)

@@ -8,10 +8,10 @@ ops, so later concerns (lowering, autodiff) only ever see primitive ops.
 
     common        operands as Tracers, axes, run-time checks, one-op wrappers
     ufuncs        ufunc calls, Python-int rules (NEP 50), operators, composite ufuncs
-    shapes        reshape, transpose, expand/squeeze, broadcasting, joining
+    shapes        reshape, transpose, expand/squeeze, broadcasting, joining, append
     indexing      basic and advanced indexing, assignment, take, diagonal
     reductions    sum ... all, mean/var/std, arg-reductions, scans, nan-reductions
-    rearranging   flip, roll, repeat, tile
+    rearranging   flips, rot90, roll (and the fft shifts), repeat, tile, splits
     sorting       sort, argsort, searchsorted
     linalg        products, norms, solves and factorisations, einsum
     creation      *_like, array, linspace, meshgrid, building matrices

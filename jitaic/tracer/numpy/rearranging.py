@@ -1,5 +1,6 @@
-"""Tiling, rearranging and splitting: flip, roll, repeat, tile and the split
-family, as slices, concatenations and gathers.
+"""Tiling, rearranging and splitting: flips and rotations, roll (and
+numpy.fft's shifts), repeat, tile and the split family, as slices,
+concatenations and gathers.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from jitaic.tracer.core import Tracer
 from jitaic.tracer.numpy.common import as_tracer, broadcast_to, normalize_axes, static_ints
 from jitaic.tracer.numpy.indexing import getitem, take
 from jitaic.tracer.numpy.registry import implements
-from jitaic.tracer.numpy.shapes import concatenate, ravel, reshape
+from jitaic.tracer.numpy.shapes import concatenate, ravel, reshape, transpose
 
 
 @implements(np.flip)
@@ -20,6 +21,47 @@ def flip(m, axis=None):
     axes = normalize_axes(axis, x.ndim)
     return getitem(x, tuple(slice(None, None, -1) if d in axes else slice(None)
                             for d in range(x.ndim)))
+
+
+@implements(np.flipud)
+def flipud(m):
+    x = as_tracer(m)
+    if x.ndim < 1:
+        raise ValueError(f"Input must be >= 1-d.{at(user_location())}")
+    return flip(x, 0)
+
+
+@implements(np.fliplr)
+def fliplr(m):
+    x = as_tracer(m)
+    if x.ndim < 2:
+        raise ValueError(f"Input must be >= 2-d.{at(user_location())}")
+    return flip(x, 1)
+
+
+@implements(np.rot90)
+def rot90(m, k=1, axes=(0, 1)):
+    x = as_tracer(m)
+    axes = tuple(axes)
+    if len(axes) != 2:
+        raise ValueError(f"len(axes) must be 2.{at(user_location())}")
+    if axes[0] == axes[1] or abs(axes[0] - axes[1]) == x.ndim:
+        raise ValueError(f"Axes must be different.{at(user_location())}")
+    if not all(-x.ndim <= a < x.ndim for a in axes):
+        raise ValueError(f"Axes={axes} out of range for array of ndim={x.ndim}."
+                         f"{at(user_location())}")
+    (k,) = static_ints(k, "np.rot90's k")
+    first, second = (a % x.ndim for a in axes)
+    order = list(range(x.ndim))
+    order[first], order[second] = second, first
+    k %= 4
+    if k == 0:
+        return x
+    if k == 2:
+        return flip(flip(x, first), second)
+    if k == 1:
+        return transpose(flip(x, second), order)
+    return flip(transpose(x, order), second)
 
 
 def along(x: Tracer, axis: int, part: slice) -> Tracer:
@@ -45,6 +87,23 @@ def roll(a, shift, axis=None):
             x = concatenate([along(x, ax, slice(cut, None)), along(x, ax, slice(None, cut))],
                             axis=ax)
     return x
+
+
+def _fft_shift(x, axes, sign: int):
+    x = as_tracer(x)
+    axes = tuple(range(x.ndim)) if axes is None else axes
+    axes = normalize_axes(axes, x.ndim)
+    return roll(x, tuple(sign * (x.shape[a] // 2) for a in axes), axes)
+
+
+@implements(np.fft.fftshift)
+def fftshift(x, axes=None):
+    return _fft_shift(x, axes, 1)
+
+
+@implements(np.fft.ifftshift)
+def ifftshift(x, axes=None):
+    return _fft_shift(x, axes, -1)
 
 
 @implements(np.repeat, method="repeat")

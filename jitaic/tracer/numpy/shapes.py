@@ -130,6 +130,20 @@ def moveaxis(a, source, destination):
     return transpose(a, order)
 
 
+@implements(np.rollaxis)
+def rollaxis(a, axis, start=0):
+    a = as_tracer(a)
+    (axis,) = normalize_axes(axis, a.ndim)
+    start += a.ndim if start < 0 else 0
+    if not 0 <= start < a.ndim + 1:
+        raise np.exceptions.AxisError(
+            f"'start' arg requires {-a.ndim} <= start < {a.ndim + 1}, but {start} was passed "
+            f"in{at(user_location())}")
+    order = [d for d in range(a.ndim) if d != axis]
+    order.insert(start - (axis < start), axis)
+    return transpose(a, order)
+
+
 @implements(np.expand_dims)
 def expand_dims(a, axis):
     a = as_tracer(a)
@@ -171,6 +185,24 @@ def atleast_2d(*arys):
     for a in (as_tracer(a) for a in arys):
         out.append(reshape(a, (1,) * (2 - a.ndim) + a.shape) if a.ndim < 2 else a)
     return out[0] if len(out) == 1 else out
+
+
+@implements(np.atleast_3d)
+def atleast_3d(*arys):
+    out = []
+    for a in (as_tracer(a) for a in arys):
+        shape = {0: (1, 1, 1), 1: (1, *a.shape, 1), 2: (*a.shape, 1)}.get(a.ndim, a.shape)
+        out.append(reshape(a, shape) if a.ndim < 3 else a)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+@implements(np.append)
+def append(arr, values, axis=None):
+    arr, values = as_tracer(arr), as_tracer(values)
+    if axis is None:
+        arr = ravel(arr) if arr.ndim != 1 else arr
+        values, axis = ravel(values), arr.ndim - 1
+    return concatenate((arr, values), axis=axis)
 
 
 @implements(np.concatenate)
