@@ -23,20 +23,21 @@ def flip(m, axis=None):
                             for d in range(x.ndim)))
 
 
+def _flip_axis(m, axis: int) -> Tracer:
+    x = as_tracer(m)
+    if x.ndim <= axis:
+        raise ValueError(f"Input must be >= {axis + 1}-d.{at(user_location())}")
+    return flip(x, axis)
+
+
 @implements(np.flipud)
 def flipud(m):
-    x = as_tracer(m)
-    if x.ndim < 1:
-        raise ValueError(f"Input must be >= 1-d.{at(user_location())}")
-    return flip(x, 0)
+    return _flip_axis(m, 0)
 
 
 @implements(np.fliplr)
 def fliplr(m):
-    x = as_tracer(m)
-    if x.ndim < 2:
-        raise ValueError(f"Input must be >= 2-d.{at(user_location())}")
-    return flip(x, 1)
+    return _flip_axis(m, 1)
 
 
 @implements(np.rot90)
