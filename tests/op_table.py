@@ -601,6 +601,11 @@ row("rollaxis_atleast_3d_append",
     lambda x: (np.rollaxis(x, 2), np.rollaxis(x, 0, 3), np.atleast_3d(x[0, 0]),
                np.atleast_3d(x[0]), np.append(x, x[0]), np.append(x[0], x[1], axis=0)),
     (C("f64[3,4,2]"),))
+row("kron", lambda x, y: (np.kron(x, y), np.kron(x[0], y), np.kron(y, x[1]), np.kron(x, 2.0),
+                          np.kron(x.reshape(2, 3, 2), y)), (C("f64[3,4]", "f64[2,2]"),))
+row("select", lambda x, y: (np.select([x > 0.3, x < -0.5], [x, y * 2.0], -1.0),
+                            np.select([x > 0], [y]), np.select([x > 0, y > 0], [1.5, x], y)),
+    (C("f64[3,4]", "f64[3,4]"), C("f32[3,4]", "i8[3,4]")))
 row("split_family",
     lambda x: (*np.split(x, 2), *np.split(x, [1, 3], axis=1), *np.array_split(x, 4, axis=1),
                *np.array_split(x, [-2, 10], axis=-1), *np.hsplit(x, 3), *np.vsplit(x, [1]),

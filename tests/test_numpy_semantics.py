@@ -279,6 +279,8 @@ def std_int_dtype_of_rows(a):
     (lambda x: np.fliplr(x), (np.ones(3),)),
     (lambda x: np.flipud(x), (np.array(1.0),)),
     (lambda x: np.rollaxis(x, 0, 4), (np.ones((2, 2)),)),
+    (lambda x: np.select([x > 0], [x, x]), (np.ones(3),)),
+    (lambda x: np.select([x], [x]), (np.ones(3),)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_numpys_errors(fn, args) -> None:
     check_raises_like_numpy(fn, *args)

@@ -45,6 +45,22 @@ def outer(a, b, out=None):
     return reshape(a, (a.size, 1)) * reshape(b, (1, b.size))
 
 
+@implements(np.kron)
+def kron(a, b):
+    """NumPy's: every element of ``a`` times all of ``b``, as one broadcast
+    product of the two with their axes interleaved."""
+    a, b = as_tracer(a), as_tracer(b)
+    if a.ndim < b.ndim:  # NumPy promotes a to at least b's rank first
+        a = reshape(a, (1,) * (b.ndim - a.ndim) + a.shape)
+    if b.ndim == 0 or a.ndim == 0:
+        return apply_ufunc(np.multiply, a, b)
+    b_shape = (1,) * (a.ndim - b.ndim) + b.shape
+    spread_a = reshape(a, tuple(d for n in a.shape for d in (n, 1)))
+    spread_b = reshape(b, tuple(d for n in b_shape for d in (1, n)))
+    return reshape(apply_ufunc(np.multiply, spread_a, spread_b),
+                   tuple(m * n for m, n in zip(a.shape, b_shape)))
+
+
 @implements(np.vdot)
 def vdot(a, b):
     return sum_(ravel(a) * ravel(b))

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from jitaic.errors import at, user_location
+from jitaic.tracer.core import Tracer
 from jitaic.tracer.numpy.common import (
     as_tracer,
     astype,
@@ -227,3 +229,30 @@ def interp(x, xp, fp, left=None, right=None, period=None):
                        where(apply_ufunc(np.isnan, retry) & (y0 == y1), y0, retry), inside)
         inside = where(v == xs[n - 1], ys[n - 1], inside)
     return where(v < xs[0], low, where(v > xs[n - 1], high, inside))
+
+
+@implements(np.select)
+def select(condlist, choicelist, default=0):
+    """NumPy's: the first choice whose condition holds, else ``default``, in
+    the result type of the choices and the default (Python numbers weak)."""
+    if len(condlist) != len(choicelist):
+        raise ValueError("list of cases must be same length as list of conditions"
+                         f"{at(user_location())}")
+    if len(condlist) == 0:
+        raise ValueError("select with an empty condition list is not possible"
+                         f"{at(user_location())}")
+    conditions = [as_tracer(c) for c in condlist]
+    for i, condition in enumerate(conditions):
+        if condition.dtype != np.bool_:
+            raise TypeError(f"invalid entry {i} in condlist: should be boolean ndarray"
+                            f"{at(user_location())}")
+    given = (*choicelist, default)
+    dtype = np.result_type(*(v if type(v) in (int, float) else
+                             v.dtype if isinstance(v, Tracer) else np.asarray(v)
+                             for v in given))
+    values = [as_tracer(v) for v in given]
+    result = astype(values[-1], dtype)
+    for condition, choice in zip(conditions[::-1], values[-2::-1]):
+        result = where(condition, astype(choice, dtype), result)
+    shape = np.broadcast_shapes(*(c.shape for c in conditions), *(v.shape for v in values))
+    return broadcast_to(result, shape)
