@@ -599,7 +599,9 @@ row("flips_and_rotations",
     (C("f64[3,4,2]"),))
 row("rollaxis_atleast_3d_append",
     lambda x: (np.rollaxis(x, 2), np.rollaxis(x, 0, 3), np.atleast_3d(x[0, 0]),
-               np.atleast_3d(x[0]), np.append(x, x[0]), np.append(x[0], x[1], axis=0)),
+               np.atleast_3d(x[0]), np.append(x, x[0]), np.append(x[0], x[1], axis=0),
+               np.atleast_1d(x[0, 0, 0], x), np.atleast_2d(x[0, 0], x[0, 0, 0]),
+               np.atleast_3d(x[0, 0], x)),
     (C("f64[3,4,2]"),))
 row("kron", lambda x, y: (np.kron(x, y), np.kron(x[0], y), np.kron(y, x[1]), np.kron(x, 2.0),
                           np.kron(x.reshape(2, 3, 2), y)), (C("f64[3,4]", "f64[2,2]"),))

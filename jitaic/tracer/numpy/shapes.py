@@ -175,8 +175,8 @@ def broadcast_arrays(*args, subok=False):
 
 @implements(np.atleast_1d)
 def atleast_1d(*arys):
-    out = [reshape(a, (1,)) if np.ndim(a) == 0 else as_tracer(a) for a in arys]
-    return out[0] if len(out) == 1 else out
+    out = tuple(reshape(a, (1,)) if np.ndim(a) == 0 else as_tracer(a) for a in arys)
+    return out[0] if len(out) == 1 else out  # several: a tuple, as NumPy 2's
 
 
 @implements(np.atleast_2d)
@@ -184,7 +184,7 @@ def atleast_2d(*arys):
     out = []
     for a in (as_tracer(a) for a in arys):
         out.append(reshape(a, (1,) * (2 - a.ndim) + a.shape) if a.ndim < 2 else a)
-    return out[0] if len(out) == 1 else out
+    return out[0] if len(out) == 1 else tuple(out)
 
 
 @implements(np.atleast_3d)
