@@ -86,9 +86,15 @@ def recursion_error(exc: RecursionError) -> Exception:
               if not _is_internal(f.filename)]
     if not frames:
         return exc
-    filename, lineno = Counter((f.filename, f.lineno) for f in frames).most_common(1)[0][0]
-    names = [f.name for f in frames if f.lineno == lineno and not f.name.startswith("__jitaic")]
-    loc = SourceLoc(filename, lineno, names[-1] if names else "?")
+    # the line that calls the function recursing most (a branch or loop body
+    # the AST frontend made a helper of calls it from a frame of its own)
+    names = Counter(f.name for f in frames if not f.name.startswith("__jitaic"))
+    recursing = names.most_common(1)[0][0] if names else None
+    calls = Counter((f.filename, f.lineno) for f, callee in zip(frames, frames[1:])
+                    if callee.name == recursing) or \
+        Counter((f.filename, f.lineno) for f in frames)
+    filename, lineno = calls.most_common(1)[0][0]
+    loc = SourceLoc(filename, lineno, recursing or "?")
     return UnsupportedError(f"recursion that does not end while tracing is not supported"
                             f"{at(loc)}: the function calls itself until a traced value "
                             f"decides (jitaic compiles both sides of that if); write the "

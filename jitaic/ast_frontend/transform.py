@@ -154,6 +154,20 @@ def _assign_result(names: list[str], call: ast.Call) -> ast.stmt:
     return ast.Assign([_names_tuple(names, ast.Store)], call)
 
 
+def _located(statements: list[ast.stmt], original: ast.stmt) -> list[ast.stmt]:
+    """The statements a loop or branch became, at its line: the loop and cond
+    nodes they trace (and errors raised while tracing them) name the line of
+    the ``for``/``while``/``if``, not a later one."""
+    for statement in statements:
+        for node in ast.walk(statement):
+            if getattr(node, "lineno", None) is None and "lineno" in node._attributes:
+                # on the first line only: CPython reports a method call at
+                # the end line of its attribute
+                node.lineno = node.end_lineno = original.lineno
+                node.col_offset = node.end_col_offset = original.col_offset
+    return statements
+
+
 class ControlFlowRewriter(ast.NodeTransformer):
     def __init__(self, defuse: _DefUse) -> None:
         self.defuse = defuse
@@ -178,13 +192,13 @@ class ControlFlowRewriter(ast.NodeTransformer):
             else_fn = _function(else_name, [], node.orelse, None)
             call = _call("if_return", node.test, ast.Name(then_name, ast.Load()),
                          ast.Name(else_name, ast.Load()))
-            return [then_fn, else_fn, ast.Return(call)]
+            return _located([then_fn, else_fn, ast.Return(call)], node)
         then_fn = _function(then_name, carried, node.body, carried)
         else_fn = _function(else_name, carried, node.orelse, carried)
         call = _call("if_stmt", node.test, ast.Name(then_name, ast.Load()),
                      ast.Name(else_name, ast.Load()), _current_values(carried),
                      ast.Tuple([ast.Constant(c) for c in carried], ast.Load()))
-        return [then_fn, else_fn, _assign_result(carried, call)]
+        return _located([then_fn, else_fn, _assign_result(carried, call)], node)
 
     def visit_While(self, node: ast.While):
         carried = self._carried[id(node)]
@@ -195,7 +209,7 @@ class ControlFlowRewriter(ast.NodeTransformer):
         call = _call("while_stmt", ast.Name(test_fn.name, ast.Load()),
                      ast.Name(body_fn.name, ast.Load()), _current_values(carried),
                      ast.Tuple([ast.Constant(c) for c in carried], ast.Load()))
-        return [test_fn, body_fn, _assign_result(carried, call)]
+        return _located([test_fn, body_fn, _assign_result(carried, call)], node)
 
     def visit_For(self, node: ast.For):
         if node.orelse:  # only a loop with a break keeps one, and that became a flag
@@ -217,7 +231,7 @@ class ControlFlowRewriter(ast.NodeTransformer):
         call = _call(runner, iterable, ast.Name(body_fn.name, ast.Load()),
                      _current_values(carried),
                      ast.Tuple([ast.Constant(c) for c in carried], ast.Load()))
-        return [body_fn, _assign_result(carried, call)]
+        return _located([body_fn, _assign_result(carried, call)], node)
 
     def visit_Return(self, node: ast.Return):
         """A returned variable must be assigned on every path (checked while
