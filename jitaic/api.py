@@ -32,6 +32,7 @@ from jitaic.ir.interpreter import evaluate
 from jitaic.ir.printer import format_graph
 from jitaic.ir.verifier import verify
 from jitaic.passes.pipeline import PassLog, optimize
+from jitaic.picture import Picture, draw
 from jitaic.tracer.core import is_tracing
 from jitaic.tracer.numpy_proxy import Converter, traceable
 from jitaic.tracer.trace import (
@@ -82,6 +83,7 @@ class Specialization:
     parallel: bool = True
     pass_seconds: float = 0.0  # of trace_seconds: the graph passes
     pass_log: PassLog | None = None  # each pass's time, the rewrite rules that fired
+    frontend_reason: str = ""  # why this frontend (auto mode: why it fell back)
     fn: Callable | None = None
     compiled: Compiled | None = None
     _hits: int = field(default=0, repr=False)           # calls the Python path served
@@ -218,15 +220,22 @@ def _output_converters(traced: Traced) -> list[Callable]:
 
 
 class Lowered:
-    """What one specialisation compiled to: ``as_text()`` IR and ``source()``."""
+    """What one specialisation compiled to: the optimised graph (``ir``, as text
+    ``as_text()``, as a picture ``graph()``) and the generated ``source()``."""
 
     def __init__(self, spec: Specialization) -> None:
         self._spec = spec
-        self.graph = spec.graph
+        self.ir = spec.graph
         self.frontend = spec.frontend  # "trace" or "ast"
 
     def as_text(self) -> str:
         return self._spec.ir
+
+    def graph(self) -> Picture:
+        """A Graphviz picture of the optimised graph: fused kernels as clusters,
+        loops and branches as boxes, BLAS/LAPACK calls marked, source lines as
+        labels (``.source`` is the DOT text; ``.svg()``, ``.save(path)``)."""
+        return draw(self._spec.graph)
 
     def source(self) -> str:
         return self._spec.source
@@ -503,7 +512,7 @@ class JitFunction:
             self._check_arguments(args, kwargs, static)
             self._misses += 1
             start = time.perf_counter()
-            traced, frontend = self._trace(args, kwargs, static)
+            traced, frontend, reason = self._trace(args, kwargs, static)
             if config.get("checks"):
                 verify(traced.graph)
             traced_at = time.perf_counter()
@@ -513,7 +522,7 @@ class JitFunction:
             optimised_at = time.perf_counter()
             spec = Specialization(key, traced, frontend, optimised_at - start,
                                   self._parallel, pass_seconds=optimised_at - traced_at,
-                                  pass_log=pass_log)
+                                  pass_log=pass_log, frontend_reason=reason)
             spec._converters = _output_converters(traced)
             spec.fn = self._fn
             background = ((self._compile_mode or config.get("compile")) == "background"
@@ -572,33 +581,40 @@ class JitFunction:
             f"new shape compiles again (seconds each). Pad inputs to a few sizes, or keep "
             f"the changing size out of the jitted function.", RecompileWarning, stacklevel=4)
 
-    def _trace(self, args, kwargs, static) -> tuple[Traced, str]:
+    def _trace(self, args, kwargs, static) -> tuple[Traced, str, str]:
         """Trace with the tracer; in auto mode, redo it with the AST frontend when
-        Python control flow needs a traced value."""
+        Python control flow needs a traced value. Returns the traced function,
+        the frontend that made it and why that one (``explain`` shows it)."""
         names = self._positional_names(len(args))
         with_ast = Converter(transform=lambda f: ast_convert(f).fn)
         if self._mode == "ast":
             return trace(self._fn, args, kwargs, names, static, self._static_names,
-                         with_ast), "ast"
+                         with_ast), "ast", 'mode="ast"'
         budget = AUTO_UNROLL_NODES if self._mode == "auto" else None
         try:
             return trace(self._fn, args, kwargs, names, static, self._static_names,
-                         max_nodes=budget), "trace"
-        except ConcretizationError:
+                         max_nodes=budget), "trace", (
+                'mode="trace"' if self._mode == "trace" else
+                "auto: no Python control flow depends on a traced value")
+        except ConcretizationError as exc:
             if self._mode == "trace":
                 raise
             return trace(self._fn, args, kwargs, names, static, self._static_names,
-                         with_ast), "ast"
+                         with_ast), "ast", f"auto: {str(exc).splitlines()[0]}"
         except GraphTooLarge:
             pass
         # A big trace is usually a Python loop being unrolled: the AST frontend
         # keeps it one loop (a smaller graph, a faster compile).
+        unrolled = (f"auto: the trace passed {AUTO_UNROLL_NODES} nodes (a Python loop "
+                    f"unrolling)")
         try:
             return trace(self._fn, args, kwargs, names, static, self._static_names,
-                         with_ast), "ast"
+                         with_ast), "ast", f"{unrolled}; the AST frontend keeps loops"
         except Exception as exc:  # the plain trace is still correct: use it
             log.debug("%s: AST frontend failed (%s); tracing in full", self.__qualname__, exc)
-        return trace(self._fn, args, kwargs, names, static, self._static_names), "trace"
+            failed = f"{unrolled}; the AST frontend failed ({exc}): traced in full"
+        return trace(self._fn, args, kwargs, names, static, self._static_names), "trace", \
+            failed
 
     @staticmethod
     def _check_writeable(graph: Graph, leaves: Sequence[object]) -> None:

@@ -222,7 +222,7 @@ def test_frontend_choice(prog: Program, mode: str) -> None:
 def trace_size(fn, args) -> int:
     """Nodes a plain trace records (Python loops unrolled), no compile."""
     f = jitaic.jit(fn, mode="trace")
-    traced, _ = f._trace(*f._bind(args, {}))
+    traced, _, _ = f._trace(*f._bind(args, {}))
     return sum(1 for _ in traced.graph.walk())
 
 
@@ -851,7 +851,27 @@ def test_every_node_points_at_a_line_of_the_program(prog: Program) -> None:
     f = jitaic.jit(prog.fn, mode="ast")
     for make in prog.datasets:
         with config.override(backend="reference"):  # the graph is all it reads
-            graph = f.lower(*make(np.random.default_rng(seed_of(prog.name)))).graph
+            graph = f.lower(*make(np.random.default_rng(seed_of(prog.name)))).ir
         for node in graph.walk():
             assert node.loc is not None, node.op.name
             assert (node.loc.filename, node.loc.lineno) in lines, (node.op.name, node.loc)
+
+
+def _three_structures(x, n):
+    for i in range(n):  # <- for
+        x[i] = x[i] * 2.0
+    if x.sum() > 0:  # <- if
+        x = x - 1.0
+    while x.max() > 1.0:  # <- while
+        x = x * 0.5
+    return x
+
+
+def test_control_flow_nodes_are_located_at_their_statement() -> None:
+    """cond / for_loop / while_loop carry the line of the if / for / while
+    (the IR, pictures, explain and errors show it), not a line of the body."""
+    graph = jitaic.jit(_three_structures, mode="ast").lower(np.arange(4.0), 3).ir
+    located = {n.op.name: n.loc.lineno for n in graph.nodes if n.regions}
+    assert located == {"for_loop": lines_of(_three_structures, "<- for")[0],
+                       "cond": lines_of(_three_structures, "<- if")[0],
+                       "while_loop": lines_of(_three_structures, "<- while")[0]}

@@ -562,7 +562,7 @@ def test_every_vjp_rule_is_exercised(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_slice_assignment_grads_wrt_copy_source_and_value(rng: np.random.Generator) -> None:
-    """The example of docs/features.md: grads of a local copy's slice assignment."""
+    """The example of docs/autodiff.md: grads of a local copy's slice assignment."""
     x, z = rng.normal(size=(4, 3)), rng.normal(size=(2, 3))
     gx, gz = check_grad(_set_slice, (x, z), argnums=(0, 1), rng=rng)
     want_x = 2 * x
@@ -1092,7 +1092,7 @@ def test_gradient_nodes_carry_the_line_of_the_forward_op(row, case) -> None:
     g = jitaic.jit(jitaic.grad(_summed(row.fn), argnums=argnums))
     with jitaic.config.override(backend="reference"):
         try:
-            graph = g.lower(*args).graph
+            graph = g.lower(*args).ir
         except jitaic.UnsupportedError as exc:  # a gradient jitaic cannot take yet
             pytest.skip(str(exc))
     assert _user_files_of_nodes(graph) <= {"op_table.py", os.path.basename(__file__)}
@@ -1103,7 +1103,7 @@ def test_gradient_nodes_of_the_corpus_point_at_its_lines(prog: GradProgram) -> N
     args = prog.make_args(np.random.default_rng(seed_of(prog.name)))
     g = jitaic.jit(jitaic.grad(prog.fn, argnums=prog.argnums, has_aux=prog.has_aux))
     with jitaic.config.override(backend="reference"):
-        graph = g.lower(*args).graph
+        graph = g.lower(*args).ir
     assert _user_files_of_nodes(graph) <= {"grad_programs.py", os.path.basename(__file__)}
 
 

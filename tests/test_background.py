@@ -127,4 +127,4 @@ def test_loops_over_scalars_compile_before_the_first_call_returns(held_compiler)
     assert not scalar.specializations()[0].pending
     assert scalar.specializations()[0].compiled is not None
     assert not api._has_scalar_loop(jitaic.jit(_heat_steps, mode="ast").lower(
-        x, np.int64(3)).graph)
+        x, np.int64(3)).ir)

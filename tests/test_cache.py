@@ -144,8 +144,8 @@ def test_lower_text_source_and_graph() -> None:
     assert "exp" in text and "f64[3,4]" in text
     source = lowered.source()
     assert isinstance(source, str) and "def " in source
-    assert isinstance(lowered.graph, Graph)
-    assert {n.op.name for n in lowered.graph.walk()} >= {"exp", "add"}
+    assert isinstance(lowered.ir, Graph)
+    assert {n.op.name for n in lowered.ir.walk()} >= {"exp", "add"}
 
 
 def test_lower_does_not_run_the_function() -> None:

@@ -56,7 +56,7 @@ def test_printer_typed_ssa_text() -> None:
 
 def test_printer_is_deterministic_and_locations_switchable() -> None:
     f = jitaic.jit(lambda x: np.tanh(x) * 3.0)
-    graph = f.lower(np.ones((2, 2))).graph
+    graph = f.lower(np.ones((2, 2))).ir
     with_locs = format_graph(graph)
     assert with_locs == format_graph(graph)
     assert f"# {os.path.basename(__file__)}:" in with_locs
@@ -271,7 +271,7 @@ def test_traced_graph_verifies_and_interprets_like_numpy(rng) -> None:
     x, w = rng.normal(size=(5, 3)), rng.normal(size=(3, 2))
     f = jitaic.jit(_traced_program)
     lowered = f.lower(x, w)
-    graph = lowered.graph
+    graph = lowered.ir
     verify(graph)
     assert lowered.as_text() == format_graph(graph)
     assert {n.op.name for n in graph.walk()} >= {"matmul", "tanh", "reduce_sum", "reduce_max"}
@@ -292,7 +292,7 @@ def _mutating(x, v):
 
 def test_traced_updates_print_and_interpret() -> None:
     x, v = np.arange(6.0).reshape(3, 2), np.array([10.0, 20.0])
-    graph = jitaic.jit(_mutating).lower(x, v).graph
+    graph = jitaic.jit(_mutating).lower(x, v).ir
     verify(graph)
     assert set(graph.updates) == {0}
     assert "update %x <- %" in format_graph(graph)
@@ -304,7 +304,7 @@ def test_traced_updates_print_and_interpret() -> None:
 
 
 def test_every_traced_node_has_a_user_location() -> None:
-    graph = jitaic.jit(_traced_program).lower(np.ones((4, 3)), np.ones((3, 2))).graph
+    graph = jitaic.jit(_traced_program).lower(np.ones((4, 3)), np.ones((3, 2))).ir
     here = os.path.basename(__file__)
     for node in graph.walk():
         assert node.loc is not None, node.op.name
