@@ -627,6 +627,18 @@ row("average", lambda x, w: (np.average(x), np.average(x, axis=1, weights=w[0]),
     (C("f64[3,4]", "f64[3,4]"),), domain=("real", "pos"))
 row("cov", lambda x: (np.cov(x), np.cov(x, rowvar=False), np.cov(x[0], x[1], bias=True)),
     (C("f64[3,5]"), C("f32[2,4]")))
+row("take_along_axis", lambda x, i: np.take_along_axis(x, i, axis=1),
+    (C("f64[3,4]", "i64[3,2]"),), domain=("real", "shift"))
+row("inner_vdot", lambda a, b: (np.inner(a, b), np.vdot(a, b)),
+    (C("f64[5]", "f64[5]"), C("f64[2,3]", "f64[2,3]")))
+row("hstack_vstack_column_stack", lambda a, b: (np.hstack([a, b]), np.vstack([a, b]),
+                                                np.column_stack([a, b])),
+    (C("f64[3]", "f64[3]"), C("f64[2,3]", "i32[2,3]")))
+row("broadcast_arrays_moveaxis", lambda a, b: (*np.broadcast_arrays(a, b),
+                                               np.moveaxis(a * b, 0, -1)),
+    (C("f64[3,1]", "f64[4]"),))
+row("ndim_size_result_type", lambda x: x * np.ndim(x) + np.size(x)
+    + np.zeros((), np.result_type(x, np.float32)), (C("f64[3,4]"), C("i32[2]")))
 row("trace_take", lambda x: (np.trace(x), np.trace(x, 1), np.trace(x, -2), x.trace(1),
                              np.take(x, [0, 3, -1], axis=1), np.take(x, [0, 7])),
     (C("f64[4,5]"), C("i32[3,4]")))
@@ -653,6 +665,14 @@ row("arange_float_step", lambda x: np.arange(1, 2, 0.25) * x, (C("f64[4]"),))
 row("arange_column", lambda x: np.arange(x.shape[0])[:, None] * x, (C("f64[3,4]"),))
 row("arange_dtype", lambda x: np.arange(5, dtype=np.float32) + x, (C("f32[5]"),))
 row("eye", lambda x: np.eye(3) @ x, (C("f64[3,4]"),))
+row("asarray_family", lambda x: (np.asarray(x) + 1, np.asanyarray(x) * 2,
+                                 np.ascontiguousarray(x.T) - 1, np.asfortranarray(x) / 2),
+    (C("f64[3,4]"),))
+row("identity_tri_logspace", lambda x: (np.identity(3) @ x, np.tri(3, 4) * x,
+                                        np.logspace(0.0, 2.0, 4) + x),
+    (C("f64[3,4]"),))
+row("empty_like", lambda x: np.empty_like(x), (C("f64[3,4]"), C("i32[2]")), check_values=False,
+    differentiable=False)
 row("eye_offset", lambda x: x * np.eye(3, 4, k=1), (C("i32[3,4]"),))
 row("linspace", lambda x: x * np.linspace(0, 1, 4), (C("f32[3,4]"),))
 row("linspace_open", lambda x: np.linspace(-1.0, 1.0, 5, endpoint=False) + x,
@@ -688,6 +708,12 @@ row("op_chain", lambda x, y: 1 + x * 2 - 3 / y + x ** 2 / (1 + y * y),
 row("op_unary_chain", lambda x: -abs(x) + +x, (C("i32[4]"),))
 
 # ---------------------------------------------------------------- in-place on local copies
+
+def _filled_copy(x):
+    y = x.copy()
+    y.fill(7)
+    return y
+
 
 def _iadd(x):
     y = x.copy()
@@ -759,6 +785,7 @@ row("method_mean_axis0", lambda x: x.mean(axis=0), (C("f64[3,4]"),), tol=R)
 row("method_reshape_tuple", lambda x: x.reshape((2, -1)), (C("f64[3,4]"),))
 row("method_astype", lambda x: x.astype(np.float32) * 2, (C("i64[4]"),))
 row("method_copy", lambda x: x.copy(), (C("bool[3]"),))
+row("method_fill", _filled_copy, (C("f64[3,4]"), C("i32[2]")), differentiable=False)
 row("method_ravel", lambda x: x.ravel(), (C("f64[2,3,2]"),))
 row("method_ravel_of_transpose", lambda x: x.T.ravel(), (C("f64[3,4]"),))
 row("method_flatten", lambda x: x.flatten(), (C("i32[2,3]"),))

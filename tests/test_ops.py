@@ -84,7 +84,7 @@ def test_every_op_is_exercised_by_the_table() -> None:
     for row in ROWS:
         for case in row.cases:
             try:
-                graph = numba_jitted(row).lower(*args_for(row, case)).graph
+                graph = numba_jitted(row).lower(*args_for(row, case)).ir
             except Exception as exc:  # reported by the row's own tests
                 broken.append(f"{row.name}[{case.id}]: {type(exc).__name__}")
                 continue
@@ -112,7 +112,7 @@ def test_table_graphs_verify() -> None:
     failures = []
     for row in ROWS:
         try:
-            graph = numba_jitted(row).lower(*args_for(row, row.cases[0])).graph
+            graph = numba_jitted(row).lower(*args_for(row, row.cases[0])).ir
         except Exception:  # reported by the row's own tests
             continue
         try:
@@ -126,7 +126,7 @@ def test_table_is_within_its_compile_budget() -> None:
     """Each (row, case) costs one numba compile; keep CI fast (see op_table.py)."""
     from op_table import n_compiles
 
-    assert n_compiles() <= 457  # ~0.3 s each on the 2-core CI machine
+    assert n_compiles() <= 471  # ~0.3 s each on the 2-core CI machine
 
 
 def test_ndarray_constructor_and_isinstance_inside_traced_code() -> None:
