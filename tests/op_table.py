@@ -627,8 +627,13 @@ row("average", lambda x, w: (np.average(x), np.average(x, axis=1, weights=w[0]),
     (C("f64[3,4]", "f64[3,4]"),), domain=("real", "pos"))
 row("cov", lambda x: (np.cov(x), np.cov(x, rowvar=False), np.cov(x[0], x[1], bias=True)),
     (C("f64[3,5]"), C("f32[2,4]")))
+row("around", lambda x: np.around(x, 1), (C("f64[3,4]"),), differentiable=False)
+row("amin_ravel_copy_diagonal_shape", lambda x: (np.amin(x, axis=0), np.ravel(x.T), np.copy(x),
+                                                 np.diagonal(x), np.shape(x)[0] * x.mT),
+    (C("f64[3,4]"),))
+row("itemsize_nbytes", lambda x: x + x.itemsize + x.nbytes, (C("f32[2,3]"),))
 row("take_along_axis", lambda x, i: np.take_along_axis(x, i, axis=1),
-    (C("f64[3,4]", "i64[3,2]"),), domain=("real", "shift"))
+    (C("f64[3,4]", "i64[3,2]"),), domain=("real", "small"))
 row("inner_vdot", lambda a, b: (np.inner(a, b), np.vdot(a, b)),
     (C("f64[5]", "f64[5]"), C("f64[2,3]", "f64[2,3]")))
 row("hstack_vstack_column_stack", lambda a, b: (np.hstack([a, b]), np.vstack([a, b]),
