@@ -58,9 +58,9 @@ class Picture:
         try:
             import pygraphviz
         except ImportError:
-            raise ImportError("rendering a picture needs Graphviz's Python binding: "
-                              "pip install \"jitaic[graph]\" (or use .source, the DOT "
-                              "text)") from None
+            raise ImportError("rendering a picture needs Graphviz's Python binding, "
+                              "pygraphviz (jitaic's \"graph\" extra); .source is the DOT "
+                              "text") from None
         return pygraphviz.AGraph(string=self.source).draw(format=format, prog="dot")
 
     def svg(self) -> str:

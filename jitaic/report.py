@@ -13,6 +13,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from jitaic import config
 from jitaic.api import JitFunction, Specialization, jit
 from jitaic.ir import ops
@@ -25,8 +27,7 @@ _NUMPY_CALL = re.compile(r"\bnp\.((?:[a-z_]+\.)?[a-z_][a-z0-9_]*)\(")
 # allocations and dtype constructors: not worth a line
 _PLUMBING = {"empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like",
              "ascontiguousarray", "asarray", "array", "intp", "uint8", "int8", "int16",
-             "int32", "int64", "uint16", "uint32", "uint64", "float32", "float64", "bool_",
-             "isnan", "isinf", "isfinite"}
+             "int32", "int64", "uint16", "uint32", "uint64", "float32", "float64", "bool_"}
 
 
 @dataclass
@@ -167,7 +168,10 @@ def _library_calls(spec: Specialization) -> list[str]:
 
 
 def _numpy_calls(spec: Specialization) -> list[str]:
-    called = sorted({m for m in _NUMPY_CALL.findall(spec.source)} - _PLUMBING)
+    """Array functions numba implements (np.argsort, np.dot...), not the
+    allocations or the ufuncs it compiles inline on scalars."""
+    called = sorted(name for name in set(_NUMPY_CALL.findall(spec.source)) - _PLUMBING
+                    if not isinstance(getattr(np, name, None), np.ufunc))
     if not called:
         return ["none: every operation is a loop jitaic generated"]
     return [f"numba's np.{name}" for name in called]
