@@ -6,7 +6,7 @@ gets no gradient). Rules are written with NumPy functions on Tracers, so the
 backward pass is recorded as ordinary IR ops: it is optimised and fused like
 any graph, and differentiable again (grad of grad).
 
-Conventions at kinks (documented for users in docs/features.md):
+Conventions at kinks (documented for users in docs/autodiff.md):
 - ``abs`` at 0: gradient 0 (sign(0) = 0);
 - ``maximum``/``minimum`` ties: the gradient goes to the first operand;
 - ``max``/``min`` reductions with ties: split equally among the maxima;
