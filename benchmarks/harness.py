@@ -75,6 +75,7 @@ class Options:
     min_batch_s: float
     filter: str
     busy: str = ""  # where a hog process keeps a CPU busy while measuring, if it does
+    markdown: str = ""  # where the report also goes (--markdown), with a plot beside it
 
     def selected(self, name: str) -> bool:
         """Whether a workload called ``name`` passes ``--filter``."""
@@ -89,14 +90,51 @@ def parse_args(description: str, argv: list[str] | None = None) -> Options:
     ap.add_argument("--filter", default="", help="only workloads whose name contains this")
     ap.add_argument("--busy", action="store_true",
                     help="measure with another process keeping one CPU busy (a shared machine)")
+    ap.add_argument("--markdown", default="", metavar="FILE.md",
+                    help="also write the report to FILE.md and a plot of the cached-call "
+                         "speed-ups to FILE.svg (matplotlib), for the docs")
     opts = ap.parse_args(argv)
+    if opts.markdown:
+        _copy_output_to(opts.markdown)
     return Options(
         quick=opts.quick,
         repeats=opts.repeats or (7 if opts.quick else 21),
         min_batch_s=0.005 if opts.quick else 0.02,
         filter=opts.filter,
         busy=start_cpu_hog() if opts.busy else "",
+        markdown=opts.markdown,
     )
+
+
+class _Tee:
+    """stdout that also writes to a file: the report is already Markdown."""
+
+    def __init__(self, stream, copy) -> None:
+        self.stream, self.copy = stream, copy
+
+    def write(self, text: str) -> int:
+        self.copy.write(text)
+        return self.stream.write(text)
+
+    def flush(self) -> None:
+        self.copy.flush()
+        self.stream.flush()
+
+
+_REPORT: dict[str, str] = {}  # "path": the --markdown file, once opened
+
+
+def _copy_output_to(path: str) -> None:
+    copy = open(path, "w")  # noqa: SIM115  (open until the process exits)
+    stdout = sys.stdout
+    sys.stdout = _Tee(stdout, copy)
+    _REPORT["path"] = path
+
+    def close() -> None:
+        sys.stdout = stdout
+        copy.close()
+
+    atexit.register(close)
 
 
 def start_cpu_hog() -> str:
@@ -366,8 +404,8 @@ def print_table(headers: list[str], rows: Iterable[list[str]], text_columns: int
     """A markdown table; the first ``text_columns`` columns left-aligned, the rest right."""
     print("| " + " | ".join(headers) + " |")
     print("|" + "".join("---|" if i < text_columns else "---:|" for i in range(len(headers))))
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
+    for row in rows:  # a | inside a cell (|x|^y) would end it
+        print("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
 
 
 def failures_of(results: Iterable[tuple[str, Mapping[str, Cell]]]) -> list[tuple[str, str, str]]:
@@ -406,9 +444,13 @@ def run_workloads(workloads: Iterable, impls: list[str], opts, run: Callable) ->
 
 def print_cached_table(results: list) -> None:
     """The cached-call table of NumPy / numba / jitaic / jax workloads, with ratios,
-    and jitaic's serial loops (``parallel=False``) where a script timed them."""
+    and jitaic's serial loops (``parallel=False``) where a script timed them;
+    with --markdown, a plot of the same figures beside the report."""
     serial = any(SERIAL in c for _, c in results)
     print("## Cached-call time (ms per call; lower is better)\n")
+    if "path" in _REPORT:
+        plot = plot_speedups(results, _REPORT["path"].removesuffix(".md") + ".svg")
+        print(f"![speed-up over NumPy per workload]({os.path.basename(plot)})\n")
     print_table(
         ["workload", "size", "numpy ms", "numba ms", "jitaic ms", "jax ms"]
         + ["jitaic/numba", "numpy/jitaic"]
@@ -421,6 +463,42 @@ def print_cached_table(results: list) -> None:
             for w, c in results
         ],
     )
+
+
+def plot_speedups(results: list, path: str) -> str:
+    """Horizontal bars: NumPy's time over each implementation's, per workload
+    (log scale; right of 1 is faster than NumPy). Needs matplotlib (the
+    ``bench`` extra)."""
+    import matplotlib
+
+    matplotlib.use("svg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+
+    def timed(cell: Cell | None) -> bool:
+        return cell is not None and cell.run_ms is not None
+
+    impls = [i for i in ("numba", "jitaic", "jax", SERIAL)
+             if any(timed(c.get(i)) for _, c in results)]
+    labels = [f"{w.name} {w.size}" for w, _ in results]
+    fig, ax = plt.subplots(figsize=(8, 0.5 + 0.32 * len(labels) * len(impls) / 2))
+    height = 0.8 / len(impls)
+    for k, impl in enumerate(impls):
+        speedups = [c["numpy"].run_ms / c[impl].run_ms
+                    if timed(c.get(impl)) and timed(c["numpy"]) else 0.0
+                    for _, c in results]
+        ax.barh([y + k * height for y in range(len(labels))], speedups, height, label=impl)
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}x"))
+    ax.axvline(1.0, color="black", linewidth=0.8)
+    ax.set_yticks([y + 0.4 - height / 2 for y in range(len(labels))], labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel(f"speed-up over NumPy (log scale), {cpu_model()}")
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, metadata={"Date": None})  # no timestamp: reruns diff cleanly
+    plt.close(fig)
+    return path
 
 
 # jitaic with parallel=False: parallel loops must never lose to it, idle or --busy

@@ -115,3 +115,45 @@ def test_readme_is_short_and_links_exist() -> None:
     assert len(text.splitlines()) <= 150
     for link in re.findall(r"\]\((docs/[^)#]+)", text):
         assert (ROOT / link).exists(), link
+
+
+_SHELL_BLOCK = re.compile(r"^```bash\n(.*?)^```", re.S | re.M)
+
+
+def _commands() -> list[tuple[str, str]]:
+    """(page, command) for every command of every ```bash block."""
+    found = []
+    for page in PAGES:
+        for block in _SHELL_BLOCK.findall(page.read_text()):
+            for line in block.splitlines():
+                command = line.split("#", 1)[0].strip()
+                found += [(page.name, part.strip()) for part in command.split("&&")
+                          if part.strip()]
+    return found
+
+
+def test_shell_blocks_name_scripts_and_modules_that_exist() -> None:
+    """Shell blocks are not run (installs, minutes-long benchmarks), but every
+    script, module and extra they name exists: a renamed file breaks here."""
+    import importlib.util
+
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    section = pyproject.split("[project.optional-dependencies]", 1)[1].split("\n[", 1)[0]
+    extras = set(re.findall(r"^(\w+) = ", section, re.M))
+    assert {"test", "docs", "graph"} <= extras
+    checked = 0
+    for page, command in _commands():
+        words = [w for w in command.split() if "=" not in w or w.startswith("-")]
+        if words[:1] == ["pip"]:
+            for extra in re.findall(r"\.\[(\w+)\]", command):
+                assert extra in extras, (page, command)
+            checked += 1
+        elif "-m" in words:
+            module = words[words.index("-m") + 1]
+            assert importlib.util.find_spec(module) is not None, (page, command)
+            checked += 1
+        elif words[:1] in (["python"], ["nice"]):
+            script = next(w for w in words if w.endswith(".py"))
+            assert (ROOT / script).exists() or script == "my_script.py", (page, command)
+            checked += 1
+    assert checked >= 15
