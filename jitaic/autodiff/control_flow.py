@@ -188,16 +188,16 @@ def _backward_loop(init: list[Value], body: Region, n: object, restore: Callable
         aliases: dict[int, Value] = {}
         known = _saved_results(body, restore(t + 1)[1]) if read_next else {}
         nodes, results = _replay(body, bindings, known, aliases)
-        seeds: dict[int, Tracer] = {}
+        # the outer values' cotangents accumulate into the carried sums
+        # directly: a row read adds to one row of its sum (add_cotangents)
+        seeds: dict[int, Tracer] = {id(w): a for w, a in zip(captured, acc, strict=True)}
         for j, g in zip(float_carried, g_carried, strict=True):
             r = results[j]
             seeds[id(r)] = g if id(r) not in seeds else seeds[id(r)] + g
         cts = backpropagate(nodes, seeds, aliases)
         new_g = [cts[id(carried[j])] if id(carried[j]) in cts else _zeros(init[j])
                  for j in float_carried]
-        new_acc = [a + cts[id(w)] if id(w) in cts else a for a, w in
-                   zip(acc, captured, strict=True)]
-        return (*new_g, *new_acc)
+        return (*new_g, *(cts[id(w)] for w in captured))
 
     outs = control_flow.for_loop(0, n, 1, reverse, [*gs, *(_zeros(w) for w in captured)])
     pairs = [(init[j], outs[m]) for m, j in enumerate(float_carried)]

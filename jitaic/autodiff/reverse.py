@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 
 from jitaic import serialize
 from jitaic.autodiff.control_flow import REGION_VJP_RULES, recording_for_differentiation
-from jitaic.autodiff.vjp_rules import NON_DIFFERENTIABLE, VJP_RULES
+from jitaic.autodiff.vjp_rules import NON_DIFFERENTIABLE, VJP_RULES, add_cotangents
 from jitaic.errors import UnsupportedError, at, located_at
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Value
@@ -94,7 +94,7 @@ def _accumulate(cotangents: dict[int, Tracer], v: Value, grad: object) -> None:
     if grad.shape != v.shape:
         grad = tnp.broadcast_to(grad, v.shape)
     previous = cotangents.get(id(v))
-    cotangents[id(v)] = grad if previous is None else previous + grad
+    cotangents[id(v)] = grad if previous is None else add_cotangents(previous, grad)
 
 
 def _differentiable_leaf(x: object, argnum: int) -> Tracer:

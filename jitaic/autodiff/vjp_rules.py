@@ -30,7 +30,7 @@ from jitaic.errors import UnsupportedError, at, user_location
 from jitaic.ir import ops
 from jitaic.ir.graph import Node
 from jitaic.tracer import numpy as tnp
-from jitaic.tracer.core import Tracer, emit
+from jitaic.tracer.core import Tracer, emit, new_tracer
 
 Rule = Callable[..., tuple]
 VJP_RULES: dict[ops.Op, Rule] = {}
@@ -288,6 +288,15 @@ def _extreme(node, g, x, out):
 
 @vjp_rule(ops.matmul)
 def _matmul(node, g, a, b, out):
+    # products with a vector: the gradients are a scaling, an outer product
+    # (broadcast multiplies, fused with what uses them) or one product with
+    # a vector, not products of reshaped 1-row matrices
+    if a.ndim == 1 and b.ndim == 1:
+        return g * b, g * a
+    if a.ndim == 1 and b.ndim == 2:
+        return tnp.matmul(b, g), tnp.expand_dims(a, -1) * g
+    if a.ndim == 2 and b.ndim == 1:
+        return tnp.expand_dims(g, -1) * b, tnp.matmul(g, a)
     a2 = tnp.reshape(a, (1,) + a.shape) if a.ndim == 1 else a
     b2 = tnp.reshape(b, b.shape + (1,)) if b.ndim == 1 else b
     g2 = g
@@ -373,6 +382,32 @@ def _broadcast_to(node, g, x, out):
     return (unbroadcast(g, x.shape),)
 
 
+# A slice's cotangent is zeros with the slice stored in (the VJP of reading
+# it); adding that to an accumulated cotangent touches the slice only.
+_SLICE_READ = {ops.setitem: ops.getitem, ops.dyn_setitem: ops.dyn_getitem}
+
+
+def add_cotangents(total: Tracer, g: Tracer) -> Tracer:
+    """``total + g``, where ``g`` is a cotangent of the same shape. When ``g``
+    is a slice stored into zeros, only ``total``'s slice is added to: a loop
+    reading one row of a matrix per iteration then accumulates the matrix's
+    gradient in O(row) per iteration (in place: the accumulator is dead
+    after), not O(matrix)."""
+    node = g.value.producer
+    if (node is None or node.op not in _SLICE_READ or total.shape != g.shape
+            or total.dtype != g.dtype or not _is_zeros(node.inputs[0])):
+        return total + g
+    _, v, *dyn = (new_tracer(x, scalar=False) for x in node.inputs)
+    part = emit(_SLICE_READ[node.op], [total, *dyn], node.attrs, scalar=False)
+    summed = tnp.astype(part + v, total.dtype)
+    return emit(node.op, [total, summed, *dyn], node.attrs, scalar=False)
+
+
+def _is_zeros(v) -> bool:
+    node = v.producer
+    return node is not None and node.op is ops.full and node.attrs["fill"] == 0
+
+
 @vjp_rule(ops.getitem)
 def _getitem(node, g, x, out):
     zeros = tnp.full_value(x.shape, 0.0, x.dtype)
@@ -383,8 +418,9 @@ def _getitem(node, g, x, out):
 def _setitem(node, g, x, v, out):
     index = node.attrs["index"]
     zero = tnp.full_value((), 0.0, x.dtype)  # broadcast over the overwritten region
-    dx = emit(ops.setitem, [g, zero], {"index": index}, scalar=False)
+    # the read first: the store is then g's last use and may overwrite it in place
     dv = emit(ops.getitem, [g], {"index": index}, scalar=False)
+    dx = emit(ops.setitem, [g, zero], {"index": index}, scalar=False)
     return (dx, unbroadcast(dv, v.shape))
 
 
@@ -415,8 +451,8 @@ def _dyn_setitem(node, g, x, v, *dyn_and_out):
     *dyn, _ = dyn_and_out
     index = node.attrs["index"]
     zero = tnp.full_value((), 0.0, x.dtype)  # broadcast over the overwritten region
+    dv = emit(ops.dyn_getitem, [g, *dyn], {"index": index}, scalar=False)  # read first
     dx = emit(ops.dyn_setitem, [g, zero, *dyn], {"index": index}, scalar=False)
-    dv = emit(ops.dyn_getitem, [g, *dyn], {"index": index}, scalar=False)
     return (dx, unbroadcast(dv, v.shape), *(None for _ in dyn))
 
 

@@ -75,7 +75,8 @@ def _lifetimes(live_out: Sequence[Value], schedule: list[Scheduled]) -> _Lifetim
     Positions are schedule positions (a fused group reads all its inputs at its
     own position; a control-flow node reads everything its bodies read). A view
     keeps its base's buffer alive: the base's last use is the latest use of any
-    view derived from it. Results and updates live to the end.
+    view derived from it (not of an element read, x[i], a number in the
+    generated code). Results and updates live to the end.
     """
     position: dict[int, int] = {}
     for p, item in enumerate(kernels(schedule)):  # a row loop's kernels in order
@@ -91,7 +92,8 @@ def _lifetimes(live_out: Sequence[Value], schedule: list[Scheduled]) -> _Lifetim
                                                            for v in r.results)]
         for v in reads:
             use = position[id(node)]
-            if ops.VIEW in node.op.traits:
+            if ops.VIEW in node.op.traits and node.outputs[0].type.ndim:
+                # (a 0-d "view", x[i], is loaded as a number: it holds no buffer)
                 use = max(use, last_use.get(id(node.outputs[0]), use))
             last_use[id(v)] = max(last_use.get(id(v), -1), use)
     fresh = {id(n.outputs[0]) for n in nodes

@@ -18,7 +18,7 @@ from jitaic.lower.kernels.loops import LoopNest, extent, load, lowering
 # numba's np.linalg functions (LAPACK through scipy, as numba binds it; behind
 # cached helpers of runtime.py), one call per matrix of the stack. numba
 # raises LinAlgError for NaN or inf input where NumPy's LAPACK call returns
-# NaNs (docs/features.md).
+# NaNs (docs/differences.md).
 LAPACK_CALLS = {ops.solve: "rt.solve", ops.inv: "rt.inv", ops.det: "rt.det",
                 ops.slogdet: "rt.slogdet_pair", ops.cholesky: "rt.cholesky"}
 
