@@ -26,6 +26,7 @@ import contextlib
 import itertools
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -76,7 +77,10 @@ def _captured(region: Region) -> list[Value]:
 
 
 def _replay(region: Region, bindings: dict[int, Value], known: dict[int, Value] | None = None,
-            aliases: dict[int, Value] | None = None) -> tuple[list[Node], list[Value]]:
+            aliases: dict[int, Value] | None = None,
+            before: Callable[[Node, list[Value]], None] | None = None,
+            instead: Callable[[Node, list[Value]], Value | None] | None = None,
+            ) -> tuple[list[Node], list[Value]]:
     """Re-emit a region's nodes in the current block with its params bound.
 
     Nested bodies (a cond inside a loop) read values of this region, so they
@@ -84,6 +88,9 @@ def _replay(region: Region, bindings: dict[int, Value], known: dict[int, Value] 
     some of the region's values: later nodes read the copy, and ``aliases``
     records, per re-emitted output, the copy that stands for it (see
     ``backpropagate``), so the recomputation can become dead code.
+    ``before(node, inputs)`` runs before each node is re-emitted (the undo
+    log reads what a store will overwrite there); ``instead(node, inputs)``
+    may give the value of a one-output node instead of re-emitting it.
     """
     env = dict(bindings)
     known = known or {}
@@ -91,8 +98,18 @@ def _replay(region: Region, bindings: dict[int, Value], known: dict[int, Value] 
     nodes = []
     for node in region.nodes:
         regions = tuple(_substitute(r, env) for r in node.regions)
-        new = builder.emit(node.op, [env.get(id(v), v) for v in node.inputs], node.attrs,
-                           regions, node.loc)
+        inputs = [env.get(id(v), v) for v in node.inputs]
+        if before is not None:
+            before(node, inputs)
+        if instead is not None and len(node.outputs) == 1:
+            block = builder._blocks[-1]
+            first = len(block)
+            value = instead(node, inputs)
+            if value is not None:  # backpropagation walks the nodes that made it
+                nodes += block[first:]
+                env[id(node.outputs[0])] = value
+                continue
+        new = builder.emit(node.op, inputs, node.attrs, regions, node.loc)
         for o, n in zip(node.outputs, new.outputs, strict=True):
             env[id(o)] = known.get(id(o), n)
             if id(o) in known and aliases is not None:
@@ -150,6 +167,149 @@ def _cond_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
 REGION_VJP_RULES[ops.cond] = _cond_vjp
 
 
+# ---------------------------------------------------------------- undo logs
+# An iteration that changes a carried array only by stores into it (a row,
+# a column, an element: A[i, j] -= ..., cp[:, j] = ...) need not save the
+# whole array: the recording loop saves what each store overwrites, and its
+# run-time indices, and the reverse loop rebuilds the array at the start of
+# iteration t from its value at the end by writing those back, last store
+# first, into one buffer it carries (in place). The iteration's own stores,
+# replayed on the rebuilt array, feed nothing but the backpropagation's
+# bookkeeping and are removed as dead code. Saving O(slice) per iteration
+# instead of O(array) is what keeps a Cholesky loop's gradient O(n^3).
+
+_SLICE_OF = {ops.setitem: ops.getitem, ops.dyn_setitem: ops.dyn_getitem}
+
+
+def _undo_chains(params: list[Value], results: list[Value], body: Region
+                 ) -> dict[int, list[Node]]:
+    """Position -> the body's stores (in order) that make result from param,
+    for carried arrays changed by nothing else, each store's overwritten
+    part of a static shape (a tape row)."""
+    produced = {id(o): n for n in body.nodes for o in n.outputs}
+    uses = [id(r) for r in results]
+    chains = {}
+    for j, (p, r) in enumerate(zip(params, results, strict=True)):
+        if p.type.ndim == 0 or uses.count(id(r)) != 1:
+            continue
+        chain, v = [], r
+        while v is not p:
+            node = produced.get(id(v))
+            if node is None or node.op not in _SLICE_OF:
+                break
+            chain.append(node)
+            v = node.inputs[0]
+        else:
+            if chain and all(_overwritten_type(n).static for n in chain):
+                chains[j] = chain[::-1]
+    return chains
+
+
+def _overwritten_type(store: Node):
+    read = _SLICE_OF[store.op]
+    return read.infer([store.inputs[0].type, *(v.type for v in store.inputs[2:])],
+                      store.attrs, ())[0]
+
+
+def _overwritten(store: Node, inputs: list[Value]) -> list[Tracer]:
+    """What a store is about to overwrite (a view: the log must copy it
+    before the store runs), and its run-time indices: its undo log entries."""
+    base, _, *dyn = inputs
+    old = current().builder.emit(_SLICE_OF[store.op], [base, *dyn], store.attrs,
+                                 loc=store.loc).output
+    return [new_tracer(old, scalar=False),
+            *(tnp.astype(new_tracer(d), np.int64) for d in dyn)]
+
+
+def _log_types(chains: dict[int, list[Node]]) -> list[tuple[tuple[int, ...], np.dtype]]:
+    """(shape, dtype) of each log entry, in the order ``_overwritten`` makes them."""
+    types = []
+    for chain in chains.values():
+        for store in chain:
+            old = _overwritten_type(store)
+            types.append((old.shape, old.dtype))
+            types += [((), np.dtype(np.int64))] * len(store.inputs[2:])
+    return types
+
+
+def _element_reads_bypassing(undo: _UndoPlan) -> Callable:
+    """For the reverse replay: an element read of what a logged store wrote
+    (``A[i, j] /= A[j, j]`` right after ``A[i, j] -= ...``) becomes
+    ``v if (i, j) == (k, l) else A[k, l]`` on the array before the store.
+    The store's output is then read by later stores only, whose outputs the
+    backpropagation never reads: dead code, not a copy of the array per
+    iteration (the replay must leave the rebuilt array intact)."""
+    stores = {id(s.outputs[0]): s for chain in undo.chains.values() for s in chain}
+    written: dict[int, list[Value]] = {}  # replayed store output -> its inputs
+
+    def instead(node: Node, inputs: list[Value]) -> Value | None:
+        if id(node.outputs[0]) in stores:
+            written[id(node.outputs[0])] = inputs
+            return None
+        if node.op is not ops.dyn_getitem or node.output.type.ndim:
+            return None
+        source = stores.get(id(node.inputs[0]))
+        if source is None or source.op is not ops.dyn_setitem \
+                or id(source.outputs[0]) not in written:
+            return None
+        base, value, *wrote = written[id(source.outputs[0])]
+        read_at = _element_position(node.attrs["index"], inputs[1:], base.shape)
+        wrote_at = _element_position(source.attrs["index"], wrote, base.shape)
+        if read_at is None or wrote_at is None or value.type.ndim:
+            return None
+        old = new_tracer(current().builder.emit(ops.dyn_getitem, [base, *inputs[1:]],
+                                                node.attrs, (), node.loc).output)
+        same = None
+        for a, b in zip(read_at, wrote_at, strict=True):
+            same = (a == b) if same is None else same & (a == b)
+        return tnp.where(same, tnp.astype(new_tracer(value), old.dtype), old).value
+
+    return instead
+
+
+def _element_position(index: tuple, dyn: list[Value], shape: tuple) -> list | None:
+    """The element an index names, per axis an int64 in [0, extent) (NumPy's
+    wraparound applied); None unless it names one element of a static shape."""
+    if len(index) != len(shape) or None in shape:
+        return None
+    position, k = [], 0
+    for entry, extent in zip(index, shape, strict=True):
+        if entry == ops.DYNAMIC:
+            i = tnp.astype(new_tracer(dyn[k]), np.int64)
+            position.append(tnp.where(i < 0, i + extent, i))
+            k += 1
+        elif isinstance(entry, (int, np.integer)) and not isinstance(entry, bool):
+            position.append(tnp.as_tracer(np.int64(entry % extent)))
+        else:
+            return None
+    return position
+
+
+def _log_offsets(chains: dict[int, list[Node]]) -> dict[int, int]:
+    """id(store) -> the index of its first entry among the log entries."""
+    offsets, k = {}, 0
+    for chain in chains.values():
+        for store in chain:
+            offsets[id(store)] = k
+            k += 1 + len(store.inputs[2:])
+    return offsets
+
+
+def _undone(x: Tracer, chain: list[Node], entries: list[Tracer]) -> Tracer:
+    """The carried array before the iteration's stores: ``x`` (after them)
+    with each store's overwritten part written back, last store first."""
+    per_store, k = [], 0
+    for store in chain:
+        n = 1 + len(store.inputs[2:])
+        per_store.append(entries[k:k + n])
+        k += n
+    for store, (old, *dyn) in zip(reversed(chain), reversed(per_store), strict=True):
+        x = new_tracer(current().builder.emit(
+            store.op, [x.value, old.value, *(d.value for d in dyn)], store.attrs,
+            loc=store.loc).output, scalar=False)
+    return x
+
+
 # ---------------------------------------------------------------- for_loop
 
 def _static_int(v: Value) -> int | None:
@@ -161,8 +321,19 @@ def _static_int(v: Value) -> int | None:
     return int(node.attrs["value"])
 
 
+@dataclass
+class _UndoPlan:
+    """The carried arrays a loop's gradient rebuilds from undo logs."""
+
+    chains: dict[int, list[Node]]  # position among the carried values -> its stores
+    params: dict[int, Value]  # position -> the body's parameter for it
+    finals: dict[int, Value]  # position -> the loop's output for it
+    read: Callable[[object], list[Tracer]]  # iteration t -> its log entries
+
+
 def _backward_loop(init: list[Value], body: Region, n: object, restore: Callable,
-                   cotangents: list, backpropagate: Callable, read_next: bool = True) -> list:
+                   cotangents: list, backpropagate: Callable, read_next: bool = True,
+                   undo: _UndoPlan | None = None) -> list:
     """The reverse sweep shared by for and while loops.
 
     Iteration ``t`` runs from ``n - 1`` down to 0: ``restore(t)`` gives the body's
@@ -170,7 +341,9 @@ def _backward_loop(init: list[Value], body: Region, n: object, restore: Callable
     carried values among them; the body is replayed from them and the carried
     cotangents are backpropagated through the copy (reading the body's results
     from ``restore(t + 1)`` where ``read_next``). Cotangents of outer values the
-    body reads are summed over iterations.
+    body reads are summed over iterations. Carried arrays with an undo log
+    (``undo``; restore gives None for them) are carried backwards too, each
+    iteration writing back what the forward iteration overwrote.
     """
     float_carried = [j for j, v in enumerate(init) if v.dtype.kind == "f"]
     captured = [v for v in _captured(body) if v.dtype.kind == "f"]
@@ -180,14 +353,18 @@ def _backward_loop(init: list[Value], body: Region, n: object, restore: Callable
                                f"{at(body.nodes[0].loc if body.nodes else None)}")
     gs = [cotangents[j] if cotangents[j] is not None else _zeros(init[j])
           for j in float_carried]
+    undone = list(undo.chains) if undo else []
+    n_g, n_acc = len(float_carried), len(captured)
 
     def reverse(t_rev, *state):
-        g_carried, acc = state[:len(float_carried)], state[len(float_carried):]
+        g_carried, acc, ends = state[:n_g], state[n_g:n_g + n_acc], state[n_g + n_acc:]
         t = (n - 1) - t_rev
         bindings, carried = restore(t)
+        starts = _undo_iteration(undo, t, ends, bindings, carried) if undo else []
         aliases: dict[int, Value] = {}
         known = _saved_results(body, restore(t + 1)[1]) if read_next else {}
-        nodes, results = _replay(body, bindings, known, aliases)
+        nodes, results = _replay(body, bindings, known, aliases,
+                                 instead=_element_reads_bypassing(undo) if undo else None)
         # the outer values' cotangents accumulate into the carried sums
         # directly: a row read adds to one row of its sum (add_cotangents)
         seeds: dict[int, Tracer] = {id(w): a for w, a in zip(captured, acc, strict=True)}
@@ -197,21 +374,40 @@ def _backward_loop(init: list[Value], body: Region, n: object, restore: Callable
         cts = backpropagate(nodes, seeds, aliases)
         new_g = [cts[id(carried[j])] if id(carried[j]) in cts else _zeros(init[j])
                  for j in float_carried]
-        return (*new_g, *(cts[id(w)] for w in captured))
+        return (*new_g, *(cts[id(w)] for w in captured), *starts)
 
-    outs = control_flow.for_loop(0, n, 1, reverse, [*gs, *(_zeros(w) for w in captured)])
+    ends = [new_tracer(undo.finals[j], scalar=False) for j in undone]
+    outs = control_flow.for_loop(0, n, 1, reverse,
+                                 [*gs, *(_zeros(w) for w in captured), *ends])
     pairs = [(init[j], outs[m]) for m, j in enumerate(float_carried)]
-    pairs += list(zip(captured, outs[len(float_carried):], strict=True))
+    pairs += list(zip(captured, outs[n_g:n_g + n_acc], strict=True))
     return pairs
 
 
-def _saved_results(body: Region, after: list[Value]) -> dict[int, Value]:
+def _undo_iteration(undo: _UndoPlan, t: object, ends: tuple, bindings: dict,
+                    carried: list) -> list[Tracer]:
+    """Rebuild the undo-logged carried arrays at the start of iteration ``t``
+    from ``ends`` (theirs at its end), binding them for the replay."""
+    entries, k = undo.read(t), 0
+    starts = []
+    for j, end in zip(undo.chains, ends, strict=True):
+        chain = undo.chains[j]
+        n = sum(1 + len(store.inputs[2:]) for store in chain)
+        start = _undone(end, chain, entries[k:k + n])
+        k += n
+        bindings[id(undo.params[j])] = carried[j] = start.value
+        starts.append(start)
+    return starts
+
+
+def _saved_results(body: Region, after: list[Value | None]) -> dict[int, Value]:
     """The body's results are the next iteration's saved carried values: the
-    replay reads those (tanh's output, say) instead of recomputing them."""
+    replay reads those (tanh's output, say) instead of recomputing them
+    (not the undo-logged ones: None)."""
     produced = {id(o) for node in body.nodes for o in node.outputs}
     known: dict[int, Value] = {}
     for r, a in zip(body.results, after, strict=True):
-        if id(r) in produced and id(r) not in known and r.shape == a.shape \
+        if a is not None and id(r) in produced and id(r) not in known and r.shape == a.shape \
                 and r.dtype == a.dtype:
             known[id(r)] = a
     return known
@@ -250,7 +446,8 @@ def _in_place_of(node: Node, offset: int, record: Callable[[], list]) -> list:
 
 
 def _for_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
-    """A forward loop that stacks each iteration's carried values, then a loop
+    """A forward loop that stacks each iteration's carried values (or, for
+    arrays it changes by stores only, what the stores overwrite), then a loop
     over the iterations in reverse that replays the body and backpropagates."""
     start_v, stop_v, step_v, *init = node.inputs
     (body,) = node.regions
@@ -261,33 +458,54 @@ def _for_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
     n = len(range(start, stop, step))
     k = len(init)
     index_param, carried_params = body.params[0], body.params[1:]
+    chains = {} if _differentiated_again() else _undo_chains(
+        list(carried_params), list(body.results), body)
+    stacked = [j for j in range(k) if j not in chains]
+    log_types = _log_types(chains)
+    log_at = _log_offsets(chains)
 
     def record(i, *state):
-        carried, saved = state[:k], list(state[k:])
+        carried = state[:k]
+        stacks = list(state[k:k + len(stacked)])
+        logs = list(state[k + len(stacked):])
         t = (i - start) // step
-        for j, c in enumerate(carried):
-            saved[j][t] = c
+        for m, j in enumerate(stacked):
+            stacks[m][t] = carried[j]
+
+        def log_overwritten(store: Node, inputs: list[Value]) -> None:
+            if id(store) in log_at:
+                for m, entry in enumerate(_overwritten(store, inputs)):
+                    logs[log_at[id(store)] + m][t] = entry
+
         _, results = _replay(body, {id(index_param): i.value, **{
-            id(p): c.value for p, c in zip(carried_params, carried, strict=True)}})
-        return (*(new_tracer(r) for r in results), *saved)
+            id(p): c.value for p, c in zip(carried_params, carried, strict=True)}},
+            before=log_overwritten)
+        return (*(new_tracer(r) for r in results), *stacks, *logs)
 
     def recording_loop():
         # n + 1 rows: the final carried values go in the last one
-        stacks = [tnp.full_value((n + 1, *v.shape), 0, v.dtype) for v in init]
+        stacks = [tnp.full_value((n + 1, *init[j].shape), 0, init[j].dtype) for j in stacked]
+        logs = [tnp.full_value((n, *shape), 0, dtype) for shape, dtype in log_types]
         return control_flow.for_loop(start, stop, step, record,
-                                     [*(new_tracer(v) for v in init), *stacks])
+                                     [*(new_tracer(v) for v in init), *stacks, *logs])
 
-    filled = _in_place_of(node, 0, recording_loop)[k:]
-    for stack, final in zip(filled, node.outputs, strict=True):
-        stack[n] = new_tracer(final)
+    outs = _in_place_of(node, 0, recording_loop)
+    filled, logs = outs[k:k + len(stacked)], outs[k + len(stacked):]
+    for stack, j in zip(filled, stacked, strict=True):
+        stack[n] = new_tracer(node.outputs[j])
 
     def restore(t):
-        carried = [tnp.astype(s[t], v.dtype).value for s, v in zip(filled, init, strict=True)]
+        carried: list[Value | None] = [None] * k
+        for stack, j in zip(filled, stacked, strict=True):
+            carried[j] = tnp.astype(stack[t], init[j].dtype).value
         i = tnp.as_tracer(t * step + start).value
-        return {id(index_param): i, **{id(p): c for p, c in zip(carried_params, carried,
-                                                                  strict=True)}}, carried
+        return {id(index_param): i, **{id(carried_params[j]): carried[j] for j in stacked}}, \
+            carried
 
-    return _backward_loop(init, body, n, restore, cotangents, backpropagate)
+    undo = _UndoPlan(chains, {j: carried_params[j] for j in chains},
+                     {j: node.outputs[j] for j in chains},
+                     lambda t: [log[t] for log in logs]) if chains else None
+    return _backward_loop(init, body, n, restore, cotangents, backpropagate, undo=undo)
 
 
 REGION_VJP_RULES[ops.for_loop] = _for_vjp
@@ -296,9 +514,10 @@ REGION_VJP_RULES[ops.for_loop] = _for_vjp
 # ---------------------------------------------------------------- while_loop
 
 def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
-    """A recording copy of the loop pushes each iteration's carried values onto
-    growable tapes and counts iterations; the backward loop runs that many
-    times, reading the tapes in reverse.
+    """A recording copy of the loop pushes each iteration's carried values (or,
+    for arrays it changes by stores only, what the stores overwrite: undo
+    logs) onto growable tapes and counts iterations; the backward loop runs
+    that many times, reading the tapes in reverse.
 
     A for loop with traced bounds is recorded the same way, its index carried.
     """
@@ -317,41 +536,74 @@ def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
                                 backpropagate)
 
     keep_going = _loop_test(node, test, step, k)
+    offset = k - len(init)  # a for loop's index comes first
+    chains = _undo_chains(list(body.params[offset:]), list(body.results), body)
+    stacked = [m for m in range(k) if m - offset not in chains]  # state positions
+    log_types = _log_types(chains)
+    log_at = _log_offsets(chains)
+    slots = [next(_TAPE_SLOTS) for _ in stacked]
+    log_slots = [next(_TAPE_SLOTS) for _ in log_types]
+
+    def push(tape: Tracer, row: Tracer, count: Tracer, slot: int) -> Tracer:
+        return new_tracer(builder.emit(ops.tape_push, [tape.value, row.value, count.value],
+                                       {"slot": slot}, loc=node.loc).output)
 
     def record(*carried):
-        values, tapes, count = carried[:k], carried[k:2 * k], carried[2 * k]
-        pushed = [new_tracer(builder.emit(ops.tape_push, [tape.value, v.value, count.value],
-                                          {"slot": slot}).output)
-                  for tape, v, slot in zip(tapes, values, slots, strict=True)]
-        _, results = _replay(body, {id(p): v.value for p, v in
-                                    zip(body.params, values, strict=True)})
-        advanced = [values[0] + new_tracer(step)] if index is not None else []
-        return (*advanced, *(new_tracer(r) for r in results), *pushed, count + 1)
+        values = carried[:k]
+        tapes = carried[k:k + len(stacked)]
+        logs = list(carried[k + len(stacked):-1])
+        count = carried[-1]
+        pushed = [push(tape, values[m], count, slot)
+                  for tape, m, slot in zip(tapes, stacked, slots, strict=True)]
 
-    slots = [next(_TAPE_SLOTS) for _ in state]
+        def log_overwritten(store: Node, inputs: list[Value]) -> None:
+            if id(store) in log_at:
+                for m, entry in enumerate(_overwritten(store, inputs)):
+                    at_ = log_at[id(store)] + m
+                    logs[at_] = push(logs[at_], entry, count, log_slots[at_])
+
+        _, results = _replay(body, {id(p): v.value for p, v in
+                                    zip(body.params, values, strict=True)},
+                             before=log_overwritten)
+        advanced = [values[0] + new_tracer(step)] if index is not None else []
+        return (*advanced, *(new_tracer(r) for r in results), *pushed, *logs, count + 1)
+
+    def new_tape(shape: tuple, dtype: np.dtype, slot: int) -> Tracer:
+        return new_tracer(builder.emit(ops.tape_new, [], {"shape": shape, "dtype": dtype,
+                                                          "slot": slot}, loc=node.loc).output)
 
     def recording_loop():
-        tapes = [new_tracer(builder.emit(ops.tape_new, [], {"shape": t.shape, "dtype": t.dtype,
-                                                            "slot": slot}).output)
-                 for t, slot in zip(state, slots, strict=True)]
+        tapes = [new_tape(state[m].shape, state[m].dtype, slot)
+                 for m, slot in zip(stacked, slots, strict=True)]
+        logs = [new_tape(shape, dtype, slot)
+                for (shape, dtype), slot in zip(log_types, log_slots, strict=True)]
         zero = tnp.astype(tnp.as_tracer(0), np.int64)
-        return control_flow.while_loop(keep_going, record, [*state, *tapes, zero])
+        return control_flow.while_loop(keep_going, record, [*state, *tapes, *logs, zero])
 
-    offset = k - len(init)  # a for loop's index comes first
     outs = _in_place_of(node, offset, recording_loop)
-    filled, count = outs[k:2 * k], outs[2 * k]
+    filled = outs[k:k + len(stacked)]
+    logs, count = outs[k + len(stacked):-1], outs[-1]
     finals = [*outs[:offset], *(new_tracer(v) for v in node.outputs)]
-    filled = [new_tracer(builder.emit(ops.tape_push, [tape.value, v.value, count.value],
-                                      {"slot": slot}).output)
-              for tape, v, slot in zip(filled, finals, slots, strict=True)]  # the end state
+    filled = [push(tape, finals[m], count, slot)  # the end state
+              for tape, m, slot in zip(filled, stacked, slots, strict=True)]
+
+    def row(tape: Tracer, t: Tracer) -> Value:
+        return builder.emit(ops.dyn_getitem, [tape.value, t.value],
+                            {"index": (ops.DYNAMIC,)}, loc=node.loc).output
 
     def restore(t):
-        rows = [builder.emit(ops.dyn_getitem, [tape.value, t.value],
-                             {"index": (ops.DYNAMIC,)}).output for tape in filled]
-        carried = rows[1:] if index is not None else rows
-        return {id(p): r for p, r in zip(body.params, rows, strict=True)}, carried
+        rows: list[Value | None] = [None] * k
+        for tape, m in zip(filled, stacked, strict=True):
+            rows[m] = row(tape, t)
+        bindings = {id(body.params[m]): rows[m] for m in stacked}
+        return bindings, rows[offset:]
 
-    return _backward_loop(list(init), body, count, restore, cotangents, backpropagate)
+    undo = _UndoPlan(chains, {j: body.params[offset + j] for j in chains},
+                     {j: node.outputs[j] for j in chains},
+                     lambda t: [new_tracer(row(log, t), scalar=False) for log in logs]
+                     ) if chains else None
+    return _backward_loop(list(init), body, count, restore, cotangents, backpropagate,
+                          undo=undo)
 
 
 REGION_VJP_RULES[ops.while_loop] = _while_vjp
