@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from control_programs import cholesky_in_place, levinson_durbin
 from helpers import finite_difference
 
 import jitaic
@@ -261,15 +262,8 @@ def column_sweep(d, c):
 def factorise(A):
     """Cholesky: element stores read back right away (A[i, j] /= A[j, j]
     after A[i, j] -= ...), an inner loop with traced bounds."""
-    A = A.copy()
-    A[0, 0] = np.sqrt(A[0, 0])
-    for i in range(1, A.shape[0]):
-        for j in range(i):
-            A[i, j] -= np.dot(A[i, :j], A[j, :j])
-            A[i, j] /= A[j, j]
-        A[i, i] -= np.dot(A[i, :i], A[i, :i])
-        A[i, i] = np.sqrt(A[i, i])
-    return (np.sin(A) * A).sum()
+    out = cholesky_in_place(A.copy())
+    return (np.sin(out) * out).sum()
 
 
 def wrapped_stores(x, w):
@@ -283,14 +277,7 @@ def wrapped_stores(x, w):
 
 def levinson(r):
     """np.flip of slices with run-time lengths, updated in place."""
-    y = np.empty_like(r)
-    alpha, beta = -r[0], 1.0
-    y[0] = -r[0]
-    for k in range(1, r.shape[0]):
-        beta *= 1.0 - alpha * alpha
-        alpha = -(r[k] + np.dot(np.flip(r[:k]), y[:k])) / beta
-        y[:k] += alpha * np.flip(y[:k])
-        y[k] = alpha
+    y = levinson_durbin(r)
     return (y * y).sum()
 
 
