@@ -632,6 +632,12 @@ row("amin_ravel_copy_diagonal_shape", lambda x: (np.amin(x, axis=0), np.ravel(x.
                                                  np.diagonal(x), np.shape(x)[0] * x.mT),
     (C("f64[3,4]"),))
 row("itemsize_nbytes", lambda x: x + x.itemsize + x.nbytes, (C("f32[2,3]"),))
+row("pad_modes", lambda x: (np.pad(x, 1), np.pad(x, ((1, 2), (0, 3)),
+                                                 constant_values=((1, 2), (3, 4))),
+                             np.pad(x, 2, mode="edge"), np.pad(x, (5, 6), mode="wrap"),
+                             np.pad(x, (4, 7), mode="reflect"),
+                             np.pad(x, (5, 9), mode="symmetric")),
+    (C("f64[3,4]"), C("i32[2,3]")))
 row("take_along_axis", lambda x, i: np.take_along_axis(x, i, axis=1),
     (C("f64[3,4]", "i64[3,2]"),), domain=("real", "small"))
 row("inner_vdot", lambda a, b: (np.inner(a, b), np.vdot(a, b)),

@@ -281,6 +281,11 @@ def std_int_dtype_of_rows(a):
     (lambda x: np.rollaxis(x, 0, 4), (np.ones((2, 2)),)),
     (lambda x: np.select([x > 0], [x, x]), (np.ones(3),)),
     (lambda x: np.select([x], [x]), (np.ones(3),)),
+    (lambda x: np.pad(x, -1), (np.ones(3),)),
+    (lambda x: np.pad(x, 1.5), (np.ones(3),)),
+    (lambda x: np.pad(x, (1, 2, 3)), (np.ones(3),)),
+    (lambda x: np.pad(x, 1, mode="edge"), (np.ones(0),)),
+    (lambda x: np.pad(x, 1, mode="wrap", constant_values=2), (np.ones(3),)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_numpys_errors(fn, args) -> None:
     check_raises_like_numpy(fn, *args)

@@ -207,6 +207,10 @@ NOTES = """\
   bit); **`np.polyval`** NumPy's Horner order.
 - **`np.roll`, `np.tile`, `np.repeat`, `np.meshgrid`, the split family**:
   static shifts, counts, sections and split points; splits return views.
+- **`np.pad`**: static widths; modes `constant` (`constant_values` a number,
+  traced or not, or per-axis pairs), `edge`, `wrap`, `reflect` and
+  `symmetric` (widths beyond the axis length included), padded axis by
+  axis as NumPy does.
 - **`np.einsum`**: distinct letters per operand, no ellipsis; two operands
   contracting summed letters only are one BLAS product.
 - **`np.linalg`**: `solve`, `inv`, `det`, `slogdet` and `cholesky` (`upper=`)

@@ -1,5 +1,5 @@
-"""Tiling, rearranging and splitting: flips and rotations, roll (and
-numpy.fft's shifts), repeat, tile and the split family, as slices,
+"""Tiling, rearranging, padding and splitting: flips and rotations, roll (and
+numpy.fft's shifts), repeat, tile, pad and the split family, as slices,
 concatenations and gathers.
 """
 
@@ -9,7 +9,14 @@ import numpy as np
 
 from jitaic.errors import at, user_location
 from jitaic.tracer.core import Tracer
-from jitaic.tracer.numpy.common import as_tracer, broadcast_to, normalize_axes, static_ints
+from jitaic.tracer.numpy.common import (
+    as_tracer,
+    broadcast_to,
+    full_value,
+    normalize_axes,
+    static_ints,
+    unsupported,
+)
 from jitaic.tracer.numpy.indexing import getitem, take
 from jitaic.tracer.numpy.registry import implements
 from jitaic.tracer.numpy.shapes import concatenate, ravel, reshape, transpose
@@ -187,3 +194,93 @@ def vsplit(ary, indices_or_sections):
 @implements(np.dsplit)
 def dsplit(ary, indices_or_sections):
     return _split_along(ary, indices_or_sections, 3, "dsplit", lambda ndim: 2)
+
+
+# ---------------------------------------------------------------- np.pad
+
+def _pad_source(mode: str, n: int, positions: np.ndarray) -> np.ndarray:
+    """The index along an axis of length ``n`` that each padded position
+    (counted from the original first element: -2, -1 before it, n, n + 1
+    after it) copies, per NumPy's mode."""
+    if mode == "edge":
+        return np.clip(positions, 0, n - 1)
+    if mode == "wrap":
+        return positions % n
+    if mode == "symmetric":  # ... b a | a b c | c b ...
+        p = positions % (2 * n)
+        return np.where(p < n, p, 2 * n - 1 - p)
+    if n == 1:  # reflect: ... c b | a b c | b a ..., period 2n - 2
+        return np.zeros_like(positions)
+    p = positions % (2 * n - 2)
+    return np.where(p < n, p, 2 * n - 2 - p)
+
+
+_PAD_MODES = ("constant", "edge", "wrap", "reflect", "symmetric")
+
+
+@implements(np.pad)
+def pad(array, pad_width, mode="constant", **kwargs):
+    """Static pad widths. "constant" (``constant_values``: a number, traced or
+    not, or per-axis pairs), "edge", "wrap", "reflect" (even) and "symmetric"
+    pad one axis after another, as NumPy does, so corners take the later
+    axis's padding; the other modes are refused."""
+    x = as_tracer(array)
+    if callable(mode) or mode not in _PAD_MODES:
+        raise unsupported(f"np.pad(mode={mode!r})")
+    allowed = {"constant": {"constant_values"}, "reflect": {"reflect_type"},
+               "symmetric": {"reflect_type"}}.get(mode, set())
+    if set(kwargs) - allowed:
+        raise ValueError(f"unsupported keyword arguments for mode '{mode}': "
+                         f"{set(kwargs) - allowed}{at(user_location())}")
+    if kwargs.get("reflect_type", "even") != "even":
+        raise unsupported("np.pad(reflect_type='odd')")
+    widths = _pad_widths(pad_width, x.ndim)
+    values = kwargs.get("constant_values", 0)
+    for axis, (before, after) in enumerate(widths.tolist()):
+        if before == after == 0:
+            continue
+        if mode == "constant":
+            x = _pad_constant(x, axis, before, after, values)
+            continue
+        n = x.shape[axis]
+        if n == 0:
+            raise ValueError(f"can't extend empty axis {axis} using modes other than "
+                             f"'constant' or 'empty'{at(user_location())}")
+        positions = np.arange(-before, n + after)
+        x = take(x, _pad_source(mode, n, positions), axis)
+    return x
+
+
+def _pad_widths(pad_width, ndim: int) -> np.ndarray:
+    """NumPy's (ndim, 2) widths from an int, a pair or per-axis pairs."""
+    if any(isinstance(w, Tracer) for w in np.ravel(np.asarray(pad_width, dtype=object))):
+        raise unsupported("np.pad's pad_width given by a traced value (the result's shape "
+                          "would depend on the data)")
+    widths = np.asarray(pad_width)
+    if widths.dtype.kind not in "iu":
+        raise TypeError(f"`pad_width` must be of integral type.{at(user_location())}")
+    if widths.size and widths.min() < 0:
+        raise ValueError(f"index can't contain negative values{at(user_location())}")
+    return _per_axis_pairs(widths, ndim)
+
+
+def _per_axis_pairs(values: np.ndarray, ndim: int) -> np.ndarray:
+    """A number, a pair or per-axis pairs as an (ndim, 2) array (NumPy's error
+    for any other shape, at the user's line)."""
+    try:
+        return np.broadcast_to(values, (ndim, 2))
+    except ValueError as exc:
+        raise ValueError(f"{exc}{at(user_location())}") from None
+
+
+def _pad_constant(x: Tracer, axis: int, before: int, after: int, values) -> Tracer:
+    if isinstance(values, Tracer):
+        fill = (values, values)
+    else:
+        pairs = _per_axis_pairs(np.asarray(values), x.ndim)
+        fill = tuple(pairs[axis].tolist())
+    parts = []
+    for width, value in ((before, fill[0]), (after, fill[1])):
+        shape = x.shape[:axis] + (width,) + x.shape[axis + 1:]
+        parts.append(full_value(shape, value, x.dtype))
+    return concatenate([parts[0], x, parts[1]], axis)
