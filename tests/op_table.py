@@ -638,6 +638,8 @@ row("pad_modes", lambda x: (np.pad(x, 1), np.pad(x, ((1, 2), (0, 3)),
                              np.pad(x, (4, 7), mode="reflect"),
                              np.pad(x, (5, 9), mode="symmetric")),
     (C("f64[3,4]"), C("i32[2,3]")))
+row("dot_nd", lambda a, b: np.dot(a, b),
+    (C("f64[2,3,4]", "f64[5,4,2]"), C("f64[2,3,4]", "f64[4]"), C("i32[4]", "i32[2,4,3]")))
 row("take_along_axis", lambda x, i: np.take_along_axis(x, i, axis=1),
     (C("f64[3,4]", "i64[3,2]"),), domain=("real", "small"))
 row("inner_vdot", lambda a, b: (np.inner(a, b), np.vdot(a, b)),

@@ -220,7 +220,9 @@ NOTES = """\
   0, p; matrix: "fro", 1, -1, inf, -inf).
 - **Matrix products** (`@`, `np.matmul`, `np.dot`, `np.outer`, `np.inner`)
   call the BLAS NumPy links, with the routine NumPy would pick, and equal
-  NumPy's results bit for bit.
+  NumPy's results bit for bit. `np.dot` of arrays beyond 2-D pairs every
+  row of the first with every column of the second, as NumPy's (no
+  broadcasting: a tensordot).
 - **Constructors** (`zeros`, `ones`, `full`, `empty`, `arange`, `eye`,
   `linspace`...) take static shapes; `linspace` also traced endpoints.
   Arrays from globals and closures become constants.

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from jitaic.errors import at, user_location
 from jitaic.ir import ops
 from jitaic.tracer.core import Tracer, emit, new_tracer
 from jitaic.tracer.numpy.common import (
@@ -32,9 +33,20 @@ def dot(a, b, out=None):
     a, b = as_tracer(a), as_tracer(b)
     if a.ndim == 0 or b.ndim == 0:
         return a * b
-    if a.ndim > 2 or b.ndim > 2:
-        raise unsupported("np.dot on arrays with more than 2 dimensions (use np.matmul)")
+    summed = max(b.ndim - 2, 0)  # b's second-to-last axis (its only one when 1-D)
+    if a.shape[-1] != b.shape[summed]:
+        raise ValueError(f"shapes {_shape_text(a.shape)} and {_shape_text(b.shape)} not "
+                         f"aligned: {a.shape[-1]} "
+                         f"(dim {a.ndim - 1}) != {b.shape[summed]} (dim {summed})"
+                         f"{at(user_location())}")
+    if a.ndim > 2 or b.ndim > 2:  # every row of a with every column of b: no broadcasting
+        return tensordot(a, b, ((a.ndim - 1,), (summed,)))
     return matmul(a, b)
+
+
+def _shape_text(shape: tuple) -> str:
+    """A shape as NumPy's messages print it: (2,3,4), (4,)."""
+    return "(" + ",".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
 @implements(np.outer)
