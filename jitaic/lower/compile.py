@@ -34,6 +34,7 @@ from jitaic.lower.fusion import (
     plan,
 )
 from jitaic.lower.kernels import LOWERINGS
+from jitaic.lower.kernels.loops import drop_repeated_index_checks
 
 _counter = itertools.count()
 
@@ -293,7 +294,7 @@ def generate(graph: Graph, param_is_array: Sequence[bool], parallel: bool = True
     em.line(f"return ({''.join(r + ', ' for r in results)})")
     fn_name = em.fresh(graph.name or "f")
     header = f"def {fn_name}({', '.join([*arg_names, *em.constant_names])}):"
-    lines = [header, *em.prologue, *em.lines]
+    lines = [header, *em.prologue, *drop_repeated_index_checks(em.lines)]
     return fn_name, "\n".join(lines), em.constants, fusion_report(schedule, bodies), em
 
 
