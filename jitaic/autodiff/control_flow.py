@@ -221,6 +221,12 @@ def _overwritten(store: Node, inputs: list[Value]) -> list[Tracer]:
             *(tnp.astype(new_tracer(d), np.int64) for d in dyn)]
 
 
+def _entries(store: Node) -> int:
+    """How many log entries a store makes: what it overwrites, and each
+    run-time index."""
+    return 1 + len(store.inputs[2:])
+
+
 def _log_types(chains: dict[int, list[Node]]) -> list[tuple[tuple[int, ...], np.dtype]]:
     """(shape, dtype) of each log entry, in the order ``_overwritten`` makes them."""
     types = []
@@ -228,7 +234,7 @@ def _log_types(chains: dict[int, list[Node]]) -> list[tuple[tuple[int, ...], np.
         for store in chain:
             old = _overwritten_type(store)
             types.append((old.shape, old.dtype))
-            types += [((), np.dtype(np.int64))] * len(store.inputs[2:])
+            types += [((), np.dtype(np.int64))] * (_entries(store) - 1)
     return types
 
 
@@ -291,7 +297,7 @@ def _log_offsets(chains: dict[int, list[Node]]) -> dict[int, int]:
     for chain in chains.values():
         for store in chain:
             offsets[id(store)] = k
-            k += 1 + len(store.inputs[2:])
+            k += _entries(store)
     return offsets
 
 
@@ -300,9 +306,8 @@ def _undone(x: Tracer, chain: list[Node], entries: list[Tracer]) -> Tracer:
     with each store's overwritten part written back, last store first."""
     per_store, k = [], 0
     for store in chain:
-        n = 1 + len(store.inputs[2:])
-        per_store.append(entries[k:k + n])
-        k += n
+        per_store.append(entries[k:k + _entries(store)])
+        k += _entries(store)
     for store, (old, *dyn) in zip(reversed(chain), reversed(per_store), strict=True):
         x = new_tracer(current().builder.emit(
             store.op, [x.value, old.value, *(d.value for d in dyn)], store.attrs,
@@ -392,7 +397,7 @@ def _undo_iteration(undo: _UndoPlan, t: object, ends: tuple, bindings: dict,
     starts = []
     for j, end in zip(undo.chains, ends, strict=True):
         chain = undo.chains[j]
-        n = sum(1 + len(store.inputs[2:]) for store in chain)
+        n = sum(_entries(store) for store in chain)
         start = _undone(end, chain, entries[k:k + n])
         k += n
         bindings[id(undo.params[j])] = carried[j] = start.value
