@@ -49,6 +49,7 @@ from jitaic.tracer.trace import (
 
 if TYPE_CHECKING:  # jitaic.lower imports numba: loaded on the first compile
     from jitaic.lower.compile import Compiled
+    from jitaic.lower.fusion import Plan
 
 log = logging.getLogger("jitaic")
 # misses = compiled + loaded (from the disk cache) + traced only (reference backend)
@@ -247,6 +248,19 @@ class Lowered:
     def fusion_report(self) -> str:
         """One line per kernel: the nodes fused into it and why its boundary stayed."""
         return self._spec.compiled.report if self._spec.compiled else ""
+
+    def fusion_plan(self) -> Plan | None:
+        """The fused kernels as objects (``.kernels()``, ``.row_loops()``,
+        ``.alone()``): what ``fusion_report`` describes."""
+        return self._spec.compiled.plan if self._spec.compiled else None
+
+    def loops(self) -> str:
+        """The generated function as loop IR, before it became ``source()``:
+        loops with their kind (parallel, row loop, thread blocks), stores,
+        index checks and scratch buffers."""
+        from jitaic.lower.loop_ir import format_loops
+
+        return format_loops(self._spec.compiled.loops) if self._spec.compiled else ""
 
 
 class JitFunction:

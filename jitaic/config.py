@@ -57,9 +57,10 @@ KNOBS: dict[str, Knob] = {
                   "each graph pass's time and the rewrite rules that fired (DEBUG); 3: "
                   "also the generated source"),
     "dump_ir": Knob("JITAIC_DUMP_IR", "", str,
-                    "log the IR around graph passes (DEBUG): a comma-separated list of "
-                    "before:<pass> and after:<pass> (passes/pipeline.py names them), or "
-                    "'all'"),
+                    "log the IR around passes (DEBUG): a comma-separated list of "
+                    "before:<pass> and after:<pass> (graph passes: passes/pipeline.py; "
+                    "loop passes: lower/loop_ir.py), 'loops' (each generated "
+                    "function's loop IR after its passes), or 'all'"),
     "backend": Knob("JITAIC_BACKEND", "numba", str,
                     "'numba', or 'reference' to run the NumPy reference interpreter"),
     "compile": Knob("JITAIC_COMPILE", "sync", str,
@@ -149,6 +150,13 @@ def override(**values: object) -> Iterator[None]:
     finally:
         _overrides.pop()
         BYPASS[0] = overridden_or_disabled()
+
+
+def dump_requested(when: str, name: str) -> bool:
+    """Whether ``JITAIC_DUMP_IR`` asks for the IR ``when`` ("before", "after")
+    the pass ``name``."""
+    wanted = {s.strip() for s in str(get("dump_ir")).split(",") if s.strip()}
+    return "all" in wanted or f"{when}:{name}" in wanted
 
 
 def debug_log() -> logging.Logger:

@@ -6,40 +6,52 @@ import numpy as np
 import pytest
 
 import jitaic
-from jitaic.lower.kernels.loops import drop_repeated_index_checks
-
-CHECK = ["if np.uint64(i + 5) >= np.uint64(2 * 5):",
-         "    raise rt.IndexOutOfBounds(i, 0, 5, ' at f.py:3')"]
+from jitaic.lower import loop_ir
+from jitaic.lower.loop_ir import Assign, If, IndexCheck, Line, Loop
 
 
-def _indented(lines: list[str], depth: int) -> list[str]:
-    return ["    " * depth + line for line in lines]
+def check() -> IndexCheck:
+    return IndexCheck("i", 5, 0, " at f.py:3")
+
+
+def unrepeated(body: list) -> list[str]:
+    """The rendered lines of ``body`` after the pass."""
+    fn = loop_ir.Function("f", [], body, fresh=str)
+    loop_ir.drop_repeated_index_checks(fn)
+    return loop_ir.render_block(fn.body, "")
+
+
+def rendered(body: list) -> list[str]:
+    return loop_ir.render_block(body, "")
 
 
 def test_a_check_repeated_in_its_block_or_a_nested_one_goes() -> None:
-    lines = [*CHECK, "a = x[i]", *CHECK, "for j in range(3):",
-             *_indented([*CHECK, "b = x[i]"], 1), "c = a"]
-    assert drop_repeated_index_checks(lines) == [
-        *CHECK, "a = x[i]", "for j in range(3):", "    b = x[i]", "c = a"]
+    body = [check(), Assign("a", "x[i]"), check(),
+            Loop("j", 3, [check(), Assign("b", "x[i]")]), Assign("c", "a")]
+    assert unrepeated(body) == rendered(
+        [check(), Assign("a", "x[i]"), Loop("j", 3, [Assign("b", "x[i]")]), Assign("c", "a")])
 
 
-def test_a_check_stays_after_its_index_changes_or_its_block_ends() -> None:
-    reassigned = [*CHECK, "i = i + 1", *CHECK]
-    assert drop_repeated_index_checks(reassigned) == reassigned
-    augmented = [*CHECK, "i += 1", *CHECK]
-    assert drop_repeated_index_checks(augmented) == augmented
-    unpacked = [*CHECK, "k, i = i, k", *CHECK]
-    assert drop_repeated_index_checks(unpacked) == unpacked
-    sibling = ["if c:", *_indented(CHECK, 1), "else:", *_indented(CHECK, 1)]
-    assert drop_repeated_index_checks(sibling) == sibling
+@pytest.mark.parametrize("change", [Assign("i", "i + 1"), Line("i += 1"),
+                                    Assign("k, i", "i, k"), Line("k, i = i, k")])
+def test_a_check_stays_after_its_index_changes(change) -> None:
+    body = [check(), change, check()]
+    assert unrepeated(body) == rendered(body)
+
+
+def test_a_check_in_one_branch_does_not_cover_the_other() -> None:
+    body = [If("c", [check()], [check()])]
+    assert unrepeated(body) == rendered(body)
+    ended = [If("c", [check()]), check()]  # the branch's check ended with it
+    assert unrepeated(ended) == rendered(ended)
 
 
 def test_a_check_before_a_loop_does_not_cover_a_loop_that_changes_the_index() -> None:
     """The loop's next iteration sees the index its body assigns (last)."""
-    lines = [*CHECK, "for j in range(3):", *_indented([*CHECK, "i = x[j]"], 1)]
-    assert drop_repeated_index_checks(lines) == lines
-    over_i = [*CHECK, "for i in range(9):", *_indented(CHECK, 1)]
-    assert drop_repeated_index_checks(over_i) == over_i
+    body = [check(), Loop("j", 3, [check(), Assign("i", "x[j]")])]
+    assert unrepeated(body) == rendered(body)
+    over_i = [check(), Loop("i", 9, [check()])]
+    assert unrepeated(over_i) == rendered(over_i)
 
 
 def products(x, y, n):

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import jitaic
-from jitaic.lower import codegen, threads
+from jitaic.lower import codegen, loop_ir, threads
 
 # /proc/stat of a 4-CPU machine (user nice system idle iowait irq softirq steal ...)
 STAT = """cpu  400 0 40 4000 4 0 4 4 0 0
@@ -126,11 +126,17 @@ def _emitter() -> codegen.Emitter:
     return em
 
 
+def _lines(em: codegen.Emitter) -> list[str]:
+    """The emitted statements after the loop passes, as stripped source lines."""
+    source = loop_ir.render(em.function("f", []))
+    return [line.strip() for line in source.splitlines()[1:]]
+
+
 def test_a_parallel_loop_is_bracketed_by_the_thread_limit():
     em = _emitter()
     with em.loops([("i", 100)], work=100):
-        em.line("out[i] = x[i]")
-    assert [line.strip() for line in em.lines] == [
+        em.store("out", ["i"], "x[i]")
+    assert _lines(em) == [
         "numba_threads = rt.limit_threads()", "for i in numba.prange(100):",
         "out[i] = x[i]", "rt.restore_threads(numba_threads)"]
 
@@ -140,34 +146,38 @@ def test_a_loop_that_may_raise_stays_serial_and_unbracketed():
     # would leave it lowered when the exception skips the restore
     em = _emitter()
     with em.loops([("i", 100)], work=100):
-        with em.block("if x[i] > 1:"):
-            em.line("raise ValueError('too big')")
-    assert em.lines[0].strip() == "for i in range(100):"
-    assert not any("threads" in line for line in em.lines)
+        with em.if_("x[i] > 1"):
+            em.raise_("ValueError('too big')")
+    lines = _lines(em)
+    assert lines[0] == "for i in range(100):"
+    assert not any("threads" in line for line in lines)
 
 
 def test_a_loop_that_may_raise_keeps_its_per_thread_scratch():
     em = _emitter()
     with em.loops([("i", 100)], work=100):
         em.scratch("lanes = np.empty(8)")
-        with em.block("if x[i] > 1:"):
-            em.line("raise ValueError('too big')")
-    lines = [line.strip() for line in em.lines]
+        with em.if_("x[i] > 1"):
+            em.raise_("ValueError('too big')")
+    lines = _lines(em)
     assert "lanes = np.empty(8)" in lines and "for thread in range(threads):" in lines
+    assert lines.index("for thread in range(threads):") < lines.index("lanes = np.empty(8)")
     assert not any("numba.prange" in line or "limit_threads" in line for line in lines)
 
 
 def test_thread_blocks_are_bracketed_and_fall_back_to_serial_when_raising():
     em = _emitter()
     with em.thread_blocks("r", 64):
-        em.line("out[r] = 0.0")
-    assert em.lines[0].strip() == "numba_threads = rt.limit_threads()"
-    assert em.lines[-1].strip() == "rt.restore_threads(numba_threads)"
+        em.store("out", ["r"], "0.0")
+    lines = _lines(em)
+    assert lines[0] == "numba_threads = rt.limit_threads()"
+    assert lines[-1] == "rt.restore_threads(numba_threads)"
     em = _emitter()
     with em.thread_blocks("r", 64):
-        em.line("raise ValueError('no')")
-    assert "for thread in range(threads):" in [line.strip() for line in em.lines]
-    assert not any("limit_threads" in line for line in em.lines)
+        em.raise_("ValueError('no')")
+    lines = _lines(em)
+    assert "for thread in range(threads):" in lines
+    assert not any("limit_threads" in line for line in lines)
 
 
 def _threads_in_subprocess(**env: str) -> list[str]:

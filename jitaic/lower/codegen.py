@@ -12,12 +12,11 @@ import re
 from collections.abc import Sequence
 from contextlib import contextmanager
 
-import numba
 import numpy as np
 
 from jitaic import config
 from jitaic.ir.graph import Value
-from jitaic.lower import buffers
+from jitaic.lower import buffers, loop_ir
 
 
 def comment_text(text: str) -> str:
@@ -81,7 +80,7 @@ MODULE_NAMES = ("np", "numba", "blas", "rt", "vm", "buf")
 
 # Extents in generated code are ints (static) or source text (a run-time
 # length, such as ``view.shape[0]``, inside loop bodies).
-Extent = int | str
+Extent = loop_ir.Extent
 
 
 def shape_text(dims: tuple[Extent, ...]) -> str:
@@ -110,26 +109,24 @@ def empty(shape: tuple[Extent, ...], dtype: np.dtype) -> str:
     return f"rt.huge_pages({text})"
 
 
-# Blocks that thread-blocked loops split their iterations into: numba's
-# thread count (its prange gives each running thread one contiguous share of
-# them). A literal, not numba.get_num_threads() (a call through a ctypes
-# pointer), so generated code can be cached on disk; after
-# numba.set_num_threads(k) each of k threads runs several blocks.
-THREAD_BLOCKS = numba.config.NUMBA_NUM_THREADS
-
-
-def _block_bounds(block: str, extent: Extent, blocks: str) -> tuple[str, str]:
-    """First and end iteration of ``block`` when ``extent`` iterations are
-    split into ``blocks`` contiguous blocks."""
-    return f"{block} * {extent} // {blocks}", f"({block} + 1) * {extent} // {blocks}"
+def _assignment(text: str) -> tuple[str, str]:
+    """(target, expression) of ``"target = expression"``."""
+    target, equals, expr = text.partition(" = ")
+    if not equals:
+        raise ValueError(f"not an assignment: {text!r}")
+    return target, expr
 
 
 class Emitter:
-    """Accumulates the lines of one generated function and names its values."""
+    """Builds one generated function as loop IR (``loop_ir``) and names its
+    values. Lowering rules add statements at the current position; the
+    context managers open loops and branches. Decisions that need the whole
+    function (hoisting, scratch placement, thread limits, per-thread blocks,
+    repeated checks) are the loop passes', run by ``function``."""
 
     def __init__(self) -> None:
-        self.lines: list[str] = []
-        self._indent = 1
+        self.body: list[loop_ir.Stmt] = []
+        self._open: list[list[loop_ir.Stmt]] = [self.body]  # innermost block last
         self._names: dict[int, str] = {}
         self._taken: set[str] = set()
         self.layouts: dict[int, str] = {}  # array values: "C", "F" or "A"
@@ -142,11 +139,9 @@ class Emitter:
         self.overwritable: set[tuple[int, int]] = set()  # (id(value), id(node))
         self.reusable: dict[int, Value] = {}  # kernel output -> dead input whose buffer it takes
         self.view_starts: dict[int, tuple] = {}  # run-time views: index with first indices
+        self.regions = None  # plans and emits control-flow bodies (compile.Regions)
         self._bound: set[str] = set()  # loop variables an enclosing row loop already runs
-        self._hoist: list | None = None  # [line position, indent] (row loops)
         self._in_prange = False
-        self._thread_scratch: list[str] | None = None  # scratch lines of the prange emitting
-        self.prologue: list[str] = []  # scratch buffers, allocated once per call
 
     def constant_arg(self, value: np.ndarray) -> str:
         self.constants.append(value)
@@ -203,20 +198,63 @@ class Emitter:
         name = self(value)
         return name if self.layout(value) in "CF" else f"np.ascontiguousarray({name})"
 
+    # ------------------------------------------------------------ statements
+
+    def emit(self, stmt: loop_ir.Stmt) -> loop_ir.Stmt:
+        self._open[-1].append(stmt)
+        return stmt
+
     def line(self, text: str) -> None:
-        self.lines.append("    " * self._indent + text)
+        """A statement as source text (one the loop IR does not model)."""
+        self.emit(loop_ir.Line(text))
+
+    def assign(self, target: str, expr: str) -> None:
+        self.emit(loop_ir.Assign(target, expr))
+
+    def store(self, array: str, index: Sequence[str], expr: str) -> None:
+        self.emit(loop_ir.Store(array, tuple(index), expr))
+
+    def raise_(self, exception: str) -> None:
+        self.emit(loop_ir.Raise(exception))
 
     def comment(self, text: str) -> None:
-        self.line(f"# {comment_text(text)}")
+        self.emit(loop_ir.Comment(comment_text(text)))
+
+    def allocate(self, text: str) -> None:
+        """An assignment allocating a kernel's output (row loops hoist it)."""
+        self.emit(loop_ir.Assign(*_assignment(text), allocates=True))
+
+    def scratch(self, text: str) -> None:
+        """An assignment allocating a fixed-size scratch buffer: once per call,
+        or once per thread inside a parallel loop (``loop_ir.place_scratch``)."""
+        self.emit(loop_ir.Scratch(*_assignment(text)))
 
     @contextmanager
-    def block(self, header: str):
-        self.line(header)
-        self._indent += 1
+    def _inside(self, block: list):
+        self._open.append(block)
         try:
             yield
         finally:
-            self._indent -= 1
+            self._open.pop()
+
+    def if_(self, test: str):
+        return self._inside(self.emit(loop_ir.If(test)).body)
+
+    def else_(self):
+        """The else branch of the ``if_`` just closed."""
+        branch = self._open[-1][-1]
+        assert isinstance(branch, loop_ir.If) and branch.orelse is None
+        branch.orelse = []
+        return self._inside(branch.orelse)
+
+    def while_(self, test: str):
+        return self._inside(self.emit(loop_ir.While(test)).body)
+
+    def for_(self, var: str, stop: Extent, start: Extent = 0, step: Extent = 1):
+        """A serial ``for var in range(start, stop, step)``."""
+        return self._inside(self.emit(loop_ir.Loop(var, stop, start=start, step=step)).body)
+
+    # ------------------------------------------------------------ loop nests
 
     def runs_parallel(self, extents: list[tuple[str, Extent]], work: int | None) -> bool:
         """Whether ``loops(extents, work)`` makes its outermost loop a prange."""
@@ -227,27 +265,23 @@ class Emitter:
                     and isinstance(extents[0][1], int) and extents[0][1] > 1)
 
     @contextmanager
+    def _parallel(self):
+        self.uses_prange = self.launches_threads = True
+        saved, self._in_prange = self._in_prange, True
+        try:
+            yield
+        finally:
+            self._in_prange = saved
+
+    @contextmanager
     def thread_blocks(self, var: str, extent: int, per_thread: Sequence[str] = ()):
         """``for var in range(extent)`` split into one contiguous block per
-        thread (a ``numba.prange`` over THREAD_BLOCKS blocks); the
-        ``per_thread`` lines (a buffer's allocation) run once per block,
-        before it."""
-        threads, thread, stop = self.fresh("threads"), self.fresh("thread"), self.fresh("stop")
-        self.line(f"{threads} = {THREAD_BLOCKS}")
-        start = len(self.lines) - 1
-        with self.block(f"for {thread} in numba.prange({threads}):"):
-            self.uses_prange = self.launches_threads = True
-            saved, self._in_prange = self._in_prange, True
-            for line in per_thread:
-                self.line(line)
-            first, end = _block_bounds(thread, extent, threads)
-            self.line(f"{stop} = {end}")
-            try:
-                with self.block(f"for {var} in range({first}, {stop}):"):
-                    yield
-            finally:
-                self._in_prange = saved
-        self._limit_threads_or_serialise(start)
+        thread (a ``numba.prange`` over the thread blocks); the ``per_thread``
+        assignments (a buffer's allocation) run once per block, before it."""
+        loop = loop_ir.Loop(var, extent, parallel=True, blocks=True,
+                            per_thread=[loop_ir.Assign(*_assignment(t)) for t in per_thread])
+        with self._parallel(), self._inside(self.emit(loop).body):
+            yield
 
     @contextmanager
     def bound(self, variables: tuple[str, ...]):
@@ -260,101 +294,33 @@ class Emitter:
             self._bound = saved
 
     @contextmanager
-    def hoisting(self):
-        """Inside, ``allocate`` lines go right here, before the loops that
-        follow: a row loop allocates its kernels' outputs once, not per row."""
-        saved = self._hoist
-        self._hoist = [len(self.lines), self._indent]
-        try:
-            yield
-        finally:
-            self._hoist = saved
-
-    def allocate(self, text: str) -> None:
-        """A line allocating an output array (hoisted out of row loops)."""
-        if self._hoist is None:
-            self.line(text)
-            return
-        position, indent = self._hoist
-        self.lines.insert(position, "    " * indent + text)
-        self._hoist[0] += 1
-
-    def scratch(self, text: str) -> None:
-        """A line allocating a fixed-size scratch buffer: once, at the top of the
-        function (not per loop iteration), except inside a parallel loop, where
-        each thread needs its own: once per thread when ``loops`` made the
-        prange (see ``_split_by_thread``), else at this point."""
-        if self._thread_scratch is not None:
-            if text not in self._thread_scratch:
-                self._thread_scratch.append(text)
-        elif self._in_prange:
-            self.line(text)
-        else:
-            self.prologue.append("    " + text)
-
-    @contextmanager
-    def loops(self, extents: list[tuple[str, Extent]], work: int | None = 0):
+    def loops(self, extents: list[tuple[str, Extent]], work: int | None = 0,
+              rows: bool = False):
         """Nested ``for var in range(extent)`` loops, outermost first.
 
         With ``work`` (elements processed by the whole nest) at or above the
         parallel threshold, the outermost loop is a ``numba.prange``: callers
         pass ``work`` only for nests whose outer iterations are independent.
+        ``rows``: the outermost loop is a row loop (its kernels' outputs are
+        allocated before it).
         """
-        depth, threads, scratch = self._indent, self._in_prange, self._thread_scratch
         parallel = self.runs_parallel(extents, work)
         extents = [e for e in extents if e[0] not in self._bound]
-        prange = None
-        for var, extent in extents:
-            loop = "numba.prange" if parallel else "range"
-            self.line(f"for {var} in {loop}({extent}):")
-            if parallel:
-                prange = (self.lines[-1], var, extent)
-                self._thread_scratch = []
-            self.uses_prange |= parallel
-            self.launches_threads |= parallel
-            self._in_prange |= parallel
-            parallel = False
-            self._indent += 1
+        depth = len(self._open)
+        saved = self._in_prange
         try:
+            for k, (var, extent) in enumerate(extents):
+                loop = loop_ir.Loop(var, extent, parallel=parallel and k == 0,
+                                    rows=rows and k == 0)
+                self._open.append(self.emit(loop).body)
+                if loop.parallel:
+                    self.uses_prange = self.launches_threads = self._in_prange = True
             yield
-            if prange:
-                start = self.lines.index(prange[0])
-                if self._thread_scratch:
-                    self._split_by_thread(*prange, self._thread_scratch)
-                self._limit_threads_or_serialise(start)
         finally:
-            self._indent, self._in_prange, self._thread_scratch = depth, threads, scratch
+            del self._open[depth:]
+            self._in_prange = saved
 
-    def _limit_threads_or_serialise(self, start: int) -> None:
-        """Bracket the parallel loop that starts at line ``start`` (and runs
-        to the last line) so that it runs on the CPUs other processes leave
-        idle (lower/threads.py). A loop that may raise becomes a ``range``:
-        numba runs such a prange serially anyway, and the exception would
-        skip restoring the thread count."""
-        construct = self.lines[start:]
-        if any(line.lstrip().startswith("raise ") for line in construct):
-            prange = next(k for k, line in enumerate(construct) if "numba.prange(" in line)
-            self.lines[start + prange] = construct[prange].replace("numba.prange(", "range(", 1)
-            return
-        pad = construct[0][:len(construct[0]) - len(construct[0].lstrip())]
-        saved = self.fresh("numba_threads")
-        self.lines.insert(start, f"{pad}{saved} = rt.limit_threads()")
-        self.lines.append(f"{pad}rt.restore_threads({saved})")
-
-    def _split_by_thread(self, header: str, var: str, extent: Extent,
-                         scratch: list[str]) -> None:
-        """Rewrite the prange ``header`` (and its body, the lines after it) into
-        one block of iterations per thread, each thread allocating ``scratch``
-        once: an allocation per iteration (a row) cost ~3% of a row softmax.
-        numba's prange also gives each thread one contiguous block."""
-        at = self.lines.index(header)  # unique: var is a fresh name
-        pad = header[:len(header) - len(header.lstrip())]
-        threads, thread = self.fresh("threads"), self.fresh("thread")
-        first, stop = _block_bounds(thread, extent, threads)
-        self.lines[at:] = [
-            f"{pad}{threads} = {THREAD_BLOCKS}",
-            f"{pad}for {thread} in numba.prange({threads}):",
-            *(f"{pad}    {text}" for text in scratch),
-            f"{pad}    for {var} in range({first}, {stop}):",
-            *(f"    {line}" for line in self.lines[at + 1:]),
-        ]
+    def function(self, name: str, params: Sequence[str]) -> loop_ir.Function:
+        """The function emitted so far, after the loop passes."""
+        fn = loop_ir.Function(name, list(params), self.body, self.fresh)
+        return loop_ir.run_passes(fn)

@@ -21,11 +21,12 @@ import numpy as np
 from jitaic.errors import CompileError
 from jitaic.ir import ops
 from jitaic.ir.graph import Graph, Node, Region, Value
-from jitaic.lower import blas, buffers, disk_cache, runtime, threads
+from jitaic.lower import blas, buffers, disk_cache, loop_ir, runtime, threads
 from jitaic.lower import control_flow as _control_flow  # noqa: F401  (registers lowerings)
 from jitaic.lower.codegen import Emitter, comment_text
 from jitaic.lower.fusion import (
     FusionGroup,
+    Plan,
     RowGroup,
     Scheduled,
     emit_group,
@@ -34,7 +35,6 @@ from jitaic.lower.fusion import (
     plan,
 )
 from jitaic.lower.kernels import LOWERINGS
-from jitaic.lower.kernels.loops import drop_repeated_index_checks
 
 _counter = itertools.count()
 
@@ -46,7 +46,8 @@ class Compiled:
     filename: str
     constants: tuple[np.ndarray, ...]
     compile_seconds: float
-    report: str = ""  # which nodes went into which kernel, and why boundaries stayed
+    plan: Plan  # which nodes went into which kernel, and why boundaries stayed
+    loops: loop_ir.Function  # the entry function as loop IR, before it was text
     from_disk: bool = False  # machine code loaded from JITAIC_CACHE_DIR, not compiled
     render_seconds: float = 0.0  # of compile_seconds: generating the source
     typing_seconds: float = 0.0  # numba's type inference
@@ -54,6 +55,10 @@ class Compiled:
 
     def __call__(self, *leaves: object) -> tuple:
         return self.entry(*leaves, *self.constants)
+
+    @property
+    def report(self) -> str:
+        return self.plan.describe()
 
 
 def _memory_root(value: Value) -> Value:
@@ -186,39 +191,6 @@ def _lower_node(em: Emitter, node: Node) -> None:
     rule(em, node)
 
 
-def fusion_report(schedule: list[Scheduled], bodies: dict[int, list[Scheduled]],
-                  indent: str = "") -> str:
-    """One line per kernel or unfused node; control-flow bodies indented below."""
-    lines = []
-    for item in schedule:
-        if isinstance(item, RowGroup):
-            lines.append(indent + item.describe())
-            lines += [f"{indent}  {group.describe()}" for group in item.members]
-            continue
-        if isinstance(item, FusionGroup):
-            lines.append(indent + item.describe())
-            continue
-        where = f"  # {item.loc}" if item.loc else ""
-        lines.append(f"{indent}{item.op.name} (not fused: {_why_alone(item)}){where}")
-        for k, region in enumerate(item.regions):
-            if id(region) in bodies:
-                lines.append(f"{indent}  body {k}:")
-                lines.append(fusion_report(bodies[id(region)], bodies, indent + "    "))
-    return "\n".join(line for line in lines if line)
-
-
-def _why_alone(node: Node) -> str:
-    if node.op is ops.constant:
-        return "constant"
-    if node.regions:
-        return "control flow; its bodies are fused on their own"
-    if ops.VIEW in node.op.traits:
-        return "a view, no computation"
-    if all(v.type.ndim == 0 for v in node.outputs):
-        return "scalar"
-    return "library call or own loop nest"
-
-
 # Loop nests with less work than this stay serial: starting and joining the
 # threads of a parallel loop costs ~10-30 us here, paid again on every
 # iteration of an enclosing while/for loop (a Newton step over 1e5 elements
@@ -248,8 +220,9 @@ def _has_threaded_product(graph: Graph) -> bool:
 
 def generate(graph: Graph, param_is_array: Sequence[bool], parallel: bool = True,
              param_layouts: Sequence[str] | None = None,
-             ) -> tuple[str, str, list, str, Emitter]:
-    """(function name, source, array constants, fusion report, the emitter).
+             ) -> tuple[loop_ir.Function, Plan, Emitter]:
+    """The entry function as loop IR (after the loop passes), the fusion plan
+    it follows, and the emitter (names, constants, what the code launches).
     ``param_layouts``: numba's layout of each array argument ("C" if not given)."""
     em = Emitter()
     parallel = parallel and not _has_threaded_product(graph) and threads.parallel_loops_pay()
@@ -267,35 +240,41 @@ def generate(graph: Graph, param_is_array: Sequence[bool], parallel: bool = True
             em.line(f"{name} = {arg_names[-1]}[()]")
         else:
             arg_names.append(name)
-    bodies: dict[int, list[Scheduled]] = {}
-
-    def plan_region(region, carried=()) -> set[int]:
-        """Schedule a body (control-flow lowerings call this first); returns the
-        ids of the ``carried`` params it stores into in place."""
-        schedule = bodies[id(region)] = plan(region.nodes, region.results)
-        body_life = _lifetimes(region.results, schedule)
-        owned = _owned_params(region, carried) if carried else set()
-        pairs = _overwritable(body_life, owned)
-        reuse = _reusable(body_life, schedule, owned)
-        em.overwritable |= pairs
-        em.reusable.update(reuse)
-        written = {value for value, _ in pairs} | {id(v) for v in reuse.values()}
-        return written & {id(p) for p in carried}
-
-    def emit_region(region) -> None:
-        if id(region) not in bodies:
-            plan_region(region)
-        _emit_schedule(em, bodies[id(region)])
-
-    em.plan_region, em.emit_region = plan_region, emit_region
+    em.regions = Regions(em)
     _emit_schedule(em, schedule)
     results = [_result(em, graph, v) for v in graph.results]
     _write_updates(em, graph, arg_names)
     em.line(f"return ({''.join(r + ', ' for r in results)})")
-    fn_name = em.fresh(graph.name or "f")
-    header = f"def {fn_name}({', '.join([*arg_names, *em.constant_names])}):"
-    lines = [header, *em.prologue, *drop_repeated_index_checks(em.lines)]
-    return fn_name, "\n".join(lines), em.constants, fusion_report(schedule, bodies), em
+    fn = em.function(em.fresh(graph.name or "f"), [*arg_names, *em.constant_names])
+    return fn, Plan(schedule, em.regions.bodies), em
+
+
+class Regions:
+    """Plans and emits control-flow bodies for the lowerings of cond and
+    loops (``em.regions``): each body gets its own schedule, lifetimes and
+    in-place decisions."""
+
+    def __init__(self, em: Emitter) -> None:
+        self.em = em
+        self.bodies: dict[int, list[Scheduled]] = {}  # region -> its schedule
+
+    def plan(self, region: Region, carried: Sequence[Value] = ()) -> set[int]:
+        """Schedule a body (a loop lowering calls this first); returns the
+        ids of the ``carried`` params it stores into in place."""
+        schedule = self.bodies[id(region)] = plan(region.nodes, region.results)
+        body_life = _lifetimes(region.results, schedule)
+        owned = _owned_params(region, carried) if carried else set()
+        pairs = _overwritable(body_life, owned)
+        reuse = _reusable(body_life, schedule, owned)
+        self.em.overwritable |= pairs
+        self.em.reusable.update(reuse)
+        written = {value for value, _ in pairs} | {id(v) for v in reuse.values()}
+        return written & {id(p) for p in carried}
+
+    def emit(self, region: Region) -> None:
+        if id(region) not in self.bodies:
+            self.plan(region)
+        _emit_schedule(self.em, self.bodies[id(region)])
 
 
 def _result(em: Emitter, graph: Graph, v: Value) -> str:
@@ -348,10 +327,9 @@ def _layout(arg: object) -> str:
 @dataclass
 class Rendered:
     """A specialisation's generated module, not compiled yet."""
-    fn_name: str
     source: str
-    constants: list
-    report: str
+    loops: loop_ir.Function  # the entry function as loop IR
+    plan: Plan  # the fused kernels it runs
     emitter: Emitter
 
 
@@ -360,9 +338,8 @@ def render(graph: Graph, param_is_array: Sequence[bool], example_args: Sequence[
     """The module generated for these arguments: a pure function of the graph,
     the arguments' types and layouts, and jitaic's code."""
     layouts = [_layout(a) for a in example_args]
-    fn_name, fn_source, constants, report, em = generate(graph, param_is_array, parallel,
-                                                         layouts)
-    return Rendered(fn_name, _module_source(graph, fn_source), constants, report, em)
+    fn, fusion_plan, em = generate(graph, param_is_array, parallel, layouts)
+    return Rendered(_module_source(graph, loop_ir.render(fn)), fn, fusion_plan, em)
 
 
 def compile_graph(graph: Graph, param_is_array: Sequence[bool],
@@ -371,9 +348,8 @@ def compile_graph(graph: Graph, param_is_array: Sequence[bool],
     start = time.perf_counter()
     rendered = render(graph, param_is_array, example_args, parallel)
     render_seconds = time.perf_counter() - start
-    fn_name, source, constants, report, em = (rendered.fn_name, rendered.source,
-                                              rendered.constants, rendered.report,
-                                              rendered.emitter)
+    fn_name, source, em = rendered.loops.name, rendered.source, rendered.emitter
+    constants = em.constants
     buffers.set_limit()
     directory, from_disk = disk_cache.directory(), False
     if em.launches_threads:
@@ -403,8 +379,8 @@ def compile_graph(graph: Graph, param_is_array: Sequence[bool],
             f"f.lower(...).source()). Backend message: {first[0] if first else exc}"
         ) from None
     seconds = time.perf_counter() - start
-    return Compiled(entry, source, filename, tuple(constants), seconds, report,
-                    from_disk, render_seconds, *_numba_seconds(entry))
+    return Compiled(entry, source, filename, tuple(constants), seconds, rendered.plan,
+                    rendered.loops, from_disk, render_seconds, *_numba_seconds(entry))
 
 
 def _numba_seconds(entry) -> tuple[float, float]:

@@ -29,12 +29,11 @@ def _cond(em: Emitter, node: Node) -> None:
     pred, *operands = node.inputs
     then_r, else_r = node.regions
     targets = [em.define(v, layout="A") for v in node.outputs]
-    for region, header in ((then_r, f"if {em(pred)}:"), (else_r, "else:")):
-        with em.block(header):
+    for region, branch in ((then_r, lambda: em.if_(em(pred))), (else_r, em.else_)):
+        with branch():
             _bind(em, region, [em(v) for v in operands])
-            em.emit_region(region)
+            em.regions.emit(region)
             _assign(em, targets, region)
-            em.line("pass")
 
 
 def _carried(em: Emitter, node: Node, init, params, in_place: set[int]) -> list[str]:
@@ -56,29 +55,29 @@ POLL_TURNS = 1024
 
 def _poll(em: Emitter, turns: str) -> None:
     em.line(f"{turns} -= 1")  # a count down: one decrement and a branch per turn
-    with em.block(f"if {turns} == 0:"):
+    with em.if_(f"{turns} == 0"):
         em.line(f"{turns} = {POLL_TURNS}")
-        with em.block("if rt.interrupted():"):
-            em.line("raise rt.Interrupted('a jitted while loop was interrupted')")
+        with em.if_("rt.interrupted()"):
+            em.raise_("rt.Interrupted('a jitted while loop was interrupted')")
 
 
 @lowering(ops.while_loop)
 def _while(em: Emitter, node: Node) -> None:
     test, body = node.regions
-    in_place = em.plan_region(body, body.params)
+    in_place = em.regions.plan(body, body.params)
     targets = _carried(em, node, node.inputs, body.params, in_place)
     turns = em.fresh("turns")
     if POLL_TURNS:
         em.line(f"{turns} = {POLL_TURNS}")
-    with em.block("while True:"):
+    with em.while_("True"):
         _bind(em, test, targets)
-        em.emit_region(test)
-        with em.block(f"if not {em(test.results[0])}:"):
+        em.regions.emit(test)
+        with em.if_(f"not {em(test.results[0])}"):
             em.line("break")
         if POLL_TURNS:
             _poll(em, turns)
         _bind(em, body, targets)
-        em.emit_region(body)
+        em.regions.emit(body)
         _assign(em, targets, body)
 
 
@@ -86,10 +85,10 @@ def _while(em: Emitter, node: Node) -> None:
 def _for(em: Emitter, node: Node) -> None:
     start, stop, step, *init = node.inputs
     (body,) = node.regions
-    in_place = em.plan_region(body, body.params[1:])
+    in_place = em.regions.plan(body, body.params[1:])
     targets = _carried(em, node, init, body.params[1:], in_place)
     index = em.fresh("it")
-    with em.block(f"for {index} in range({em(start)}, {em(stop)}, {em(step)}):"):
+    with em.for_(index, em(stop), em(start), em(step)):
         _bind(em, body, [index, *targets])
-        em.emit_region(body)
+        em.regions.emit(body)
         _assign(em, targets, body)

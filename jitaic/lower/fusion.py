@@ -87,6 +87,68 @@ def kernels(schedule: Sequence[Scheduled]) -> list[Node | FusionGroup]:
             for k in (item.members if isinstance(item, RowGroup) else [item])]
 
 
+@dataclass
+class Plan:
+    """A function's schedule and its control-flow bodies' schedules (by
+    region id): what runs as fused kernels and row loops, and what alone."""
+
+    schedule: list[Scheduled]
+    bodies: dict[int, list[Scheduled]]
+
+    def walk(self, schedule: Sequence[Scheduled] | None = None):
+        """Every scheduled item in the order the code runs them: a row loop
+        before its kernels, a control-flow node before its bodies' items."""
+        for item in self.schedule if schedule is None else schedule:
+            yield item
+            if isinstance(item, RowGroup):
+                yield from item.members
+            elif isinstance(item, Node):
+                for region in item.regions:
+                    yield from self.walk(self.bodies.get(id(region), []))
+
+    def kernels(self) -> list[FusionGroup]:
+        """The fused kernels (row loops' included), control-flow bodies' too."""
+        return [item for item in self.walk() if isinstance(item, FusionGroup)]
+
+    def row_loops(self) -> list[RowGroup]:
+        return [item for item in self.walk() if isinstance(item, RowGroup)]
+
+    def alone(self) -> list[Node]:
+        """Nodes lowered one by one, not inside a fused kernel."""
+        return [item for item in self.walk() if isinstance(item, Node)]
+
+    def describe(self, schedule: Sequence[Scheduled] | None = None, indent: str = "") -> str:
+        """One line per kernel or unfused node; control-flow bodies indented below."""
+        lines = []
+        for item in self.schedule if schedule is None else schedule:
+            if isinstance(item, RowGroup):
+                lines.append(indent + item.describe())
+                lines += [f"{indent}  {group.describe()}" for group in item.members]
+                continue
+            if isinstance(item, FusionGroup):
+                lines.append(indent + item.describe())
+                continue
+            where = f"  # {item.loc}" if item.loc else ""
+            lines.append(f"{indent}{item.op.name} (not fused: {_why_alone(item)}){where}")
+            for k, region in enumerate(item.regions):
+                if id(region) in self.bodies:
+                    lines.append(f"{indent}  body {k}:")
+                    lines.append(self.describe(self.bodies[id(region)], indent + "    "))
+        return "\n".join(line for line in lines if line)
+
+
+def _why_alone(node: Node) -> str:
+    if node.op is ops.constant:
+        return "constant"
+    if node.regions:
+        return "control flow; its bodies are fused on their own"
+    if ops.VIEW in node.op.traits:
+        return "a view, no computation"
+    if all(v.type.ndim == 0 for v in node.outputs):
+        return "scalar"
+    return "library call or own loop nest"
+
+
 def _extents_text(domain: tuple) -> str:
     """A domain key for people: static extents, '?' for run-time ones (their
     keys hold ids of this process, which generated source must not)."""
@@ -270,10 +332,9 @@ def emit_rows(em: Emitter, row: RowGroup) -> None:
     extents = list(zip(index, row.rows, strict=True))
     work = sum(int(np.prod(g.domain, dtype=np.int64)) * element_cost(g.nodes)
                for g in row.members)
-    with em.hoisting():
-        with em.loops(extents, work), em.bound(index):
-            for group in row.members:
-                emit_group(em, group, index)
+    with em.loops(extents, work, rows=True), em.bound(index):
+        for group in row.members:
+            emit_group(em, group, index)
 
 
 def emit_group(em: Emitter, group: FusionGroup, rows: tuple[str, ...] = ()) -> None:
@@ -307,7 +368,7 @@ def emit_group(em: Emitter, group: FusionGroup, rows: tuple[str, ...] = ()) -> N
     for node in group.nodes[:-1] if reduction else group.nodes:
         args = [element(v) for v in node.inputs]
         temp = em.fresh("e")
-        nest.statements.append(f"{temp} = {scalar_expression(node, args)}")
+        nest.statements.append((temp, scalar_expression(node, args)))
         temps[id(node.output)] = temp
     for v in group.stored:
         nest.stores.append((em(v), temps[id(v)]))
@@ -355,5 +416,5 @@ def _packed_views(em: Emitter, group: FusionGroup, domain) -> dict[int, str]:
                     or v.type.size * _PACK_RATIO > size):
                 continue
             packed[id(v)] = em.fresh("packed")
-            em.line(f"{packed[id(v)]} = np.ascontiguousarray({em(v)})")
+            em.assign(packed[id(v)], f"np.ascontiguousarray({em(v)})")
     return packed

@@ -51,14 +51,9 @@ class PassLog:
         return f"{times}; rules fired: {hits or 'none'}"
 
 
-def _dump_requested(when: str, name: str) -> bool:
-    wanted = {s.strip() for s in str(config.get("dump_ir")).split(",") if s.strip()}
-    return "all" in wanted or f"{when}:{name}" in wanted
-
-
 def run_pass(name: str, fn: Pass, graph: Graph, log: PassLog | None = None
              ) -> tuple[Graph, bool]:
-    if _dump_requested("before", name):
+    if config.dump_requested("before", name):
         config.debug_log().debug("IR before %s:\n%s", name, format_graph(graph))
     start = time.perf_counter()
     try:
@@ -74,7 +69,7 @@ def run_pass(name: str, fn: Pass, graph: Graph, log: PassLog | None = None
         PASS_SECONDS[name] += seconds
         if log is not None:
             log.seconds[name] += seconds
-    if _dump_requested("after", name):
+    if config.dump_requested("after", name):
         config.debug_log().debug("IR after %s:\n%s", name, format_graph(graph))
     return graph, changed
 

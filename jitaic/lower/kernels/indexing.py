@@ -177,7 +177,7 @@ def _gathered_element(em: Emitter, node: Node, array: str, x: Value,
         j = em.fresh("j")
         em.line(f"{j} = np.int64({load(em, indices[axes.index(axis)], b_nest)})")
         check_index(em, j, n, axis, node.loc)
-        with em.block(f"if {j} < 0:"):
+        with em.if_(f"{j} < 0"):
             em.line(f"{j} += {n}")
         subscript.append(j)
     return f"{array}[{', '.join(subscript)}]"
@@ -241,15 +241,15 @@ def _each_true(em: Emitter, mask: Value, shape: tuple[Extent, ...], row: str,
         yield from _each_true_entry(em, mask, shape, row, index)
         return
     (m,), words, w = index, em.fresh("words"), em.fresh("w")
-    with em.block(f"if {count} * {SPARSE_MASK} < {shape[0]}:"):
+    with em.if_(f"{count} * {SPARSE_MASK} < {shape[0]}"):
         em.line(f"{words} = rt.mask_words({em(mask)})")
-        with em.block(f"for {w} in range({words}.shape[0]):"):
-            with em.block(f"if {words}[{w}] != 0:"):
-                with em.block(f"for {m} in range({w} * 8, {w} * 8 + 8):"):
+        with em.for_(w, f"{words}.shape[0]"):
+            with em.if_(f"{words}[{w}] != 0"):
+                with em.for_(m, f"{w} * 8 + 8", start=f"{w} * 8"):
                     yield from _if_true(em, mask, shape, row, index)
-        with em.block(f"for {m} in range({words}.shape[0] * 8, {shape[0]}):"):
+        with em.for_(m, shape[0], start=f"{words}.shape[0] * 8"):
             yield from _if_true(em, mask, shape, row, index)
-    with em.block("else:"):
+    with em.else_():
         yield from _each_true_entry(em, mask, shape, row, index)
 
 
@@ -261,7 +261,7 @@ def _each_true_entry(em: Emitter, mask: Value, shape: tuple[Extent, ...], row: s
 
 def _if_true(em: Emitter, mask: Value, shape: tuple[Extent, ...], row: str,
              index: tuple[str, ...]):
-    with em.block(f"if {load(em, mask, LoopNest(shape, index))}:"):
+    with em.if_(load(em, mask, LoopNest(shape, index))):
         yield index
         em.line(f"{row} += 1")
 
@@ -293,8 +293,8 @@ def _mask_scatter(em: Emitter, node: Node) -> None:
     source = em(v)
     if v.type.ndim > len(rest) and v.shape[0] != 1:  # one row of v per true entry
         count = _count_true(em, mask, shape[:mask.type.ndim])
-        with em.block(f"if {count} != {extent(em, v, 0)}:"):
-            em.line(f"raise rt.MaskAssignCount({extent(em, v, 0)}, {count})")
+        with em.if_(f"{count} != {extent(em, v, 0)}"):
+            em.raise_(f"rt.MaskAssignCount({extent(em, v, 0)}, {count})")
         if v.producer is None or ops.VIEW in v.producer.op.traits:  # may share x's memory
             source = em.fresh("source")
             em.line(f"{source} = {em(v)}.copy()")
@@ -348,10 +348,9 @@ def _dynamic_entries(em: Emitter, x: Value, index: tuple, dyn: Sequence[Value],
             _, length, step = e
             start, n = next(names), extent(em, x, dim)
             if length and check:
-                with em.block(f"if {start} < 0 or {start} + {ops.slice_span(length, step)}"
-                              f" > {n}:"):
+                with em.if_(f"{start} < 0 or {start} + {ops.slice_span(length, step)} > {n}"):
                     where = f" at {loc}" if loc else ""
-                    em.line(f"raise rt.SliceOutside({length}, {dim}, {n}, {where!r})")
+                    em.raise_(f"rt.SliceOutside({length}, {dim}, {n}, {where!r})")
             out.append((start, f"{start} + {length * step}", step))
         elif ops.is_range(e):
             _, start, stop, step = e

@@ -63,8 +63,8 @@ def _vector_matrix_loops(em: Emitter, a: Value, b: Value, out: Value) -> None:
 def _check_core_dims(em: Emitter, a: Value, b: Value) -> None:
     """matmul's contracted extents, when one is known at run time only."""
     ka, kb = extent(em, a, a.type.ndim - 1), extent(em, b, max(b.type.ndim - 2, 0))
-    with em.block(f"if {ka} != {kb}:"):
-        em.line(f"raise rt.ContractedMismatch({ka}, {kb})")
+    with em.if_(f"{ka} != {kb}"):
+        em.raise_(f"rt.ContractedMismatch({ka}, {kb})")
 
 
 # BLAS does this many multiply-adds in the time a fused loop takes for one

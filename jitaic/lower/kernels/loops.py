@@ -9,7 +9,6 @@ dimensions known only at run time are read off arrays that exist.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -17,6 +16,7 @@ from jitaic.errors import CompileError, at
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Value
 from jitaic.ir.ops import Op
+from jitaic.lower import loop_ir
 from jitaic.lower.codegen import Emitter, Extent, empty, known_size
 from jitaic.lower.kernels.scalar import SCALAR_RULES, scalar_expression
 
@@ -53,77 +53,26 @@ def check_extents(em: Emitter, v: Value, domain: tuple[Extent, ...], what: str) 
             continue
         mine = extent(em, v, k)
         if str(mine) != str(target):
-            with em.block(f"if {mine} != {target}:"):
-                em.line(f"raise rt.LengthsDiffer({what!r}, {mine}, {target})")
+            with em.if_(f"{mine} != {target}"):
+                em.raise_(f"rt.LengthsDiffer({what!r}, {mine}, {target})")
 
 
 def check_index(em: Emitter, i: str, n: Extent, axis: int, loc: object) -> None:
     """Raise NumPy's IndexError, naming the user's line, where the run-time
     index ``i`` (negative ones count from the end) is outside an axis of ``n``."""
-    # -n <= i < n as one unsigned compare (a wrapped i + n is huge)
-    with em.block(f"if np.uint64({i} + {n}) >= np.uint64(2 * {n}):"):
-        em.line(f"raise rt.IndexOutOfBounds({i}, {axis}, {n}, {at(loc)!r})")
-
-
-# check_index's test line: the index and the extent are plain names or ints
-_INDEX_CHECK = re.compile(r"^(\s*)if (np\.uint64\((\w+) \+ (\w+)\) >= np\.uint64\(2 \* \w+\)):$")
-_LOOP_HEADER = re.compile(r"^(\s*)(?:for|while)\b")
-_ASSIGNED = re.compile(r"^\s*(?:for\s+)?([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*"
-                       r"(?:=(?!=)|[-+*/%]=| in\b)")
-
-
-def drop_repeated_index_checks(lines: Sequence[str]) -> list[str]:
-    """The generated lines without index checks that an earlier identical
-    check already made: in the same block or an enclosing one, with neither
-    the index nor the extent assigned since (nor anywhere in a loop entered
-    since). A gradient checks the same loop index at every read and store of
-    its replay: a Cholesky gradient's source lost 20% of its lines and half
-    its numba compile time."""
-    out: list[str] = []
-    made: list[tuple[int, str, set[str]]] = []  # (indentation, test, names) in force
-    k = 0
-    while k < len(lines):
-        line = lines[k]
-        depth = len(line) - len(line.lstrip())
-        if line.strip():
-            made = [m for m in made if m[0] <= depth]  # a block that ended
-        check = _INDEX_CHECK.match(line)
-        if check:
-            if any(test == check.group(2) for _, test, _ in made):
-                k += 2  # the test and its raise
-                continue
-            made.append((depth, check.group(2), {check.group(3), check.group(4)}))
-            out += lines[k:k + 2]
-            k += 2
-            continue
-        changed = _assigned_names(line)
-        if _LOOP_HEADER.match(line):  # what the loop changes, its next iteration sees
-            for later in lines[k + 1:]:
-                if later.strip() and len(later) - len(later.lstrip()) <= depth:
-                    break
-                changed |= _assigned_names(later)
-        made = [m for m in made if not m[2] & changed]
-        out.append(line)
-        k += 1
-    return out
-
-
-def _assigned_names(line: str) -> set[str]:
-    found = _ASSIGNED.match(line)
-    return {name.strip() for name in found.group(1).split(",")} if found else set()
+    em.emit(loop_ir.IndexCheck(i, n, axis, at(loc)))
 
 
 @dataclass
 class LoopNest:
     """A kernel: loops over ``domain`` running scalar statements, then stores.
 
-    ``loads`` maps an array name to its index expression in the nest; the
-    statements assign scalar temporaries; ``stores`` write named outputs.
+    The statements assign scalar temporaries; ``stores`` write named outputs.
     """
 
     domain: tuple[Extent, ...]
     index: tuple[str, ...]
-    statements: list[str] = field(default_factory=list)
+    statements: list[tuple[str, str]] = field(default_factory=list)  # (scalar, expr)
     stores: list[tuple[str, str]] = field(default_factory=list)  # (array, scalar expr)
     cost: int = 1  # of one element, in simple arithmetic ops (element_cost)
     order: tuple[int, ...] | None = None  # the loops' axes, outermost first (None: 0, 1, ...)
@@ -206,11 +155,15 @@ def _offset(start: int | str, step: int, i: str) -> str:
 def render(em: Emitter, nest: LoopNest) -> None:
     order = nest.order or range(len(nest.domain))
     with em.loops([(nest.index[d], nest.domain[d]) for d in order], nest.work()):
-        for statement in nest.statements:
-            em.line(statement)
-        subscript = ", ".join(nest.index)
-        for array, expr in nest.stores:
-            em.line(f"{array}[{subscript}] = {expr}")
+        emit_element(em, nest)
+
+
+def emit_element(em: Emitter, nest: LoopNest) -> None:
+    """The nest's statements and stores for one element (at ``nest.index``)."""
+    for target, expr in nest.statements:
+        em.assign(target, expr)
+    for array, expr in nest.stores:
+        em.store(array, nest.index, expr)
 
 
 def lower_elementwise(em: Emitter, node: Node) -> None:
@@ -226,7 +179,7 @@ def lower_elementwise(em: Emitter, node: Node) -> None:
     nest = LoopNest(domain, tuple(em.fresh(f"i{d}") for d in range(out.type.ndim)))
     expr = scalar_expression(node, [load(em, v, nest) for v in node.inputs])
     nest.stores.append((name, expr))
-    em.line(f"{name} = {empty(domain, out.dtype)}")
+    em.assign(name, empty(domain, out.dtype))
     render(em, nest)
 
 

@@ -14,7 +14,7 @@ from jitaic.ir import ops
 from jitaic.ir.graph import Node
 from jitaic.ir.ops import Op
 from jitaic.lower.codegen import Emitter, Extent, cast, empty, literal, np_type, shape_text
-from jitaic.lower.kernels.loops import LoopNest, dims, load, lowering
+from jitaic.lower.kernels.loops import LoopNest, dims, emit_element, load, lowering
 
 
 @dataclass(frozen=True)
@@ -94,11 +94,8 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
     def body(slot: str, store: bool = False) -> None:
         """The element's statements and stores, then ``slot`` takes the element:
         combined into it (an accumulator), or stored (a buffer entry)."""
-        for statement in nest.statements:
-            em.line(statement)
-        for array, expr in nest.stores:
-            em.line(f"{array}[{', '.join(index)}] = {expr}")
-        em.line(f"{slot} = {element if store else monoid.combine(slot, element)}")
+        emit_element(em, nest)
+        em.assign(slot, element if store else monoid.combine(slot, element))
 
     out_shape = tuple(shape[d] if d in kept else 1 for d in range(x.type.ndim)) \
         if keepdims else tuple(shape[d] for d in kept)
@@ -137,7 +134,7 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
             em.line(allocate)
         whole = not outer and (len(axes) == 1 or flat)  # the whole array to a scalar
         with em.loops(outer, nest.work()):
-            em.line(f"{acc} = {_initial(node.op, acc_dtype)}")
+            em.assign(acc, _initial(node.op, acc_dtype))
             if buffered and not isinstance(chunk, str) and not whole:
                 em.scratch(allocate)  # (a whole array's: _buffered_row's choice)
             if flat:
@@ -153,16 +150,19 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
                         with em.loops([(index[d], shape[d]) for d in axes[-1:]]):
                             body(acc)
             result = cast(acc, acc_dtype, out.dtype)
-            em.line(f"{name}[{', '.join(out_index)}] = {result}" if out.type.ndim else
-                    f"{name} = {result}")
+            if out.type.ndim:
+                em.store(name, out_index, result)
+            else:
+                em.assign(name, result)
         return
     # Reduced axes in the middle: sweep the input in memory order and
     # accumulate into an array over the kept axes.
     kept_shape = shape_text(tuple(shape[d] for d in kept))
-    em.line(f"{acc} = np.full({kept_shape}, {_initial(node.op, acc_dtype)}, {np_type(acc_dtype)})")
+    em.assign(acc, f"np.full({kept_shape}, {_initial(node.op, acc_dtype)}, "
+                   f"{np_type(acc_dtype)})")
     with em.loops([(index[d], shape[d]) for d in range(x.type.ndim)]):
         body(f"{acc}[{', '.join(index[d] for d in kept)}]")
-    em.line(f"{name} = {acc}.astype({np_type(out.dtype)}).reshape({shape_text(out_shape)})")
+    em.assign(name, f"{acc}.astype({np_type(out.dtype)}).reshape({shape_text(out_shape)})")
 
 
 def _row_in_memory(em: Emitter, node: Node, nest: LoopNest, element: str) -> str | None:
@@ -183,8 +183,8 @@ def _check_not_empty(em: Emitter, reduced: list[Extent], op: Op) -> None:
     time only (static extents are checked while tracing)."""
     run_time = [d for d in reduced if isinstance(d, str)]
     if run_time:
-        with em.block(f"if {' * '.join(run_time)} == 0:"):
-            em.line(f"raise ValueError({ops.empty_reduction_message(op)!r})")
+        with em.if_(f"{' * '.join(run_time)} == 0"):
+            em.raise_(f"ValueError({ops.empty_reduction_message(op)!r})")
 
 
 # A float sum/prod over the last axis computes its elements into a buffer (one
@@ -258,7 +258,7 @@ def _buffered_row(em: Emitter, last: str, length: Extent, chunk: Extent, buf: st
         elif body is not None:
             with em.loops([(last, length)]):
                 body(f"{buf}[{last}]", store=True)
-        em.line(f"{acc} = {monoid.combine(acc, reduced(str(length)))}")
+        em.assign(acc, monoid.combine(acc, reduced(str(length))))
         return
     sizes = em.constant_arg(np.array(lengths, np.int64))
     sums = em.fresh("chunk_sums")
@@ -272,23 +272,23 @@ def _buffered_row(em: Emitter, last: str, length: Extent, chunk: Extent, buf: st
         em.scratch(allocate)
     # each thread its own buffer
     with em.thread_blocks(number, len(lengths), [allocate]) if parallel else em.loops(chunks):
-        em.line(f"{count} = {sizes}[{number}]")
+        em.assign(count, f"{sizes}[{number}]")
         # a no-op that tells LLVM the start is non-negative: without it every
         # load checks for a negative index and the element loop stays scalar (3x)
-        em.line(f"{start} = max({starts}[{number}], 0)")
+        em.assign(start, f"max({starts}[{number}], 0)")
         if leading:
             _fill_segments(em, leading, start, count, buf, body)
         else:
-            with em.block(f"for {j} in range({count}):"):
-                em.line(f"{last} = {start} + {j}")
+            with em.for_(j, count):
+                em.assign(last, f"{start} + {j}")
                 body(f"{buf}[{j}]", store=True)
         if program:
-            em.line(f"{sums}[{number}] = {reduced(count)}")
+            em.store(sums, [number], reduced(count))
         else:
-            em.line(f"{acc} = {monoid.combine(acc, reduced(count))}")
+            em.assign(acc, monoid.combine(acc, reduced(count)))
     if program:
         tree = em.constant_arg(np.array(program, np.int8))
-        em.line(f"{acc} = {monoid.combine(acc, f'rt.combine_postfix({sums}, {tree})')}")
+        em.assign(acc, monoid.combine(acc, f"rt.combine_postfix({sums}, {tree})"))
 
 
 def _fill_segments(em: Emitter, axes: list[tuple[str, int]], start: str, count: str,
@@ -300,20 +300,20 @@ def _fill_segments(em: Emitter, axes: list[tuple[str, int]], start: str, count: 
     extents = [n for _, n in axes]
     at, end, row, col, run, offset, j = (em.fresh(h) for h in
                                          ("f", "end", "row", "col", "run", "o", "j"))
-    em.line(f"{at} = {start}")
-    em.line(f"{end} = {start} + {count}")
-    with em.block(f"while {at} < {end}:"):
-        em.line(f"{row} = {at} // {extents[-1]}")
+    em.assign(at, start)
+    em.assign(end, f"{start} + {count}")
+    with em.while_(f"{at} < {end}"):
+        em.assign(row, f"{at} // {extents[-1]}")
         # max(.., 0): no-ops telling LLVM the indices are non-negative (vectorises)
-        em.line(f"{col} = max({at} - {row} * {extents[-1]}, 0)")
-        em.line(f"{offset} = max({at} - {start}, 0)")
-        em.line(f"{run} = min({extents[-1]} - {col}, {end} - {at})")
+        em.assign(col, f"max({at} - {row} * {extents[-1]}, 0)")
+        em.assign(offset, f"max({at} - {start}, 0)")
+        em.assign(run, f"min({extents[-1]} - {col}, {end} - {at})")
         for d in range(len(axes) - 2, 0, -1):
-            em.line(f"{index[d]} = {row} % {extents[d]}")
-            em.line(f"{row} = {row} // {extents[d]}")
-        em.line(f"{index[0]} = {row}")
-        with em.block(f"for {j} in range({run}):"):
-            em.line(f"{index[-1]} = {col} + {j}")
+            em.assign(index[d], f"{row} % {extents[d]}")
+            em.assign(row, f"{row} // {extents[d]}")
+        em.assign(index[0], row)
+        with em.for_(j, run):
+            em.assign(index[-1], f"{col} + {j}")
             body(f"{buf}[{offset} + {j}]", store=True)
         em.line(f"{at} += {run}")
 
@@ -334,26 +334,26 @@ def _arg_reduction(em: Emitter, node: Node) -> None:
     reduced = list(range(x.type.ndim)) if axis is None else [axis]
     kept = [d for d in range(x.type.ndim) if d not in reduced]
     if out.type.ndim:
-        em.line(f"{name} = {empty(out.shape, np.int64)}")
+        em.assign(name, empty(out.shape, np.int64))
     with em.loops([(index[d], x.shape[d]) for d in kept], x.type.size):
         first = [("0" if d in reduced else index[d]) for d in range(x.type.ndim)]
-        em.line(f"{best} = {em(x)}[{', '.join(first)}]")
-        em.line(f"{pos} = 0")
-        em.line(f"{count} = 0")
+        em.assign(best, f"{em(x)}[{', '.join(first)}]")
+        em.assign(pos, "0")
+        em.assign(count, "0")
         with em.loops([(index[d], x.shape[d]) for d in reduced]):
             # First occurrence wins; the first NaN wins over every number.
             test = (f"{element} {better} {best} or "
                     f"({element} != {element} and {best} == {best})")
-            with em.block(f"if {test}:"):
-                em.line(f"{best} = {element}")
-                em.line(f"{pos} = {count}")
+            with em.if_(test):
+                em.assign(best, element)
+                em.assign(pos, count)
             em.line(f"{count} += 1")
         if out.type.ndim == 0:
-            em.line(f"{name} = np.int64({pos})")
+            em.assign(name, f"np.int64({pos})")
         else:
             out_index = [("0" if d in reduced else index[d]) for d in range(x.type.ndim)]
             out_index = out_index if keepdims else [index[d] for d in kept]
-            em.line(f"{name}[{', '.join(out_index)}] = {pos}")
+            em.store(name, out_index, pos)
 
 
 # (running result, next element) -> the next running result, per scan op.
@@ -374,7 +374,7 @@ def _cumulative(em: Emitter, node: Node) -> None:
     (x,) = node.inputs
     out, axis = node.output, node.attrs["axis"]
     name = em.define(out)
-    em.line(f"{name} = {empty(out.shape, out.dtype)}")
+    em.assign(name, empty(out.shape, out.dtype))
     if out.type.size == 0:
         return
     combine = SCAN_COMBINE[node.op]
@@ -391,6 +391,6 @@ def _cumulative(em: Emitter, node: Node) -> None:
     with em.loops([(index[d], x.shape[d]) for d in range(axis)]):
         with em.loops(inner):
             em.line(f"{name}[{at('0')}] = {element('0')}")
-        with em.block(f"for {step} in range(1, {x.shape[axis]}):"), em.loops(inner):
+        with em.for_(step, x.shape[axis], start=1), em.loops(inner):
             previous = f"{name}[{at(f'{step} - 1')}]"
             em.line(f"{name}[{at(step)}] = {combine(previous, element(step))}")

@@ -62,8 +62,8 @@ def _tape_push(em: Emitter, node: Node) -> None:
 @lowering(ops.check)
 def _check(em: Emitter, node: Node) -> None:
     (ok,) = node.inputs
-    with em.block(f"if not {em(ok)}:"):
-        em.line(f"raise {node.attrs['error']}({node.attrs['message']!r})")
+    with em.if_(f"not {em(ok)}"):
+        em.raise_(f"{node.attrs['error']}({node.attrs['message']!r})")
     em.line(f"{em.define(node.output)} = {em(ok)}")
 
 

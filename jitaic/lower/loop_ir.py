@@ -1,0 +1,429 @@
+"""The loop-level IR: a generated function as statements, before it is text.
+
+Lowering rules build it through the Emitter (``codegen.py``); named passes
+rewrite it (``LOOP_PASSES``: a row loop's allocations hoisted out of it,
+scratch buffers placed once per function or per thread, parallel loops
+bracketed by the thread limit or made serial, split into per-thread blocks,
+repeated index checks dropped); ``render`` turns it into the Python source
+numba compiles, one rule per statement kind (``RENDER``), and
+``format_loops`` prints it for people (``JITAIC_DUMP_IR=loops``, or
+``after:<pass>``).
+
+Statements and loops are objects; expressions are source text (what the
+scalar rules of ``kernels/scalar.py`` write). A ``Line`` is a statement no
+other kind models yet: the passes treat it as opaque (reading the names it
+assigns from its text) and render it as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import numba
+
+from jitaic import config
+
+Extent = int | str  # a static length, or source text for a run-time one
+
+
+@dataclass(eq=False)
+class Line:
+    """A statement as source text (one line)."""
+    text: str
+
+
+@dataclass(eq=False)
+class Comment:
+    text: str  # already safe to follow '#' (codegen.comment_text)
+
+
+@dataclass(eq=False)
+class Assign:
+    """``target = expr``; ``allocates``: a kernel's output array, which a row
+    loop allocates once before its rows."""
+    target: str
+    expr: str
+    allocates: bool = False
+
+
+@dataclass(eq=False)
+class Scratch:
+    """A fixed-size scratch buffer: allocated once per call at the top of the
+    function, or once per thread inside a parallel loop (``place_scratch``)."""
+    target: str
+    expr: str
+
+
+@dataclass(eq=False)
+class Store:
+    array: str
+    index: tuple[str, ...]
+    expr: str
+
+
+@dataclass(eq=False)
+class Raise:
+    exception: str
+
+
+@dataclass(eq=False)
+class IndexCheck:
+    """NumPy's IndexError where ``index`` (negative counts from the end) is
+    outside an axis of ``extent`` elements; ``where`` names the user's line."""
+    index: str
+    extent: Extent
+    axis: int
+    where: str
+
+
+@dataclass(eq=False)
+class Loop:
+    """``for var in range(start, stop, step)``. ``parallel``: a numba prange
+    (its iterations are independent). ``per_thread``: statements each thread
+    runs once before its iterations; with them, or with ``blocks``, the
+    loop runs as one block of iterations per thread (``split_by_thread``).
+    ``rows``: a row loop, whose kernels' output allocations go before it."""
+    var: str
+    stop: Extent
+    body: list = field(default_factory=list)
+    start: Extent = 0
+    step: Extent = 1
+    parallel: bool = False
+    blocks: bool = False
+    rows: bool = False
+    per_thread: list = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class If:
+    test: str
+    body: list = field(default_factory=list)
+    orelse: list | None = None
+
+
+@dataclass(eq=False)
+class While:
+    test: str
+    body: list = field(default_factory=list)
+
+
+Stmt = Line | Comment | Assign | Scratch | Store | Raise | IndexCheck | Loop | If | While
+
+
+@dataclass(eq=False)
+class Function:
+    name: str
+    params: list[str]
+    body: list
+    fresh: Callable[[str], str]  # a new variable name from a hint (Emitter.fresh)
+    prologue: list = field(default_factory=list)  # scratch, once per call
+
+
+def blocks_of(stmt: Stmt) -> list[list]:
+    """The statement lists nested directly in ``stmt``."""
+    if isinstance(stmt, Loop):
+        return [stmt.per_thread, stmt.body]
+    if isinstance(stmt, If):
+        return [stmt.body] + ([stmt.orelse] if stmt.orelse is not None else [])
+    if isinstance(stmt, While):
+        return [stmt.body]
+    return []
+
+
+def walk(stmts: list) -> Iterator[Stmt]:
+    """Every statement of ``stmts``, nested ones included, in source order."""
+    for stmt in stmts:
+        yield stmt
+        for block in blocks_of(stmt):
+            yield from walk(block)
+
+
+def _may_raise(stmts: list) -> bool:
+    return any(isinstance(s, Raise | IndexCheck)
+               or (isinstance(s, Line) and s.text.startswith("raise ")) for s in walk(stmts))
+
+
+# ---------------------------------------------------------------- passes
+
+def hoist_row_allocations(fn: Function) -> None:
+    """A row loop allocates its kernels' outputs once, before the rows."""
+    fn.body = _hoisted(fn.body)
+
+
+def _hoisted(stmts: list) -> list:
+    out = []
+    for stmt in stmts:
+        for block in blocks_of(stmt):
+            block[:] = _hoisted(block)
+        if isinstance(stmt, Loop) and stmt.rows:
+            out += _take_allocations(stmt.body)
+        out.append(stmt)
+    return out
+
+
+def _take_allocations(stmts: list) -> list:
+    taken = [s for s in stmts if isinstance(s, Assign) and s.allocates]
+    stmts[:] = [s for s in stmts if not (isinstance(s, Assign) and s.allocates)]
+    for stmt in stmts:
+        for block in blocks_of(stmt):
+            taken += _take_allocations(block)
+    return taken
+
+
+def place_scratch(fn: Function) -> None:
+    """Scratch inside a parallel loop goes to the innermost such loop's
+    per-thread statements (each thread needs its own, and an allocation per
+    iteration cost ~3% of a row softmax); any other, to the prologue."""
+    _place(fn.body, None, fn.prologue)
+
+
+def _place(stmts: list, parallel: Loop | None, prologue: list) -> None:
+    kept = []
+    for stmt in stmts:
+        if isinstance(stmt, Scratch):
+            if parallel is None:
+                prologue.append(stmt)
+            elif not any(isinstance(s, Scratch) and (s.target, s.expr) == (stmt.target, stmt.expr)
+                         for s in parallel.per_thread):
+                parallel.per_thread.append(stmt)
+            continue
+        kept.append(stmt)
+        inner = stmt if isinstance(stmt, Loop) and stmt.parallel else parallel
+        for block in blocks_of(stmt):
+            _place(block, inner, prologue)
+    stmts[:] = kept
+
+
+def limit_threads(fn: Function) -> None:
+    """Bracket each parallel loop so that it runs on the CPUs other processes
+    leave idle (lower/threads.py). A loop that may raise becomes serial:
+    numba runs such a prange serially anyway, and the exception would skip
+    restoring the thread count."""
+    fn.body = _limited(fn.body, fn.fresh)
+
+
+def _limited(stmts: list, fresh: Callable[[str], str]) -> list:
+    out = []
+    for stmt in stmts:
+        if isinstance(stmt, Loop) and stmt.parallel:
+            if _may_raise([stmt]):
+                stmt.parallel = False
+            else:
+                saved = fresh("numba_threads")
+                out += [Assign(saved, "rt.limit_threads()"), stmt,
+                        Line(f"rt.restore_threads({saved})")]
+                continue
+        for block in blocks_of(stmt):  # (no prange runs inside a parallel loop)
+            block[:] = _limited(block, fresh)
+        out.append(stmt)
+    return out
+
+
+# Blocks that thread-blocked loops split their iterations into: numba's
+# thread count (its prange gives each running thread one contiguous share of
+# them). A literal, not numba.get_num_threads() (a call through a ctypes
+# pointer), so generated code can be cached on disk; after
+# numba.set_num_threads(k) each of k threads runs several blocks.
+THREAD_BLOCKS = numba.config.NUMBA_NUM_THREADS
+
+
+def split_by_thread(fn: Function) -> None:
+    """A loop with per-thread statements (or marked ``blocks``) becomes one
+    block of iterations per thread: ``for thread in prange(threads)``, the
+    per-thread statements, then the thread's contiguous share of the
+    iterations. Serial ones keep the shape (their per-thread statements then
+    run once per block)."""
+    fn.body = _split(fn.body, fn.fresh)
+
+
+def _split(stmts: list, fresh: Callable[[str], str]) -> list:
+    out = []
+    for stmt in stmts:
+        for block in blocks_of(stmt):
+            block[:] = _split(block, fresh)
+        if isinstance(stmt, Loop) and (stmt.per_thread or stmt.blocks):
+            threads, thread = fresh("threads"), fresh("thread")
+            first = f"{thread} * {stmt.stop} // {threads}"
+            end = f"({thread} + 1) * {stmt.stop} // {threads}"
+            inner = Loop(stmt.var, end, stmt.body, start=first)
+            out += [Assign(threads, str(THREAD_BLOCKS)),
+                    Loop(thread, threads, [*stmt.per_thread, inner], parallel=stmt.parallel)]
+            continue
+        out.append(stmt)
+    return out
+
+
+_ASSIGNED = re.compile(r"^\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*(?:=(?!=)|[-+*/%]=)")
+
+
+def assigned_names(stmt: Stmt) -> set[str]:
+    """The variables ``stmt`` itself assigns (not those of nested statements)."""
+    if isinstance(stmt, Assign | Scratch):
+        return {name.strip() for name in stmt.target.split(",")}
+    if isinstance(stmt, Loop):
+        return {stmt.var}
+    if isinstance(stmt, Line):
+        found = _ASSIGNED.match(stmt.text)
+        return {name.strip() for name in found.group(1).split(",")} if found else set()
+    return set()
+
+
+def _assigned_within(stmt: Stmt) -> set[str]:
+    return {name for s in walk([stmt]) for name in assigned_names(s)}
+
+
+def drop_repeated_index_checks(fn: Function) -> None:
+    """Drop index checks that an earlier identical check already made: in the
+    same block or an enclosing one, with neither the index nor the extent
+    assigned since (nor anywhere in a loop entered since: its next iteration
+    sees what its body assigns). A gradient checks the same loop index at
+    every read and store of its replay: a Cholesky gradient's source lost 20%
+    of its lines and half its numba compile time."""
+    fn.body = _unrepeated(fn.body, [])
+
+
+def _unrepeated(stmts: list, made: list[tuple[tuple, set[str]]]) -> list:
+    made = list(made)  # the enclosing blocks' checks hold here; ours end with the block
+    out = []
+    for stmt in stmts:
+        if isinstance(stmt, IndexCheck):
+            key = (stmt.index, str(stmt.extent))
+            if any(k == key for k, _ in made):
+                continue
+            made.append((key, {stmt.index, str(stmt.extent)}))
+            out.append(stmt)
+            continue
+        if isinstance(stmt, Loop | While):  # the body's assignments, before the body
+            changed = _assigned_within(stmt)
+            made = [m for m in made if not m[1] & changed]
+        for block in blocks_of(stmt):
+            block[:] = _unrepeated(block, made)
+        changed = _assigned_within(stmt)
+        made = [m for m in made if not m[1] & changed]
+        out.append(stmt)
+    return out
+
+
+LOOP_PASSES: list[tuple[str, Callable[[Function], None]]] = [
+    ("hoist_row_allocations", hoist_row_allocations),
+    ("place_scratch", place_scratch),
+    ("limit_threads", limit_threads),  # before the split: the bracket encloses it
+    ("split_by_thread", split_by_thread),
+    ("drop_repeated_index_checks", drop_repeated_index_checks),
+]
+
+
+def run_passes(fn: Function) -> Function:
+    """The loop passes in order, logging the IR around those ``JITAIC_DUMP_IR``
+    names (``after:split_by_thread``; ``loops``: after the last one)."""
+    for name, run in LOOP_PASSES:
+        if config.dump_requested("before", name):
+            config.debug_log().debug("loop IR before %s:\n%s", name, format_loops(fn))
+        run(fn)
+        if config.dump_requested("after", name):
+            config.debug_log().debug("loop IR after %s:\n%s", name, format_loops(fn))
+    if "loops" in str(config.get("dump_ir")).split(","):
+        config.debug_log().debug("loop IR of %s:\n%s", fn.name, format_loops(fn))
+    return fn
+
+
+# ---------------------------------------------------------------- rendering
+
+Render = Callable[[Stmt, str], list[str]]  # (statement, indentation) -> lines
+
+
+def _render_loop(loop: Loop, pad: str) -> list[str]:
+    loop_kind = "numba.prange" if loop.parallel else "range"
+    bounds = str(loop.stop) if loop.start == 0 and loop.step == 1 else \
+        f"{loop.start}, {loop.stop}" if loop.step == 1 else \
+        f"{loop.start}, {loop.stop}, {loop.step}"
+    return [f"{pad}for {loop.var} in {loop_kind}({bounds}):",
+            *render_block(loop.per_thread + loop.body, pad + "    ")]
+
+
+def _render_if(stmt: If, pad: str) -> list[str]:
+    lines = [f"{pad}if {stmt.test}:", *render_block(stmt.body, pad + "    ")]
+    if stmt.orelse is not None:
+        lines += [f"{pad}else:", *render_block(stmt.orelse, pad + "    ")]
+    return lines
+
+
+def _render_index_check(check: IndexCheck, pad: str) -> list[str]:
+    i, n = check.index, check.extent
+    # -n <= i < n as one unsigned compare (a wrapped i + n is huge)
+    return [f"{pad}if np.uint64({i} + {n}) >= np.uint64(2 * {n}):",
+            f"{pad}    raise rt.IndexOutOfBounds({i}, {check.axis}, {n}, {check.where!r})"]
+
+
+RENDER: dict[type, Render] = {
+    Line: lambda s, pad: [pad + s.text],
+    Comment: lambda s, pad: [f"{pad}# {s.text}"],
+    Assign: lambda s, pad: [f"{pad}{s.target} = {s.expr}"],
+    Scratch: lambda s, pad: [f"{pad}{s.target} = {s.expr}"],
+    Store: lambda s, pad: [f"{pad}{s.array}[{', '.join(s.index)}] = {s.expr}"],
+    Raise: lambda s, pad: [f"{pad}raise {s.exception}"],
+    IndexCheck: _render_index_check,
+    Loop: _render_loop,
+    If: _render_if,
+    While: lambda s, pad: [f"{pad}while {s.test}:", *render_block(s.body, pad + "    ")],
+}
+
+
+def render_block(stmts: list, pad: str) -> list[str]:
+    lines = [line for stmt in stmts for line in RENDER[type(stmt)](stmt, pad)]
+    if all(isinstance(stmt, Comment) for stmt in stmts):  # (a body of comments only)
+        lines.append(pad + "pass")
+    return lines
+
+
+def render(fn: Function) -> str:
+    """The function as Python source for numba."""
+    header = f"def {fn.name}({', '.join(fn.params)}):"
+    return "\n".join([header, *render_block(fn.prologue + fn.body, "    ")])
+
+
+# ---------------------------------------------------------------- printing
+
+def _describe_loop(loop: Loop) -> str:
+    kinds = [k for k, on in (("parallel", loop.parallel), ("row loop", loop.rows),
+                             ("thread blocks", loop.blocks)) if on]
+    step = f" step {loop.step}" if loop.step != 1 else ""
+    return f"loop {loop.var} in [{loop.start}, {loop.stop}){step}" + \
+        (f"  ({', '.join(kinds)})" if kinds else "")
+
+
+def _format(stmts: list, pad: str) -> list[str]:
+    lines = []
+    for stmt in stmts:
+        if isinstance(stmt, Loop):
+            lines.append(pad + _describe_loop(stmt))
+            if stmt.per_thread:
+                lines += [f"{pad}  per thread:", *_format(stmt.per_thread, pad + "    ")]
+            lines += _format(stmt.body, pad + "  ")
+        elif isinstance(stmt, If):
+            lines += [f"{pad}if {stmt.test}", *_format(stmt.body, pad + "  ")]
+            if stmt.orelse is not None:
+                lines += [f"{pad}else", *_format(stmt.orelse, pad + "  ")]
+        elif isinstance(stmt, While):
+            lines += [f"{pad}while {stmt.test}", *_format(stmt.body, pad + "  ")]
+        elif isinstance(stmt, Store):
+            lines.append(f"{pad}store {stmt.array}[{', '.join(stmt.index)}] <- {stmt.expr}")
+        elif isinstance(stmt, IndexCheck):
+            lines.append(f"{pad}check {stmt.index} indexes axis {stmt.axis} of {stmt.extent}")
+        elif isinstance(stmt, Scratch):
+            lines.append(f"{pad}scratch {stmt.target} = {stmt.expr}")
+        elif isinstance(stmt, Assign) and stmt.allocates:
+            lines.append(f"{pad}allocate {stmt.target} = {stmt.expr}")
+        else:
+            lines += RENDER[type(stmt)](stmt, pad)
+    return lines
+
+
+def format_loops(fn: Function) -> str:
+    """The loop IR for people: loops with their kind, stores, checks, scratch."""
+    lines = [f"function {fn.name}({', '.join(fn.params)})"]
+    if fn.prologue:
+        lines += ["  once per call:", *_format(fn.prologue, "    ")]
+    return "\n".join(lines + _format(fn.body, "  "))

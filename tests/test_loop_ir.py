@@ -1,0 +1,91 @@
+"""The loop IR under the generated code (jitaic/lower/loop_ir.py): its
+passes, its rendering table and how users see it."""
+
+from __future__ import annotations
+
+import logging
+import typing
+
+import numpy as np
+
+import jitaic
+from jitaic import config
+from jitaic.lower import codegen, loop_ir
+
+
+def _emitter(parallel: bool = True) -> codegen.Emitter:
+    em = codegen.Emitter()
+    em.parallel_min_work = 1 if parallel else None
+    return em
+
+
+def _lines(em: codegen.Emitter) -> list[str]:
+    """The emitted statements after the loop passes, as stripped source lines."""
+    source = loop_ir.render(em.function("f", []))
+    return [line.strip() for line in source.splitlines()[1:]]
+
+
+def test_every_statement_kind_has_a_rendering_rule():
+    assert set(typing.get_args(loop_ir.Stmt)) == set(loop_ir.RENDER)
+
+
+def test_scratch_outside_parallel_loops_is_allocated_once_per_call():
+    em = _emitter()
+    with em.loops([("i", 100)]):  # serial: no work given
+        em.scratch("lanes = np.empty(8)")
+        em.store("out", ["i"], "lanes[0]")
+    assert _lines(em) == ["lanes = np.empty(8)", "for i in range(100):", "out[i] = lanes[0]"]
+
+
+def test_scratch_inside_a_parallel_loop_is_allocated_once_per_thread():
+    em = _emitter()
+    with em.loops([("i", 100), ("j", 4)], work=400):
+        em.scratch("lanes = np.empty(8)")
+        em.scratch("lanes = np.empty(8)")  # the same buffer asked for twice: once
+        em.store("out", ["i", "j"], "lanes[j]")
+    assert _lines(em) == [
+        "numba_threads = rt.limit_threads()", f"threads = {loop_ir.THREAD_BLOCKS}",
+        "for thread in numba.prange(threads):", "lanes = np.empty(8)",
+        "for i in range(thread * 100 // threads, (thread + 1) * 100 // threads):",
+        "for j in range(4):", "out[i, j] = lanes[j]", "rt.restore_threads(numba_threads)"]
+
+
+def test_a_row_loop_allocates_its_kernels_outputs_before_its_rows():
+    em = _emitter(parallel=False)
+    with em.loops([("r", 4)], rows=True):
+        with em.loops([("j", 8)]):
+            em.allocate("out = np.empty((4, 8), np.float64)")
+            em.store("out", ["r", "j"], "1.0")
+    assert _lines(em) == ["out = np.empty((4, 8), np.float64)", "for r in range(4):",
+                          "for j in range(8):", "out[r, j] = 1.0"]
+
+
+def test_a_branch_of_comments_only_still_has_a_statement():
+    em = _emitter()
+    with em.if_("c"):
+        em.comment("nothing to do")
+    with em.else_():
+        em.assign("x", "1")
+    assert _lines(em) == ["if c:", "# nothing to do", "pass", "else:", "x = 1"]
+
+
+def softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def test_lowered_shows_the_loop_ir_and_the_dump_knob_logs_it(caplog):
+    x = np.random.default_rng(0).standard_normal((512, 1024))
+    with config.override(dump_ir="after:split_by_thread,loops"), \
+            caplog.at_level(logging.DEBUG, logger="jitaic"):
+        lowered = jitaic.jit(softmax).lower(x)
+    text = lowered.loops()
+    assert text.startswith("function softmax(x)")
+    assert "store " in text and "allocate " in text
+    parallel = "(parallel)" in text
+    assert parallel == ("numba.prange" in lowered.source())
+    assert ("(row loop)" in text) != parallel  # split: the rows run per thread
+    dumps = [r.getMessage() for r in caplog.records if r.getMessage().startswith("loop IR")]
+    assert [d.splitlines()[0] for d in dumps] == ["loop IR after split_by_thread:",
+                                                  "loop IR of softmax:"]
+    assert dumps[1].split("\n", 1)[1] == text
