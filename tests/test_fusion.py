@@ -1,11 +1,12 @@
 """Fusion of elementwise ops into loop nests (jitaic/lower/fusion.py).
 
-Each test compiles a small program, reads the fused kernels off the
-generated source (``# kernel over [...]: ops (stores N; boundary: ...)``
-comment lines) and checks both the structure (how many kernels, how many
-arrays they store, how many sweeps over the data) and the values against
-NumPy. The last part is a differential check of random fused expressions
-mixing dtypes, NaN and infinities.
+Each test compiles a small program, reads the fused kernels off its fusion
+plan (``Lowered.fusion_plan()``: the kernel and row-loop objects lowering
+followed) and checks both the structure (how many kernels, how many arrays
+they store, how many sweeps over the data), the generated code where it
+matters (allocations) and the values against NumPy. The last part is a
+differential check of random fused expressions mixing dtypes, NaN and
+infinities.
 
 Every test compiles at most a few specialisations (numba takes ~0.3 s each).
 """
@@ -25,49 +26,37 @@ from helpers import assert_same, copy_tree
 
 import jitaic
 
-KERNEL_LINE = re.compile(
-    r"# kernel over \[(?P<domain>[^\]]*)\]: (?P<ops>[^(]*) "
-    r"\(stores (?P<stores>\d+)(?:, (?P<reused>\d+) into a dead input's buffer)?; "
-    r"boundary: (?P<boundary>[^)]*)\)")
-ROW_LINE = re.compile(r"# row loop over \[(?P<rows>[^\]]*)\]: (?P<kernels>\d+) kernels per row")
-# Nodes lowered alone get a "# <op>  <file>:<line>" comment.
-ALONE_LINE = re.compile(r"# (?P<op>\w+)  \S+:\d+$")
-
 
 @dataclass(frozen=True)
 class Kernel:
-    domain: tuple[int, ...]
+    domain: tuple[int | None, ...]  # None: a run-time extent
     ops: tuple[str, ...]
     stores: int
     boundary: str
     reused: int = 0  # stores written into a dead input's buffer
 
 
-def kernels(source: str) -> list[Kernel]:
-    out = []
-    for m in KERNEL_LINE.finditer(source):
-        domain = tuple(int(d) for d in m["domain"].split(",") if d.strip())
-        ops = tuple(o.strip() for o in m["ops"].split(","))
-        out.append(Kernel(domain, ops, int(m["stores"]), m["boundary"],
-                          int(m["reused"] or 0)))
-    return out
+def kernels(lowered) -> list[Kernel]:
+    """The fused kernels of a lowered specialisation, from its fusion plan."""
+    return [Kernel(tuple(d if isinstance(d, int) else None for d in group.domain),
+                   tuple(node.op.name for node in group.nodes), len(group.stored),
+                   group.why_sealed, group.reuses)
+            for group in lowered.fusion_plan().kernels()]
 
 
-def row_loops(source: str) -> list[tuple[tuple[int, ...], int]]:
-    """(rows, kernels per row) of each row loop in the generated source."""
-    return [(tuple(int(d) for d in m["rows"].split(",") if d.strip()), int(m["kernels"]))
-            for m in ROW_LINE.finditer(source)]
+def row_loops(lowered) -> list[tuple[tuple[int, ...], int]]:
+    """(rows, kernels per row) of each row loop."""
+    return [(row.rows, len(row.members)) for row in lowered.fusion_plan().row_loops()]
 
 
-def lowered_alone(source: str) -> list[str]:
+def lowered_alone(lowered) -> list[str]:
     """Ops of the nodes lowered one by one (not inside a fused kernel)."""
-    return [m["op"] for line in source.splitlines()
-            if (m := ALONE_LINE.search(line.strip()))]
+    return [node.op.name for node in lowered.fusion_plan().alone()]
 
 
 def compile_and_check(fn, *args, tol: float = 1.0):
     """Jit ``fn``, compare its result (and mutated arguments) with NumPy's, and
-    return the generated source."""
+    return what it lowered to (``source()``, ``fusion_plan()``)."""
     f = jitaic.jit(fn)
     np_args, jit_args = copy_tree(args), copy_tree(args)
     with np.errstate(all="ignore"):
@@ -75,7 +64,7 @@ def compile_and_check(fn, *args, tol: float = 1.0):
         got = f(*jit_args)
     assert_same(got, want, tol=tol)
     assert_same(jit_args, np_args, tol=tol, path="arguments after the call")
-    return f.lower(*args).source()
+    return f.lower(*args)
 
 
 def special(rng: np.random.Generator, shape, dtype=np.float64, nan: float = 0.15):
@@ -101,13 +90,13 @@ def elementwise_chain(x, y):
 
 def test_elementwise_chain_is_one_kernel_storing_one_array(rng) -> None:
     x, y = rng.standard_normal((2, 6, 7))
-    source = compile_and_check(elementwise_chain, x, y)
-    (kernel,) = kernels(source)
+    lowered = compile_and_check(elementwise_chain, x, y)
+    (kernel,) = kernels(lowered)
     assert kernel.domain == (6, 7)
     assert kernel.stores == 1
     assert len(kernel.ops) >= 6  # every arithmetic op of the chain is inside
-    assert source.count("np.empty") == 1
-    assert lowered_alone(source) == ["constant"] * lowered_alone(source).count("constant")
+    assert lowered.source().count("np.empty") == 1
+    assert lowered_alone(lowered) == ["constant"] * lowered_alone(lowered).count("constant")
 
 
 def sum_of_squares(x):
@@ -116,12 +105,12 @@ def sum_of_squares(x):
 
 def test_sum_fuses_its_elementwise_producer(rng) -> None:
     x = rng.standard_normal((5, 8))
-    source = compile_and_check(sum_of_squares, x)
-    (kernel,) = kernels(source)
+    lowered = compile_and_check(sum_of_squares, x)
+    (kernel,) = kernels(lowered)
     assert kernel.ops == ("multiply", "reduce_sum")
     assert kernel.stores == 0  # x*x never exists as an array
-    assert "np.empty((5, 8)" not in source  # (only the sum's 8-element lane buffer)
-    assert lowered_alone(source) == []
+    assert "np.empty((5, 8)" not in lowered.source()  # (only the sum's 8-element lane buffer)
+    assert lowered_alone(lowered) == []
 
 
 def row_softmax(x):
@@ -132,15 +121,15 @@ def row_softmax(x):
 def test_row_softmax_sweeps_the_data_at_most_three_times(rng) -> None:
     x = special(rng, (6, 9), nan=0.0)  # +-inf rows give NaN, as in NumPy
     x[0] = rng.standard_normal(9) * 800  # exp overflows without the max shift
-    source = compile_and_check(row_softmax, x)
-    sweeps = len(kernels(source)) + sum(op.startswith("reduce_") for op in
-                                        lowered_alone(source))
-    assert sweeps <= 3, source
-    for kernel in kernels(source):
+    lowered = compile_and_check(row_softmax, x)
+    sweeps = len(kernels(lowered)) + sum(op.startswith("reduce_") for op in
+                                        lowered_alone(lowered))
+    assert sweeps <= 3, lowered.source()
+    for kernel in kernels(lowered):
         assert kernel.domain == (6, 9)
     # exp(x - max) is stored once (read again by the divide); nothing else is
     # an (6, 9) temporary besides the result.
-    assert source.count("np.empty((6, 9)") <= 2
+    assert lowered.source().count("np.empty((6, 9)") <= 2
 
 
 def layer_norm(x, g, b):
@@ -152,14 +141,14 @@ def layer_norm(x, g, b):
 
 def test_softmax_and_layer_norm_make_one_pass_over_the_rows(rng) -> None:
     x = special(rng, (5, 3, 40), nan=0.05)
-    source = compile_and_check(row_softmax_last, x)
-    assert row_loops(source) == [((5, 3), 3)]  # max, exp-and-sum, divide: per row
-    assert source.count("np.empty((5, 3, 40)") == 1  # the divide reuses exp's buffer
-    assert [k.reused for k in kernels(source)] == [0, 0, 1]
+    lowered = compile_and_check(row_softmax_last, x)
+    assert row_loops(lowered) == [((5, 3), 3)]  # max, exp-and-sum, divide: per row
+    assert lowered.source().count("np.empty((5, 3, 40)") == 1  # the divide reuses exp's buffer
+    assert [k.reused for k in kernels(lowered)] == [0, 0, 1]
 
     g, b = rng.standard_normal((2, 40))
-    source = compile_and_check(layer_norm, rng.standard_normal((7, 40)) * 5 + 3, g, b)
-    ((rows, count),) = row_loops(source)
+    lowered = compile_and_check(layer_norm, rng.standard_normal((7, 40)) * 5 + 3, g, b)
+    ((rows, count),) = row_loops(lowered)
     assert rows == (7,) and count >= 4  # mean, centre, variance, normalise
 
 
@@ -206,8 +195,8 @@ def sum_then_read_across_rows(x):
 
 def test_row_loop_keeps_a_boundary_where_a_reduction_is_read_across_rows(rng) -> None:
     x = rng.standard_normal((6, 6))
-    source = compile_and_check(sum_then_read_across_rows, x)
-    assert row_loops(source) == []
+    lowered = compile_and_check(sum_then_read_across_rows, x)
+    assert row_loops(lowered) == []
 
 
 @pytest.mark.parametrize("length", [1, 7, 8, 9, 17, 4095, 4096, 4097, 10_000])
@@ -238,9 +227,9 @@ def test_kernel_output_reuses_a_dead_temporary_but_never_an_argument(rng) -> Non
         return e / e.sum(), x * 2  # x * 2 must not overwrite the argument
 
     x = rng.standard_normal((4, 5))
-    source = compile_and_check(f, x)
-    assert sum(k.reused for k in kernels(source)) == 1
-    assert source.count("np.empty((4, 5)") == 2  # exp's buffer and x * 2
+    lowered = compile_and_check(f, x)
+    assert sum(k.reused for k in kernels(lowered)) == 1
+    assert lowered.source().count("np.empty((4, 5)") == 2  # exp's buffer and x * 2
 
 
 def used_twice(x):
@@ -250,11 +239,11 @@ def used_twice(x):
 
 def test_value_used_by_a_kernel_and_a_reduction_is_computed_once(rng) -> None:
     x = rng.standard_normal((4, 5))
-    source = compile_and_check(used_twice, x)
-    ks = kernels(source)
-    assert sum(k.ops.count("multiply") for k in ks) == 1, source
+    lowered = compile_and_check(used_twice, x)
+    ks = kernels(lowered)
+    assert sum(k.ops.count("multiply") for k in ks) == 1, lowered.source()
     assert sum(k.stores for k in ks) == 1  # a + 1; a itself stays a scalar temporary
-    assert source.count("np.empty((4, 5)") == 1
+    assert lowered.source().count("np.empty((4, 5)") == 1
 
 
 def used_twice_stored(x):
@@ -264,10 +253,10 @@ def used_twice_stored(x):
 
 def test_value_escaping_as_a_result_is_stored_once(rng) -> None:
     x = rng.standard_normal((4, 5))
-    source = compile_and_check(used_twice_stored, x)
-    ks = kernels(source)
-    assert sum(k.ops.count("sin") for k in ks) == 1, source
-    assert source.count("np.empty((4, 5)") == 2  # a and a + 1
+    lowered = compile_and_check(used_twice_stored, x)
+    ks = kernels(lowered)
+    assert sum(k.ops.count("sin") for k in ks) == 1, lowered.source()
+    assert lowered.source().count("np.empty((4, 5)") == 2  # a and a + 1
 
 
 def outer_plus_one(x, y):
@@ -276,8 +265,8 @@ def outer_plus_one(x, y):
 
 def test_broadcasting_inside_a_kernel(rng) -> None:
     x, y = rng.standard_normal(5), rng.standard_normal(7)
-    source = compile_and_check(outer_plus_one, x, y)
-    (kernel,) = kernels(source)
+    lowered = compile_and_check(outer_plus_one, x, y)
+    (kernel,) = kernels(lowered)
     assert kernel.domain == (5, 7) and kernel.stores == 1
     assert set(kernel.ops) == {"multiply", "add"}
 
@@ -291,10 +280,10 @@ def shape_change(x, v):
 
 def test_different_shapes_keep_a_boundary(rng) -> None:
     x, v = rng.standard_normal((5, 7)), rng.standard_normal(7)
-    source = compile_and_check(shape_change, x, v)
-    domains = [k.domain for k in kernels(source)]
-    assert (7,) in domains and (5, 7) in domains and (5,) in domains, source
-    assert any("iterates over" in k.boundary for k in kernels(source)), source
+    lowered = compile_and_check(shape_change, x, v)
+    domains = [k.domain for k in kernels(lowered)]
+    assert (7,) in domains and (5, 7) in domains and (5,) in domains, lowered.source()
+    assert any("iterates over" in k.boundary for k in kernels(lowered)), lowered.source()
 
 
 def mutate_then_use(x):
@@ -304,8 +293,8 @@ def mutate_then_use(x):
 
 def test_in_place_update_of_an_argument_when_fused(rng) -> None:
     x = rng.standard_normal((3, 4))
-    source = compile_and_check(mutate_then_use, x)
-    (kernel,) = kernels(source)
+    lowered = compile_and_check(mutate_then_use, x)
+    (kernel,) = kernels(lowered)
     assert kernel.ops == ("add", "multiply")
 
 
@@ -434,8 +423,8 @@ DIFFERENTIAL = [
 @pytest.mark.parametrize("name,fn,makers,tol", DIFFERENTIAL, ids=[d[0] for d in DIFFERENTIAL])
 def test_fused_expression_matches_numpy(name, fn, makers, tol, rng) -> None:
     args = tuple(make(rng) for make in makers)
-    source = compile_and_check(fn, *args, tol=tol)
-    assert kernels(source), f"{name}: nothing was fused\n{source}"
+    lowered = compile_and_check(fn, *args, tol=tol)
+    assert kernels(lowered), f"{name}: nothing was fused\n{lowered.source()}"
 
 
 # ---------------------------------------------------------------- loops: in-place carried arrays
@@ -656,8 +645,8 @@ def test_a_buffer_read_through_a_view_is_not_reused_for_the_output(rng) -> None:
 
     x = rng.standard_normal((5, 5))
     for f in (transposed, reversed_rows):
-        source = compile_and_check(f, x)
-        assert sum(k.reused for k in kernels(source)) == 0
+        lowered = compile_and_check(f, x)
+        assert sum(k.reused for k in kernels(lowered)) == 0
 
 
 def test_kernel_over_transposed_operands_runs_in_their_memory_order(rng) -> None:
@@ -673,8 +662,8 @@ def test_kernel_over_transposed_operands_runs_in_their_memory_order(rng) -> None
     def mixed(a, c):
         return np.exp(a.T) + c
 
-    source = compile_and_check(transposed, a, b)
-    assert "np.empty((30, 40), np.float64).T" in source
+    lowered = compile_and_check(transposed, a, b)
+    assert "np.empty((30, 40), np.float64).T" in lowered.source()
     assert jitaic.jit(transposed)(a, b).flags.f_contiguous
     assert not jitaic.jit(mixed)(a, c).flags.f_contiguous
     compile_and_check(mixed, a, c)
