@@ -25,8 +25,52 @@ def _lines(em: codegen.Emitter) -> list[str]:
     return [line.strip() for line in source.splitlines()[1:]]
 
 
-def test_every_statement_kind_has_a_rendering_rule():
-    assert set(typing.get_args(loop_ir.Stmt)) == set(loop_ir.RENDER)
+def test_every_statement_kind_has_a_rendering_rule_or_a_pass_lowering_it():
+    assert set(typing.get_args(loop_ir.Stmt)) == set(loop_ir.RENDER) | {loop_ir.Reduce}
+
+
+def _row_sum(em: codegen.Emitter, length: int, chunk: int, whole: bool) -> None:
+    em.emit(loop_ir.Reduce("acc", "{0} + {1}", "rt.pairwise_sum(lanes, 0, {count}, 0.0)",
+                           True, "np.float64", "i", length, chunk, "lanes", "e",
+                           [loop_ir.Assign("e", "x[i] * x[i]")],
+                           allocate=f"np.empty({chunk}, np.float64)", whole=whole))
+
+
+def test_a_short_row_is_reduced_as_one_chunk():
+    em = _emitter()
+    _row_sum(em, 100, 1024, whole=True)
+    assert _lines(em) == ["lanes = np.empty(1024, np.float64)", "for i in range(100):",
+                          "e = x[i] * x[i]", "lanes[i] = e",
+                          "acc = acc + rt.pairwise_sum(lanes, 0, 100, 0.0)"]
+    assert em.constants == []
+
+
+def test_a_long_row_is_reduced_in_subtrees_of_numpys_pairwise_sum():
+    em = _emitter(parallel=False)
+    _row_sum(em, 10_000, 1024, whole=True)
+    lines = _lines(em)
+    lengths, program = loop_ir.pairwise_chunks(10_000, 1024)
+    assert sum(lengths) == 10_000 and max(lengths) <= 1024 and program.count(1) == len(lengths)
+    sizes, starts, tree = em.constants
+    np.testing.assert_array_equal(sizes, lengths)
+    np.testing.assert_array_equal(starts, np.cumsum([0, *lengths[:-1]]))
+    np.testing.assert_array_equal(tree, program)
+    assert f"for chunk in range({len(lengths)}):" in lines
+    assert "i = c + j" in lines and "chunk_sums[chunk] = rt.pairwise_sum(lanes, 0, n, 0.0)" in lines
+    assert lines[-1] == "acc = acc + rt.combine_postfix(chunk_sums, const2)"
+    assert not em.uses_prange
+
+
+def test_a_whole_arrays_chunks_run_on_the_threads_each_with_its_own_buffer():
+    em = _emitter()
+    _row_sum(em, 1 << 20, 1024, whole=True)
+    lines = _lines(em)
+    assert em.uses_prange and "for thread in numba.prange(threads):" in lines
+    assert lines.index("for thread in numba.prange(threads):") \
+        < lines.index("lanes = np.empty(1024, np.float64)")
+    em = _emitter()
+    _row_sum(em, 1 << 20, 1024, whole=False)  # a row among others: serial chunks
+    assert not em.uses_prange and "numba.prange" not in "\n".join(_lines(em))
 
 
 def test_scratch_outside_parallel_loops_is_allocated_once_per_call():

@@ -320,7 +320,19 @@ class Emitter:
             del self._open[depth:]
             self._in_prange = saved
 
+    @contextmanager
+    def capture(self):
+        """Statements emitted inside go to the list yielded, not to the function."""
+        block: list[loop_ir.Stmt] = []
+        with self._inside(block):
+            yield block
+
     def function(self, name: str, params: Sequence[str]) -> loop_ir.Function:
-        """The function emitted so far, after the loop passes."""
-        fn = loop_ir.Function(name, list(params), self.body, self.fresh)
-        return loop_ir.run_passes(fn)
+        """The function emitted so far, after the loop passes; its parameters
+        are ``params`` then the array constants."""
+        fn = loop_ir.Function(name, list(params), self.body, self.fresh, self.constant_arg,
+                              self.constant_names, self.parallel_min_work)
+        loop_ir.run_passes(fn)
+        self.uses_prange |= fn.uses_prange
+        self.launches_threads |= fn.uses_prange
+        return fn

@@ -245,7 +245,7 @@ def generate(graph: Graph, param_is_array: Sequence[bool], parallel: bool = True
     results = [_result(em, graph, v) for v in graph.results]
     _write_updates(em, graph, arg_names)
     em.line(f"return ({''.join(r + ', ' for r in results)})")
-    fn = em.function(em.fresh(graph.name or "f"), [*arg_names, *em.constant_names])
+    fn = em.function(em.fresh(graph.name or "f"), arg_names)
     return fn, Plan(schedule, em.regions.bodies), em
 
 

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numba
+import numpy as np
 
 from jitaic import config
 
@@ -109,7 +110,39 @@ class While:
     body: list = field(default_factory=list)
 
 
-Stmt = Line | Comment | Assign | Scratch | Store | Raise | IndexCheck | Loop | If | While
+@dataclass(eq=False)
+class Reduce:
+    """Fold a row into ``acc`` through a buffer: the row's elements (``var``
+    in range(``length``); ``body`` computes the element ``element``) are
+    written into ``buf``, at most ``chunk`` at a time, and each chunk is
+    reduced by a runtime helper (``reduced``, with ``{count}`` for the
+    chunk's length), then combined (``combine``: ``{0}`` the accumulator,
+    ``{1}`` the chunk's result). Float sums chunk along NumPy's pairwise tree
+    (``pairwise``), so that they are NumPy's bit for bit. ``chunk_reductions``
+    lowers it to loops.
+
+    ``body`` None: ``buf`` already holds the row (one chunk). ``leading``:
+    the row is a whole N-D array (every axis's index and extent), flattened.
+    ``allocate``: the expression allocating ``buf``, for the pass to place
+    (None: the buffer exists). ``whole``: the reduction makes the whole
+    result, so its chunks may run on threads, each with its own buffer."""
+    acc: str
+    combine: str
+    reduced: str
+    pairwise: bool
+    dtype: str  # the accumulator's scalar type, as source (np.float64)
+    var: str
+    length: Extent
+    chunk: Extent
+    buf: str
+    element: str = ""
+    body: list | None = None
+    leading: list | None = None
+    allocate: str | None = None
+    whole: bool = False
+
+
+Stmt = Line | Comment | Assign | Scratch | Store | Raise | IndexCheck | Loop | If | While | Reduce
 
 
 @dataclass(eq=False)
@@ -118,6 +151,10 @@ class Function:
     params: list[str]
     body: list
     fresh: Callable[[str], str]  # a new variable name from a hint (Emitter.fresh)
+    constant: Callable[[object], str] = repr  # an array constant as a new argument's name
+    constants: list[str] = field(default_factory=list)  # those arguments' names
+    parallel_min_work: int | None = None  # None: no parallel loops
+    uses_prange: bool = False  # set by passes that make a parallel loop
     prologue: list = field(default_factory=list)  # scratch, once per call
 
 
@@ -128,6 +165,8 @@ def blocks_of(stmt: Stmt) -> list[list]:
     if isinstance(stmt, If):
         return [stmt.body] + ([stmt.orelse] if stmt.orelse is not None else [])
     if isinstance(stmt, While):
+        return [stmt.body]
+    if isinstance(stmt, Reduce) and stmt.body is not None:
         return [stmt.body]
     return []
 
@@ -146,6 +185,124 @@ def _may_raise(stmts: list) -> bool:
 
 
 # ---------------------------------------------------------------- passes
+
+def chunk_reductions(fn: Function) -> None:
+    """Lower each ``Reduce`` to loops: one chunk, filled and reduced; or a
+    loop over chunks whose results are combined afterwards in the pairwise
+    tree's order. A whole array's chunks run on the threads when there is
+    enough work, each thread filling its own buffer."""
+    fn.body = _chunked(fn.body, fn, False)
+
+
+def _chunked(stmts: list, fn: Function, in_parallel: bool) -> list:
+    out = []
+    for stmt in stmts:
+        inner = in_parallel or (isinstance(stmt, Loop) and stmt.parallel)
+        for block in blocks_of(stmt):
+            block[:] = _chunked(block, fn, inner)
+        out += _chunk(stmt, fn, in_parallel) if isinstance(stmt, Reduce) else [stmt]
+    return out
+
+
+def pairwise_chunks(n: int, limit: int) -> tuple[list[int], list[int]]:
+    """Chunk lengths (subtrees of NumPy's pairwise sum of n elements, each at
+    most ``limit``) and the postfix program combining their sums."""
+    lengths: list[int] = []
+    program: list[int] = []
+
+    def split(m: int) -> None:
+        if m <= limit:
+            lengths.append(m)
+            program.append(1)
+            return
+        half = m // 2
+        half -= half % 8
+        split(half)
+        split(m - half)
+        program.append(0)
+
+    split(n)
+    return lengths, program
+
+
+def _chunk(r: Reduce, fn: Function, in_parallel: bool) -> list:
+    def reduced(count: str) -> str:
+        return r.reduced.replace("{count}", count)
+
+    if isinstance(r.length, str):
+        lengths, program = [r.length], []
+    elif r.pairwise:
+        lengths, program = pairwise_chunks(r.length, r.chunk)
+    else:
+        lengths, program = [min(r.chunk, r.length - s)
+                            for s in range(0, r.length, r.chunk)], []
+    if len(lengths) == 1:
+        out = [Scratch(r.buf, r.allocate)] if r.allocate else []
+        out += _fill(r, fn, "0", str(r.length))
+        return out + [Assign(r.acc, r.combine.format(r.acc, reduced(str(r.length))))]
+    sizes = fn.constant(np.array(lengths, np.int64))
+    sums = fn.fresh("chunk_sums")
+    out = [Scratch(sums, f"np.empty({len(lengths)}, {r.dtype})")] if program else []
+    number, start, count = fn.fresh("chunk"), fn.fresh("c"), fn.fresh("n")
+    parallel = bool(program and r.whole and fn.parallel_min_work is not None
+                    and not in_parallel and r.length >= fn.parallel_min_work)
+    starts = fn.constant(np.cumsum([0, *lengths[:-1]], dtype=np.int64))
+    if r.allocate and not parallel:
+        out.append(Scratch(r.buf, r.allocate))
+    chunk = [Assign(count, f"{sizes}[{number}]"),
+             # a no-op that tells LLVM the start is non-negative: without it every
+             # load checks for a negative index and the element loop stays scalar (3x)
+             Assign(start, f"max({starts}[{number}], 0)"),
+             *_fill(r, fn, start, count),
+             Store(sums, (number,), reduced(count)) if program else
+             Assign(r.acc, r.combine.format(r.acc, reduced(count)))]
+    per_thread = [Assign(r.buf, r.allocate)] if parallel else []
+    out.append(Loop(number, len(lengths), chunk, parallel=parallel, blocks=parallel,
+                    per_thread=per_thread))
+    fn.uses_prange |= parallel
+    if program:
+        tree = fn.constant(np.array(program, np.int8))
+        out.append(Assign(r.acc, r.combine.format(r.acc, f"rt.combine_postfix({sums}, {tree})")))
+    return out
+
+
+def _fill(r: Reduce, fn: Function, start: str, count: str) -> list:
+    """Statements writing the row's elements ``start`` .. ``start + count``
+    into ``r.buf[0:count]`` (none when the buffer is the row itself)."""
+    if r.body is None:
+        return []
+    if r.leading:
+        return _fill_segments(r, fn, start, count)
+    if start == "0":
+        return [Loop(r.var, count, [*r.body, Assign(f"{r.buf}[{r.var}]", r.element)])]
+    j = fn.fresh("j")
+    return [Loop(j, count, [Assign(r.var, f"{start} + {j}"), *r.body,
+                            Assign(f"{r.buf}[{j}]", r.element)])]
+
+
+def _fill_segments(r: Reduce, fn: Function, start: str, count: str) -> list:
+    """``_fill`` of a flattened N-D array, a run within one row at a time: the
+    inner loop reads along the last axis and vectorises."""
+    index = [name for name, _ in r.leading]
+    extents = [n for _, n in r.leading]
+    at, end, row, col, run, offset, j = (fn.fresh(h) for h in
+                                         ("f", "end", "row", "col", "run", "o", "j"))
+    unravel = []
+    for d in range(len(index) - 2, 0, -1):
+        unravel += [Assign(index[d], f"{row} % {extents[d]}"),
+                    Assign(row, f"{row} // {extents[d]}")]
+    return [Assign(at, start), Assign(end, f"{start} + {count}"), While(f"{at} < {end}", [
+        Assign(row, f"{at} // {extents[-1]}"),
+        # max(.., 0): no-ops telling LLVM the indices are non-negative (vectorises)
+        Assign(col, f"max({at} - {row} * {extents[-1]}, 0)"),
+        Assign(offset, f"max({at} - {start}, 0)"),
+        Assign(run, f"min({extents[-1]} - {col}, {end} - {at})"),
+        *unravel,
+        Assign(index[0], row),
+        Loop(j, run, [Assign(index[-1], f"{col} + {j}"), *r.body,
+                      Assign(f"{r.buf}[{offset} + {j}]", r.element)]),
+        Line(f"{at} += {run}")])]
+
 
 def hoist_row_allocations(fn: Function) -> None:
     """A row loop allocates its kernels' outputs once, before the rows."""
@@ -307,6 +464,7 @@ def _unrepeated(stmts: list, made: list[tuple[tuple, set[str]]]) -> list:
 
 
 LOOP_PASSES: list[tuple[str, Callable[[Function], None]]] = [
+    ("chunk_reductions", chunk_reductions),  # first: it makes loops and scratch
     ("hoist_row_allocations", hoist_row_allocations),
     ("place_scratch", place_scratch),
     ("limit_threads", limit_threads),  # before the split: the bracket encloses it
@@ -380,7 +538,7 @@ def render_block(stmts: list, pad: str) -> list[str]:
 
 def render(fn: Function) -> str:
     """The function as Python source for numba."""
-    header = f"def {fn.name}({', '.join(fn.params)}):"
+    header = f"def {fn.name}({', '.join([*fn.params, *fn.constants])}):"
     return "\n".join([header, *render_block(fn.prologue + fn.body, "    ")])
 
 
@@ -416,6 +574,14 @@ def _format(stmts: list, pad: str) -> list[str]:
             lines.append(f"{pad}scratch {stmt.target} = {stmt.expr}")
         elif isinstance(stmt, Assign) and stmt.allocates:
             lines.append(f"{pad}allocate {stmt.target} = {stmt.expr}")
+        elif isinstance(stmt, Reduce):
+            how = "pairwise " if stmt.pairwise else ""
+            lines.append(f"{pad}reduce {stmt.acc} <- {stmt.combine.format(stmt.acc, '.')} over "
+                         f"{stmt.var} in [0, {stmt.length}), {how}chunks of {stmt.chunk} "
+                         f"through {stmt.buf}")
+            lines += _format(stmt.body or [], pad + "  ")
+            if stmt.body is not None:
+                lines.append(f"{pad}  element {stmt.element}")
         else:
             lines += RENDER[type(stmt)](stmt, pad)
     return lines
@@ -423,7 +589,7 @@ def _format(stmts: list, pad: str) -> list[str]:
 
 def format_loops(fn: Function) -> str:
     """The loop IR for people: loops with their kind, stores, checks, scratch."""
-    lines = [f"function {fn.name}({', '.join(fn.params)})"]
+    lines = [f"function {fn.name}({', '.join([*fn.params, *fn.constants])})"]
     if fn.prologue:
         lines += ["  once per call:", *_format(fn.prologue, "    ")]
     return "\n".join(lines + _format(fn.body, "  "))

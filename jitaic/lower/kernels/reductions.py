@@ -13,6 +13,7 @@ import numpy as np
 from jitaic.ir import ops
 from jitaic.ir.graph import Node
 from jitaic.ir.ops import Op
+from jitaic.lower import loop_ir
 from jitaic.lower.codegen import Emitter, Extent, cast, empty, literal, np_type, shape_text
 from jitaic.lower.kernels.loops import LoopNest, dims, emit_element, load, lowering
 
@@ -91,11 +92,10 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
     name = em.define(out)
     acc = em.fresh("acc")
 
-    def body(slot: str, store: bool = False) -> None:
-        """The element's statements and stores, then ``slot`` takes the element:
-        combined into it (an accumulator), or stored (a buffer entry)."""
+    def combine_into(slot: str) -> None:
+        """The element's statements and stores, then the element combined into ``slot``."""
         emit_element(em, nest)
-        em.assign(slot, element if store else monoid.combine(slot, element))
+        em.assign(slot, monoid.combine(slot, element))
 
     out_shape = tuple(shape[d] if d in kept else 1 for d in range(x.type.ndim)) \
         if keepdims else tuple(shape[d] for d in kept)
@@ -129,26 +129,37 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
         # 1e7) and no faster on layer norm's rows.
         in_place = buffered == "pairwise" and row is not None and isinstance(length, str)
         buf = row if in_place else em.fresh("lanes")
-        allocate = f"{buf} = np.empty({chunk}, {np_type(acc_dtype)})"
+        allocation = f"np.empty({chunk}, {np_type(acc_dtype)})"
         if buffered and isinstance(chunk, str) and not in_place:
-            em.line(allocate)
+            em.assign(buf, allocation)
         whole = not outer and (len(axes) == 1 or flat)  # the whole array to a scalar
+
+        def reduce_row() -> None:
+            """The last axis (all axes, flat) through the buffer."""
+            with em.capture() as statements:
+                emit_element(em, nest)
+            reduced = (f"rt.pairwise_sum({buf}, 0, {{count}}, {literal(0, acc_dtype)})"
+                       if buffered == "pairwise" else f"{buffered}({buf}, {{count}})")
+            em.emit(loop_ir.Reduce(
+                acc, monoid.combine("{0}", "{1}"), reduced, buffered == "pairwise",
+                np_type(acc_dtype), index[-1], length, chunk, buf, element,
+                None if in_place else statements,
+                list(zip(index, shape, strict=True)) if flat else None,
+                allocation if whole and not isinstance(chunk, str) else None, whole))
+
         with em.loops(outer, nest.work()):
             em.assign(acc, _initial(node.op, acc_dtype))
             if buffered and not isinstance(chunk, str) and not whole:
-                em.scratch(allocate)  # (a whole array's: _buffered_row's choice)
+                em.scratch(f"{buf} = {allocation}")
             if flat:
-                _buffered_row(em, index[-1], length, chunk, buf, acc, monoid, acc_dtype,
-                              body, allocate, leading=list(zip(index, shape, strict=True)))
+                reduce_row()
             else:
                 with em.loops([(index[d], shape[d]) for d in axes[:-1]]):
                     if buffered:
-                        _buffered_row(em, index[-1], length, chunk, buf, acc, monoid,
-                                      acc_dtype, None if in_place else body,
-                                      allocate if whole else None)
+                        reduce_row()
                     else:
                         with em.loops([(index[d], shape[d]) for d in axes[-1:]]):
-                            body(acc)
+                            combine_into(acc)
             result = cast(acc, acc_dtype, out.dtype)
             if out.type.ndim:
                 em.store(name, out_index, result)
@@ -161,7 +172,7 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
     em.assign(acc, f"np.full({kept_shape}, {_initial(node.op, acc_dtype)}, "
                    f"{np_type(acc_dtype)})")
     with em.loops([(index[d], shape[d]) for d in range(x.type.ndim)]):
-        body(f"{acc}[{', '.join(index[d] for d in kept)}]")
+        combine_into(f"{acc}[{', '.join(index[d] for d in kept)}]")
     em.assign(name, f"{acc}.astype({np_type(out.dtype)}).reshape({shape_text(out_shape)})")
 
 
@@ -199,123 +210,6 @@ REDUCTION_CHUNK = 4096
 # cache next to the input streaming through it (sum(x*x) of 1e6: 1.4x faster
 # than with 4096), and their many chunks are split across threads anyway.
 WHOLE_ARRAY_CHUNK = 1024
-
-
-def pairwise_chunks(n: int, limit: int = REDUCTION_CHUNK) -> tuple[list[int], list[int]]:
-    """Chunk lengths (subtrees of NumPy's pairwise sum of n elements, each at
-    most ``limit``) and the postfix program combining their sums."""
-    lengths: list[int] = []
-    program: list[int] = []
-
-    def split(m: int) -> None:
-        if m <= limit:
-            lengths.append(m)
-            program.append(1)
-            return
-        half = m // 2
-        half -= half % 8
-        split(half)
-        split(m - half)
-        program.append(0)
-
-    split(n)
-    return lengths, program
-
-
-def _buffered_row(em: Emitter, last: str, length: Extent, chunk: Extent, buf: str, acc: str,
-                  monoid: Monoid, dtype: np.dtype, body: Callable[..., None] | None,
-                  allocate: str | None = None,
-                  leading: list[tuple[str, int]] | None = None) -> None:
-    """Reduce the last axis (``last`` in range(length)) chunk by chunk through ``buf``.
-
-    With ``leading`` (every axis's index and extent: a whole N-D array) the
-    "row" is the flattened array, of ``length`` elements, and chunks are
-    filled row segment by row segment (``_fill_segments``).
-
-    With ``allocate`` (the line allocating ``buf``; a whole-array reduction) the
-    chunks of a pairwise sum may run in parallel, each thread with its own
-    buffer (else ``buf`` is allocated once, as scratch): chunks are whole
-    subtrees of NumPy's pairwise tree, so their sums,
-    combined in the tree's order afterwards, are NumPy's bit for bit. Without
-    a ``body`` (a pairwise sum of a run-time-length row in memory: one chunk),
-    ``buf`` is that row, read where it is."""
-    def reduced(count: str) -> str:
-        if monoid.buffered == "pairwise":
-            return f"rt.pairwise_sum({buf}, 0, {count}, {literal(0, dtype)})"
-        return f"{monoid.buffered}({buf}, {count})"
-
-    if isinstance(length, str):
-        lengths, program = [length], []
-    elif monoid.buffered == "pairwise":
-        lengths, program = pairwise_chunks(length, chunk)
-    else:
-        lengths, program = [min(chunk, length - s) for s in range(0, length, chunk)], []
-    if len(lengths) == 1:
-        if allocate and not isinstance(chunk, str):
-            em.scratch(allocate)
-        if leading:
-            _fill_segments(em, leading, "0", str(length), buf, body)
-        elif body is not None:
-            with em.loops([(last, length)]):
-                body(f"{buf}[{last}]", store=True)
-        em.assign(acc, monoid.combine(acc, reduced(str(length))))
-        return
-    sizes = em.constant_arg(np.array(lengths, np.int64))
-    sums = em.fresh("chunk_sums")
-    if program:
-        em.scratch(f"{sums} = np.empty({len(lengths)}, {np_type(dtype)})")
-    number, start, count, j = em.fresh("chunk"), em.fresh("c"), em.fresh("n"), em.fresh("j")
-    chunks = [(number, len(lengths))]
-    parallel = bool(program and allocate and em.runs_parallel(chunks, length))
-    starts = em.constant_arg(np.cumsum([0, *lengths[:-1]], dtype=np.int64))
-    if allocate and not parallel and not isinstance(chunk, str):
-        em.scratch(allocate)
-    # each thread its own buffer
-    with em.thread_blocks(number, len(lengths), [allocate]) if parallel else em.loops(chunks):
-        em.assign(count, f"{sizes}[{number}]")
-        # a no-op that tells LLVM the start is non-negative: without it every
-        # load checks for a negative index and the element loop stays scalar (3x)
-        em.assign(start, f"max({starts}[{number}], 0)")
-        if leading:
-            _fill_segments(em, leading, start, count, buf, body)
-        else:
-            with em.for_(j, count):
-                em.assign(last, f"{start} + {j}")
-                body(f"{buf}[{j}]", store=True)
-        if program:
-            em.store(sums, [number], reduced(count))
-        else:
-            em.assign(acc, monoid.combine(acc, reduced(count)))
-    if program:
-        tree = em.constant_arg(np.array(program, np.int8))
-        em.assign(acc, monoid.combine(acc, f"rt.combine_postfix({sums}, {tree})"))
-
-
-def _fill_segments(em: Emitter, axes: list[tuple[str, int]], start: str, count: str,
-                   buf: str, body: Callable[..., None]) -> None:
-    """``buf[:count]`` = the elements at flat (C-order) positions ``start`` ..
-    ``start + count`` of the domain ``axes``, a run within one row at a time:
-    the inner loop reads along the last axis and vectorises."""
-    index = [name for name, _ in axes]
-    extents = [n for _, n in axes]
-    at, end, row, col, run, offset, j = (em.fresh(h) for h in
-                                         ("f", "end", "row", "col", "run", "o", "j"))
-    em.assign(at, start)
-    em.assign(end, f"{start} + {count}")
-    with em.while_(f"{at} < {end}"):
-        em.assign(row, f"{at} // {extents[-1]}")
-        # max(.., 0): no-ops telling LLVM the indices are non-negative (vectorises)
-        em.assign(col, f"max({at} - {row} * {extents[-1]}, 0)")
-        em.assign(offset, f"max({at} - {start}, 0)")
-        em.assign(run, f"min({extents[-1]} - {col}, {end} - {at})")
-        for d in range(len(axes) - 2, 0, -1):
-            em.assign(index[d], f"{row} % {extents[d]}")
-            em.assign(row, f"{row} // {extents[d]}")
-        em.assign(index[0], row)
-        with em.for_(j, run):
-            em.assign(index[-1], f"{col} + {j}")
-            body(f"{buf}[{offset} + {j}]", store=True)
-        em.line(f"{at} += {run}")
 
 
 @lowering(ops.argmax, ops.argmin)
