@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -69,3 +71,50 @@ def test_repeated_tests_still_raise_numpys_error_at_the_line() -> None:
                                          r" at test_index_checks\.py:\d+"):
         f(x, y, 5)
     assert f.lower(x, y, 5).source().count("raise rt.IndexOutOfBounds") == 1
+
+
+def gather(a, b):
+    return a[b]
+
+
+def gather_after_slice(a, b, k):
+    return a[:k][:, b]
+
+
+def scatter(a, b, v):
+    a[b] += v
+    return a
+
+
+@pytest.mark.parametrize("fn, args", [
+    (gather, (np.zeros((0, 0)), np.array([0]))),
+    (gather, (np.zeros((0, 0)), np.array([-1]))),
+    (gather, (np.zeros((2, 0)), np.array([2]))),
+    (gather, (np.zeros((2, 0)), np.array([1, -2]))),  # in bounds: an empty result
+    (gather, (np.zeros((2, 0)), np.zeros(0, np.int64))),  # no index to check
+    (gather_after_slice, (np.zeros((3, 4)), np.array([4]), 0)),  # empty at run time
+    (gather_after_slice, (np.zeros((3, 4)), np.array([3]), 0)),
+    (scatter, (np.zeros((0, 0)), np.array([0]), 1.0)),
+    (scatter, (np.zeros((2, 0)), np.array([-3]), np.zeros((1, 0)))),
+])
+def test_indices_selecting_an_empty_region_are_checked_as_numpy_checks_them(fn, args):
+    try:
+        want = fn(*[np.copy(a) for a in args])
+    except IndexError as error:
+        with pytest.raises(IndexError, match=re.escape(str(error))):
+            jitaic.jit(fn)(*args)
+        return
+    np.testing.assert_array_equal(jitaic.jit(fn)(*args), want)
+
+
+def test_a_run_time_error_raised_while_another_is_handled_keeps_its_type_and_message():
+    """Python normalises an exception raised inside an ``except`` block by
+    calling its class on it: the run-time error classes give it back."""
+    f = jitaic.jit(gather)
+    try:
+        raise KeyError("handled")
+    except KeyError:
+        with pytest.raises(IndexError, match=r"^index 5 is out of bounds for axis 0 with "
+                                             r"size 2 at test_index_checks\.py:\d+") as caught:
+            f(np.zeros(2), np.array([5]))
+    assert type(caught.value) is IndexError

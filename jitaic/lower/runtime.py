@@ -26,6 +26,10 @@ from jitaic.lower.threads import available, limit_threads, restore_threads  # no
 
 def _numpy_error(name: str, base: type[Exception], template: str) -> type:
     def __new__(cls, *values):  # noqa: N807
+        if len(values) == 1 and isinstance(values[0], base):
+            # Python normalising the exception it already made (it does so when
+            # the error is raised while another is handled): keep it
+            return values[0]
         return base(template.format(*values))
     return type(name, (base,), {"__new__": __new__, "__module__": __name__,
                                 "__qualname__": name, "__doc__": f"{base.__name__}: {template}"})

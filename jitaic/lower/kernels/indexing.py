@@ -153,7 +153,31 @@ def _gathered_shape(em: Emitter, node: Node, x: Value,
     index_dims = _index_dims(em, indices)
     for v in indices:
         check_extents(em, v, index_dims, "integer-array index")
-    return ops.gather_shape(dims(em, x), index_dims, node.attrs["axes"], node.attrs["front"])
+    shape = ops.gather_shape(dims(em, x), index_dims, node.attrs["axes"], node.attrs["front"])
+    _check_indices_of_an_empty_region(em, node, x, indices, shape)
+    return shape
+
+
+def _check_indices_of_an_empty_region(em: Emitter, node: Node, x: Value,
+                                      indices: Sequence[Value],
+                                      shape: tuple[Extent, ...]) -> None:
+    """NumPy checks every index even when the region it selects is empty
+    (``a[b]`` with ``a`` of shape (0, 0)): the element loops then run no
+    iteration and check nothing, so the index arrays get a loop of their own,
+    run only when another extent of the region is zero."""
+    b_shape = _index_dims(em, indices)
+    b_start = 0 if node.attrs["front"] else node.attrs["axes"][0]
+    others = [d for k, d in enumerate(shape) if not b_start <= k < b_start + len(b_shape)]
+    if 0 in b_shape or not any(d == 0 or isinstance(d, str) for d in others):
+        return
+    run_time = [str(d) for d in others if isinstance(d, str)]
+    empty_region = "True" if 0 in others else f"{' * '.join(run_time)} == 0"
+    b_vars = tuple(em.fresh(f"b{d}") for d in range(len(b_shape)))
+    with em.if_(empty_region), em.loops(list(zip(b_vars, b_shape, strict=True))):
+        for axis, v in zip(node.attrs["axes"], indices, strict=True):
+            j = em.fresh("j")
+            em.assign(j, f"np.int64({load(em, v, LoopNest(b_shape, b_vars))})")
+            check_index(em, j, extent(em, x, axis), axis, node.loc)
 
 
 def _gathered_element(em: Emitter, node: Node, array: str, x: Value,
