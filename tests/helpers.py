@@ -21,6 +21,8 @@ def seed_of(*parts: object) -> int:
 def default_tols(dtype: np.dtype) -> tuple[float, float]:
     """(rtol, atol) for comparing results of this dtype with NumPy's."""
     dtype = np.dtype(dtype)
+    if dtype.kind == "c":  # as its parts
+        dtype = np.real(np.ones((), dtype)).dtype
     if dtype == np.float32:
         return 2e-5, 1e-6
     if dtype.kind == "f":

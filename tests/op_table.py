@@ -24,6 +24,7 @@ import numpy as np
 DTYPES = {
     "f64": np.float64, "f32": np.float32, "i64": np.int64, "i32": np.int32,
     "i16": np.int16, "i8": np.int8, "u8": np.uint8, "u32": np.uint32, "bool": np.bool_,
+    "c128": np.complex128, "c64": np.complex64,
 }
 
 _SPEC = re.compile(r"^(\w+)\[([\d,]*)\]$")
@@ -129,11 +130,18 @@ def make_array(rng: np.random.Generator, spec: str, domain: str = "real",
         if dtype.kind == "u":
             flat = np.abs(flat)
     else:
-        flat = _floats(rng, "real" if domain == "mostly_true" else domain, n)
-        if special and n:
-            k = min(n, len(SPECIALS))
-            where = rng.choice(n, size=k, replace=False)
-            flat[where] = rng.permutation(SPECIALS)[:k]
+        parts = 2 if dtype.kind == "c" else 1  # real and imaginary parts, drawn alike
+        flat = [_floats(rng, "real" if domain == "mostly_true" else domain, n)
+                for _ in range(parts)]
+        for part in flat:
+            if special and n:
+                k = min(n, len(SPECIALS))
+                where = rng.choice(n, size=k, replace=False)
+                part[where] = rng.permutation(SPECIALS)[:k]
+        if parts == 2:  # (re + 1j * im would turn an infinite im into a NaN re)
+            flat = np.vectorize(complex)(*flat) if n else np.zeros(0, complex)
+        else:
+            flat = flat[0]
     return np.asarray(flat.reshape(shape), dtype=dtype)
 
 
@@ -816,6 +824,42 @@ row("method_any_all", lambda x: (x.any(), x.all(axis=0)), (C("bool[3,4]"),),
 row("method_squeeze_transpose", lambda x: x.squeeze().transpose(), (C("f64[1,3,4]"),))
 row("method_chain", lambda x: x.reshape(2, 6).T.sum(axis=1).astype(np.float32),
     (C("f64[3,4]"),), tol=R)
+
+# ---------------------------------------------------------------- complex numbers
+# (no gradients of complex values yet: differentiable=False)
+
+COMPLEX = (C("c128[3,4]", special=True), C("c64[5]"))
+row("complex_arithmetic",
+    lambda z, w: (z + w, z - w, z * w, z / w, -z, z * 2.5, z / (1 - 2j), 3 / z),
+    (C("c128[3,4]", "c128[3,4]", special=True), C("c64[5]", "c64[5]"),
+     C("c64[5]", "f64[5]"), C("f32[2,3]", "c64[2,3]")), differentiable=False)
+row("complex_functions",
+    lambda z: (np.exp(z), np.log(z), np.sqrt(z), np.sin(z), np.cos(z), np.tan(z),
+               np.sinh(z), np.cosh(z), np.tanh(z), np.square(z), z ** 2),
+    COMPLEX, tol=8.0, differentiable=False)
+# (a complex power at an infinite base differs from NumPy's: docs/differences.md)
+row("complex_power", lambda z, w: (z ** 0.5, z ** w, z ** 3, 2.0 ** z),
+    (C("c128[3,4]", "c128[3,4]"), C("c64[5]", "c64[5]")), tol=64.0, differentiable=False)
+row("complex_parts",
+    lambda z: (np.abs(z), np.real(z), np.imag(z), z.real, z.imag, np.conjugate(z),
+               np.conj(z), z.conj(), z.conjugate(), np.angle(z), np.angle(z, deg=True),
+               np.iscomplex(z), np.isreal(z)),
+    (*COMPLEX, C("f64[4]"), C("i32[3]")), differentiable=False)
+row("conjugate", lambda x: np.conjugate(x), (C("f64[3,4]"), C("c128[4]", special=True)))
+row("complex_predicates",
+    lambda z, w: (z == w, z != w, np.isnan(z), np.isinf(z), np.isfinite(z),
+                  np.logical_not(z), np.where(np.abs(z) > 1, z, w)),
+    (C("c128[3,4]", "c128[3,4]", special=True),), differentiable=False)
+row("complex_reductions",
+    lambda z: (z.sum(), z.sum(axis=0), np.prod(z, axis=1), z.mean(), np.var(z),
+               np.std(z, axis=0), np.linalg.norm(z), np.cumsum(z), np.cumprod(z, axis=1),
+               np.any(z), np.all(z, axis=1)),
+    (C("c128[3,4]"), C("c64[2,3]")), tol=64.0, differentiable=False)
+row("complex_casts",
+    lambda z, x: (z.astype(np.complex64), x.astype(np.complex128), x + 1j, x * (2 + 0.5j),
+                  np.full(x.shape, 1 - 1j) * x, np.zeros_like(z) + x),
+    (C("c128[4]", "f32[4]"), C("c64[2,2]", "i32[2,2]")), differentiable=False)
+
 
 # ---------------------------------------------------------------- bookkeeping
 

@@ -56,6 +56,9 @@ def backpropagate(nodes: Sequence[Node], seeds: dict[int, Tracer],
         outs = [_cotangent_of(v, cotangents, saved) for v in node.outputs]
         if all(g is None for g in outs) or node.op in NON_DIFFERENTIABLE:
             continue
+        if any(v.dtype.kind == "c" for v in (*node.inputs, *node.outputs)):
+            raise UnsupportedError(f"gradients through complex values ({node.op.name}) are "
+                                   f"not supported yet{at(node.loc)}")
         with located_at(node.loc):  # the backward nodes carry the forward node's line
             for v, grad in _input_cotangents(node, outs, saved):
                 _accumulate(cotangents, v, grad)

@@ -44,6 +44,12 @@ NON_DIFFERENTIABLE = frozenset({
     ops.bitwise_xor, ops.left_shift, ops.right_shift, ops.reduce_any, ops.reduce_all,
     ops.argmax, ops.argmin, ops.argsort, ops.searchsorted, ops.constant, ops.full, ops.dim_size,
     ops.check,
+    # Gradients flow through real values only (reverse.py refuses complex
+    # ones): the imaginary part of a real value is a constant 0.
+    ops.imag,
+    # np.real of a real array is the array itself: the op exists for complex
+    # values only.
+    ops.real,
     # Tapes hold saved primal values; a loop VJP that would have to
     # differentiate its own tape (grad of grad) raises UnsupportedError instead.
     ops.tape_new, ops.tape_push,
@@ -96,6 +102,7 @@ def _singular_unary(derivative: Callable) -> Rule:
 def _define_unary() -> None:
     smooth = {
         ops.negative: lambda x, y: -1.0, ops.positive: lambda x, y: 1.0,
+        ops.conjugate: lambda x, y: 1.0,  # of a real x: x itself
         ops.absolute: lambda x, y: np.sign(x), ops.fabs: lambda x, y: np.sign(x),
         ops.deg2rad: lambda x, y: _DEG2RAD, ops.rad2deg: lambda x, y: _RAD2DEG,
         ops.exp: lambda x, y: y, ops.exp2: lambda x, y: y * _LN2,

@@ -94,7 +94,9 @@ def make_node(op, inputs: Sequence[Value], attrs: Mapping[str, object] | None = 
     """Infer output types with the op's rule and build the node."""
     attrs = MappingProxyType(dict(attrs or {}))
     inputs = tuple(inputs)
-    out_types = op.infer([v.type for v in inputs], attrs, tuple(regions))
+    in_types = [v.type for v in inputs]
+    out_types = op.infer(in_types, attrs, tuple(regions))
+    op.check_complex([*in_types, *out_types])
     outputs = tuple(Value(t) for t in out_types)
     node = Node(op, inputs, attrs, outputs, tuple(regions), loc)
     for i, v in enumerate(outputs):

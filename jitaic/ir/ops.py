@@ -19,6 +19,7 @@ import numpy as np
 from jitaic.errors import ShapeError, UnsupportedError
 from jitaic.ir.types import (
     SUPPORTED_DTYPES,
+    SUPPORTED_TEXT,
     TensorType,
     example_operand,
     example_value,
@@ -56,9 +57,18 @@ class Op:
     # the ufunc has none (max, min), which makes empty reductions an error.
     combine: np.ufunc | None = None
     identity: object = None
+    # Computes NumPy's values on complex operands too (its lowering, its
+    # reference and the tracer's handlers do); any other op refuses them.
+    complex: bool = False
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
+
+    def check_complex(self, types: Sequence[TensorType]) -> None:
+        """Refuse complex operands or results where the op does not compute them."""
+        if not self.complex and any(t.dtype.kind == "c" for t in types):
+            name = self.ufunc.__name__ if self.ufunc is not None else self.name
+            raise UnsupportedError(f"{name} of complex values is not supported yet")
 
 
 OPS: dict[str, Op] = {}
@@ -156,7 +166,7 @@ def _check_dtype(dtype: np.dtype, opname: str) -> np.dtype:
     if np.dtype(dtype) not in SUPPORTED_DTYPES:
         raise UnsupportedError(
             f"{opname} would produce dtype {np.dtype(dtype)}, which jitaic does not "
-            f"support (supported: bool, integers, float32, float64)"
+            f"support (supported: {SUPPORTED_TEXT})"
         )
     return np.dtype(dtype)
 
@@ -181,38 +191,39 @@ def _ufunc_infer(ufunc: np.ufunc) -> InferRule:
     return infer
 
 
-def elementwise(name: str, ufunc: np.ufunc, *traits: str) -> Op:
+def elementwise(name: str, ufunc: np.ufunc, *traits: str, complex: bool = False) -> Op:
     """An op that is a NumPy ufunc: its rules are the ufunc's own."""
-    return define(name, _ufunc_infer(ufunc), ufunc, (ELEMENTWISE, *traits), ufunc)
+    return define(name, _ufunc_infer(ufunc), ufunc, (ELEMENTWISE, *traits), ufunc,
+                  complex=complex)
 
 
 unary = binary = elementwise
 
 
 # Unary elementwise: math
-negative = unary("negative", np.negative)
-positive = unary("positive", np.positive)
-absolute = unary("absolute", np.absolute)
-exp = unary("exp", np.exp)
+negative = unary("negative", np.negative, complex=True)
+positive = unary("positive", np.positive, complex=True)
+absolute = unary("absolute", np.absolute, complex=True)
+exp = unary("exp", np.exp, complex=True)
 exp2 = unary("exp2", np.exp2)
 expm1 = unary("expm1", np.expm1)
-log = unary("log", np.log)
+log = unary("log", np.log, complex=True)
 log2 = unary("log2", np.log2)
 log10 = unary("log10", np.log10)
 log1p = unary("log1p", np.log1p)
-sqrt = unary("sqrt", np.sqrt)
+sqrt = unary("sqrt", np.sqrt, complex=True)
 cbrt = unary("cbrt", np.cbrt)
-square = unary("square", np.square)
+square = unary("square", np.square, complex=True)
 reciprocal = unary("reciprocal", np.reciprocal)
-sin = unary("sin", np.sin)
-cos = unary("cos", np.cos)
-tan = unary("tan", np.tan)
+sin = unary("sin", np.sin, complex=True)
+cos = unary("cos", np.cos, complex=True)
+tan = unary("tan", np.tan, complex=True)
 arcsin = unary("arcsin", np.arcsin)
 arccos = unary("arccos", np.arccos)
 arctan = unary("arctan", np.arctan)
-sinh = unary("sinh", np.sinh)
-cosh = unary("cosh", np.cosh)
-tanh = unary("tanh", np.tanh)
+sinh = unary("sinh", np.sinh, complex=True)
+cosh = unary("cosh", np.cosh, complex=True)
+tanh = unary("tanh", np.tanh, complex=True)
 arcsinh = unary("arcsinh", np.arcsinh)
 arccosh = unary("arccosh", np.arccosh)
 arctanh = unary("arctanh", np.arctanh)
@@ -225,21 +236,21 @@ ceil = unary("ceil", np.ceil)
 trunc = unary("trunc", np.trunc)
 rint = unary("rint", np.rint)
 sign = unary("sign", np.sign)
-isnan = unary("isnan", np.isnan)
-isinf = unary("isinf", np.isinf)
-isfinite = unary("isfinite", np.isfinite)
+isnan = unary("isnan", np.isnan, complex=True)
+isinf = unary("isinf", np.isinf, complex=True)
+isfinite = unary("isfinite", np.isfinite, complex=True)
 signbit = unary("signbit", np.signbit)
-logical_not = unary("logical_not", np.logical_not)
+logical_not = unary("logical_not", np.logical_not, complex=True)
 invert = unary("invert", np.invert)
 
 # Binary elementwise
-add = binary("add", np.add, COMMUTATIVE)
-subtract = binary("subtract", np.subtract)
-multiply = binary("multiply", np.multiply, COMMUTATIVE)
-true_divide = binary("true_divide", np.true_divide)
+add = binary("add", np.add, COMMUTATIVE, complex=True)
+subtract = binary("subtract", np.subtract, complex=True)
+multiply = binary("multiply", np.multiply, COMMUTATIVE, complex=True)
+true_divide = binary("true_divide", np.true_divide, complex=True)
 floor_divide = binary("floor_divide", np.floor_divide)
 mod = binary("mod", np.remainder)
-power = binary("power", np.power)
+power = binary("power", np.power, complex=True)
 maximum = binary("maximum", np.maximum, COMMUTATIVE)
 minimum = binary("minimum", np.minimum, COMMUTATIVE)
 fmax = binary("fmax", np.fmax, COMMUTATIVE)
@@ -247,19 +258,33 @@ fmin = binary("fmin", np.fmin, COMMUTATIVE)
 arctan2 = binary("arctan2", np.arctan2)
 hypot = binary("hypot", np.hypot, COMMUTATIVE)
 copysign = binary("copysign", np.copysign)
-equal = binary("equal", np.equal, COMMUTATIVE)
-not_equal = binary("not_equal", np.not_equal, COMMUTATIVE)
+equal = binary("equal", np.equal, COMMUTATIVE, complex=True)
+not_equal = binary("not_equal", np.not_equal, COMMUTATIVE, complex=True)
 less = binary("less", np.less)
 less_equal = binary("less_equal", np.less_equal)
 greater = binary("greater", np.greater)
 greater_equal = binary("greater_equal", np.greater_equal)
-logical_and = binary("logical_and", np.logical_and, COMMUTATIVE)
-logical_or = binary("logical_or", np.logical_or, COMMUTATIVE)
-logical_xor = binary("logical_xor", np.logical_xor, COMMUTATIVE)
+logical_and = binary("logical_and", np.logical_and, COMMUTATIVE, complex=True)
+logical_or = binary("logical_or", np.logical_or, COMMUTATIVE, complex=True)
+logical_xor = binary("logical_xor", np.logical_xor, COMMUTATIVE, complex=True)
 bitwise_and = binary("bitwise_and", np.bitwise_and, COMMUTATIVE)
 bitwise_or = binary("bitwise_or", np.bitwise_or, COMMUTATIVE)
 bitwise_xor = binary("bitwise_xor", np.bitwise_xor, COMMUTATIVE)
 left_shift = binary("left_shift", np.left_shift)
+conjugate = unary("conjugate", np.conjugate, complex=True)
+
+
+def _part_infer(in_types, attrs, regions):
+    (x,) = in_types
+    part = np.real(np.ones((), x.dtype)).dtype  # complex64 -> float32; others stay
+    return [TensorType(x.shape, part, x.weak)]
+
+
+# The real and imaginary parts of complex values (of others: the value, and 0).
+real = define("real", _part_infer, lambda x: np.array(np.real(x)), (ELEMENTWISE,),
+              complex=True)
+imag = define("imag", _part_infer, lambda x: np.array(np.imag(x)), (ELEMENTWISE,),
+              complex=True)
 right_shift = binary("right_shift", np.right_shift)
 
 UFUNC_OPS: dict[np.ufunc, Op] = {op.ufunc: op for op in OPS.values() if op.ufunc}
@@ -275,7 +300,7 @@ def _where_infer(in_types, attrs, regions):
     return [TensorType(shape, _check_dtype(dtype, "where"), a.weak and b.weak)]
 
 
-where = define("where", _where_infer, np.where, (ELEMENTWISE,))
+where = define("where", _where_infer, np.where, (ELEMENTWISE,), complex=True)
 
 
 def _astype_infer(in_types, attrs, regions):
@@ -284,7 +309,7 @@ def _astype_infer(in_types, attrs, regions):
 
 
 astype = define("astype", _astype_infer, lambda x, dtype: np.asarray(x).astype(dtype),
-                (ELEMENTWISE,))
+                (ELEMENTWISE,), complex=True)
 
 # ---------------------------------------------------------------- reductions
 
@@ -294,7 +319,8 @@ def _reduced_shape(shape, axes, keepdims):
     return tuple(d for i, d in enumerate(shape) if i not in axes)
 
 
-def _reduction(name: str, np_fn, combine: np.ufunc, identity: object) -> Op:
+def _reduction(name: str, np_fn, combine: np.ufunc, identity: object,
+               complex: bool = True) -> Op:
     def reference(x, axes, keepdims):
         return np.asarray(np_fn(x, axis=axes, keepdims=keepdims))
 
@@ -307,7 +333,8 @@ def _reduction(name: str, np_fn, combine: np.ufunc, identity: object) -> Op:
         shape = _reduced_shape(x.shape, axes, attrs["keepdims"])
         return [TensorType(shape, _check_dtype(dtype, name))]
 
-    op = define(name, infer, reference, (REDUCTION,), combine=combine, identity=identity)
+    op = define(name, infer, reference, (REDUCTION,), combine=combine, identity=identity,
+                complex=complex)
     return op
 
 
@@ -319,8 +346,8 @@ def empty_reduction_message(op: Op) -> str:
 
 reduce_sum = _reduction("reduce_sum", np.sum, np.add, 0)
 reduce_prod = _reduction("reduce_prod", np.prod, np.multiply, 1)
-reduce_max = _reduction("reduce_max", np.max, np.maximum, None)
-reduce_min = _reduction("reduce_min", np.min, np.minimum, None)
+reduce_max = _reduction("reduce_max", np.max, np.maximum, None, complex=False)
+reduce_min = _reduction("reduce_min", np.min, np.minimum, None, complex=False)
 reduce_any = _reduction("reduce_any", np.any, np.logical_or, False)
 reduce_all = _reduction("reduce_all", np.all, np.logical_and, True)
 # ufunc.reduce's op: np.add.reduce(x, axis) is reduce_sum
@@ -368,7 +395,7 @@ def _cumulative(name: str, np_fn) -> Op:
         dtype = reference(example_value(x), attrs["axis"]).dtype
         return [TensorType(x.shape, _check_dtype(dtype, name))]
 
-    return define(name, infer, reference)
+    return define(name, infer, reference, complex=name in ("cumsum", "cumprod"))
 
 
 cumsum = _cumulative("cumsum", np.cumsum)
@@ -535,7 +562,7 @@ def _reshape_reference(x, shape, from_axes=None):
 
 # A reshape of an array with run-time extents only adds or removes length-1
 # axes; "from_axes" says which input axis each output axis is (None: a new 1).
-reshape = define("reshape", _reshape_infer, _reshape_reference, (VIEW,))
+reshape = define("reshape", _reshape_infer, _reshape_reference, (VIEW,), complex=True)
 
 
 def _transpose_infer(in_types, attrs, regions):
@@ -547,7 +574,8 @@ def _transpose_infer(in_types, attrs, regions):
 
 
 transpose = define("transpose", _transpose_infer,
-                   lambda x, perm: np.transpose(x, perm), (VIEW,))
+                   lambda x, perm: np.transpose(x, perm), (VIEW,),
+                   complex=True)
 
 
 def _broadcast_to_infer(in_types, attrs, regions):
@@ -561,7 +589,8 @@ def _broadcast_to_infer(in_types, attrs, regions):
 
 
 broadcast_to = define("broadcast_to", _broadcast_to_infer,
-                      lambda x, shape: np.broadcast_to(x, shape), (VIEW,))
+                      lambda x, shape: np.broadcast_to(x, shape), (VIEW,),
+                      complex=True)
 
 
 def _broadcast_like_infer(in_types, attrs, regions):
@@ -575,7 +604,8 @@ def _broadcast_like_infer(in_types, attrs, regions):
 broadcast_like = define(
     "broadcast_like", _broadcast_like_infer,
     lambda x, like: np.broadcast_to(x, np.broadcast_shapes(np.shape(x), np.shape(like))).copy(),
-    (ELEMENTWISE,))
+    (ELEMENTWISE,),
+                        complex=True)
 
 
 def slice_shape(shape: tuple[int, ...], index: tuple) -> tuple[int | None, ...]:
@@ -604,7 +634,8 @@ def _getitem_infer(in_types, attrs, regions):
 
 
 getitem = define("getitem", _getitem_infer,
-                 lambda x, index: np.asarray(x[to_numpy_index(index)]), (VIEW,))
+                 lambda x, index: np.asarray(x[to_numpy_index(index)]), (VIEW,),
+                 complex=True)
 
 
 def _setitem_infer(in_types, attrs, regions):
@@ -622,7 +653,7 @@ def _setitem_reference(x, v, index):
     return out
 
 
-setitem = define("setitem", _setitem_infer, _setitem_reference)
+setitem = define("setitem", _setitem_infer, _setitem_reference, complex=True)
 
 
 # ---------------------------------------------------------------- advanced indexing
@@ -666,7 +697,8 @@ def _gather_infer(in_types, attrs, regions):
 gather = define("gather", _gather_infer,
                 lambda x, *indices, axes, front: np.asarray(x[numpy_key(x.ndim, indices,
                                                                          axes)]).copy(),
-                (MAY_RAISE,))
+                (MAY_RAISE,),
+                complex=True)
 
 
 def _scatter_infer(in_types, attrs, regions):
@@ -689,7 +721,7 @@ def _scatter_reference(x, v, *indices, axes, front, accumulate):
 
 # x[idx] = v (accumulate=False; repeated indices: the last write wins) and
 # np.add.at(x, idx, v) (accumulate=True).
-scatter = define("scatter", _scatter_infer, _scatter_reference, (MAY_RAISE,))
+scatter = define("scatter", _scatter_infer, _scatter_reference, (MAY_RAISE,), complex=True)
 
 
 # Boolean-mask indexing with a traced mask: x[mask] has one row per true entry
@@ -712,7 +744,8 @@ def _compress_infer(in_types, attrs, regions):
 
 
 compress = define("compress", _compress_infer,
-                  lambda x, mask: np.asarray(x)[np.asarray(mask)].copy(), (MAY_RAISE,))
+                  lambda x, mask: np.asarray(x)[np.asarray(mask)].copy(), (MAY_RAISE,),
+                  complex=True)
 
 
 def _mask_scatter_infer(in_types, attrs, regions):
@@ -731,7 +764,8 @@ def _mask_scatter_reference(x, v, mask):
 
 
 mask_scatter = define("mask_scatter", _mask_scatter_infer, _mask_scatter_reference,
-                      (MAY_RAISE,))
+                      (MAY_RAISE,),
+                      complex=True)
 
 
 def _concatenate_infer(in_types, attrs, regions):
@@ -754,7 +788,8 @@ def _concatenate_infer(in_types, attrs, regions):
 
 
 concatenate = define("concatenate", _concatenate_infer,
-                     lambda *xs, axis: np.concatenate(xs, axis=axis))
+                     lambda *xs, axis: np.concatenate(xs, axis=axis),
+                     complex=True)
 
 
 def _dim_size_infer(in_types, attrs, regions):
@@ -766,7 +801,8 @@ def _dim_size_infer(in_types, attrs, regions):
 
 # The run-time extent of one axis (len(x[:i]), the count in np.mean(x[:i])).
 dim_size = define("dim_size", _dim_size_infer,
-                  lambda x, axis: np.int64(np.shape(x)[axis]))
+                  lambda x, axis: np.int64(np.shape(x)[axis]),
+                  complex=True)
 
 
 # A run-time check: raises ``error`` (a builtin exception's name) with
@@ -790,7 +826,7 @@ def _check_reference(ok, error, message):
     return ok
 
 
-check = define("check", _check_infer, _check_reference, (EFFECTFUL,))
+check = define("check", _check_infer, _check_reference, (EFFECTFUL,), complex=True)
 
 
 # ---------------------------------------------------------------- constants
@@ -802,7 +838,8 @@ def _constant_infer(in_types, attrs, regions):
 
 
 constant = define("constant", _constant_infer,
-                  lambda value, weak=False: value, (CONSTRUCTOR,))
+                  lambda value, weak=False: value, (CONSTRUCTOR,),
+                  complex=True)
 
 
 def _full_infer(in_types, attrs, regions):
@@ -810,7 +847,8 @@ def _full_infer(in_types, attrs, regions):
 
 
 full = define("full", _full_infer,
-              lambda shape, dtype, fill: np.full(shape, fill, dtype), (CONSTRUCTOR,))
+              lambda shape, dtype, fill: np.full(shape, fill, dtype), (CONSTRUCTOR,),
+              complex=True)
 
 # ---------------------------------------------------------------- control flow
 # Structured control flow holds its bodies as Regions. The frontends that
@@ -835,7 +873,7 @@ def _cond_reference(pred, *operands, regions):
     return (then_fn if bool(pred) else else_fn)(*operands)
 
 
-cond = define("cond", _cond_infer, _cond_reference, (HAS_REGION, CONTROL_FLOW))
+cond = define("cond", _cond_infer, _cond_reference, (HAS_REGION, CONTROL_FLOW), complex=True)
 
 
 def _loop_infer(in_types, attrs, regions):
@@ -851,7 +889,8 @@ def _while_reference(*carried, regions):
 
 
 while_loop = define("while_loop", _loop_infer, _while_reference,
-                    (HAS_REGION, CONTROL_FLOW))
+                    (HAS_REGION, CONTROL_FLOW),
+                    complex=True)
 
 
 def _for_reference(start, stop, step, *carried, regions):
@@ -861,7 +900,7 @@ def _for_reference(start, stop, step, *carried, regions):
     return carried
 
 
-for_loop = define("for_loop", _loop_infer, _for_reference, (HAS_REGION, CONTROL_FLOW))
+for_loop = define("for_loop", _loop_infer, _for_reference, (HAS_REGION, CONTROL_FLOW), complex=True)
 
 # ---------------------------------------------------------------- dynamic indexing
 # Basic indexing where some indices are run-time values (a loop index): the
@@ -940,7 +979,8 @@ def _check_dynamic(dyn, index, shape) -> None:
 dyn_getitem = define(
     "dyn_getitem", _dyn_getitem_infer,
     lambda x, *dyn, index: np.asarray(x[to_numpy_index(_fill(index, dyn, x.shape))]).copy(),
-    (VIEW, MAY_RAISE))
+    (VIEW, MAY_RAISE),
+                     complex=True)
 
 
 def _dyn_setitem_infer(in_types, attrs, regions):
@@ -954,7 +994,8 @@ def _dyn_setitem_reference(x, v, *dyn, index):
 
 
 dyn_setitem = define("dyn_setitem", _dyn_setitem_infer, _dyn_setitem_reference,
-                     (MAY_RAISE,))
+                     (MAY_RAISE,),
+                     complex=True)
 
 
 # ---------------------------------------------------------------- tapes
@@ -973,7 +1014,8 @@ def _tape_new_infer(in_types, attrs, regions):
 # (a tape runs within one call, so the next call starts on the grown buffer
 # instead of faulting in fresh pages).
 tape_new = define("tape_new", _tape_new_infer,
-                  lambda shape, dtype, slot: np.empty((0, *shape), dtype), (ALLOCATES,))
+                  lambda shape, dtype, slot: np.empty((0, *shape), dtype), (ALLOCATES,),
+                  complex=True)
 
 
 def _tape_push_infer(in_types, attrs, regions):
@@ -993,4 +1035,4 @@ def _tape_push_reference(tape, row, count, slot):
     return tape
 
 
-tape_push = define("tape_push", _tape_push_infer, _tape_push_reference)
+tape_push = define("tape_push", _tape_push_infer, _tape_push_reference, complex=True)

@@ -15,13 +15,14 @@ import numpy as np
 SUPPORTED_DTYPES = tuple(
     np.dtype(d)
     for d in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
-              "uint32", "uint64", "float32", "float64")
+              "uint32", "uint64", "float32", "float64", "complex64", "complex128")
 )
+SUPPORTED_TEXT = "bool, integers, float32, float64, complex64, complex128"
 
 _SHORT = {
     "bool": "bool", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
     "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
-    "float32": "f32", "float64": "f64",
+    "float32": "f32", "float64": "f64", "complex64": "c64", "complex128": "c128",
 }
 
 
@@ -71,14 +72,14 @@ def example_operand(t: TensorType) -> object:
     Weak scalars are Python scalars (NEP 50); everything else is a dtype.
     """
     if t.weak and t.dtype.kind != "b":  # resolve_dtypes takes int/float, not bool
-        return {"i": int, "u": int, "f": float}[t.dtype.kind]
+        return {"i": int, "u": int, "f": float, "c": complex}[t.dtype.kind]
     return t.dtype
 
 
 def example_value(t: TensorType) -> object:
     """A tiny concrete value of this type, for asking NumPy what it would do."""
     if t.weak:
-        return {"b": True, "i": 1, "u": 1, "f": 1.0}[t.dtype.kind]
+        return {"b": True, "i": 1, "u": 1, "f": 1.0, "c": 1.0 + 0j}[t.dtype.kind]
     return np.ones((1,) * t.ndim, dtype=t.dtype)
 
 
@@ -88,5 +89,5 @@ def check_supported_dtype(dtype: np.dtype, what: str) -> np.dtype:
     dtype = np.dtype(dtype)
     if dtype not in SUPPORTED_DTYPES:
         raise UnsupportedError(f"{what} has dtype {dtype}, which jitaic does not support "
-                               f"(supported: bool, integers, float32, float64)")
+                               f"(supported: {SUPPORTED_TEXT})")
     return dtype

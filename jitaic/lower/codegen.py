@@ -38,13 +38,18 @@ def literal(value: object, dtype: np.dtype) -> str:
     dtype = np.dtype(dtype)
     if dtype == np.bool_:
         return "True" if bool(value) else "False"
-    if dtype.kind == "f":
-        v = float(value)
-        text = "np.nan" if math.isnan(v) else ("np.inf" if v > 0 else "-np.inf") \
-            if math.isinf(v) else repr(v)
-    else:
-        text = repr(int(value))
+    if dtype.kind == "c":
+        z = complex(value)
+        return f"{np_type(dtype)}(complex({_float_text(z.real)}, {_float_text(z.imag)}))"
+    text = _float_text(value) if dtype.kind == "f" else repr(int(value))
     return f"{np_type(dtype)}({text})"
+
+
+def _float_text(value: object) -> str:
+    v = float(value)
+    if math.isnan(v):
+        return "np.nan"
+    return ("np.inf" if v > 0 else "-np.inf") if math.isinf(v) else repr(v)
 
 
 def cast(expr: str, src: np.dtype, dst: np.dtype) -> str:
@@ -54,6 +59,8 @@ def cast(expr: str, src: np.dtype, dst: np.dtype) -> str:
         return expr
     if dst == np.bool_:
         return f"({expr} != 0)"
+    if src.kind == "c" and dst.kind != "c":  # NumPy drops the imaginary part
+        return cast(f"({expr}).real", np.real(np.ones((), src)).dtype, dst)
     if src.kind == "f" and dst.kind in "iu":
         via = ("float_to_uint64" if dst == np.uint64 else "float_to_int64"
                if dst.itemsize == 8 or dst == np.uint32 else "float_to_int32")

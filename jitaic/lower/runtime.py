@@ -86,6 +86,44 @@ def float_to_uint64(x):
     return np.uint64(float_to_int64(x - 9223372036854775808.0)) ^ np.uint64(1 << 63)
 
 
+def _complex_divide(part: type):
+    """a / b as NumPy's complex loops divide, in ``part`` precision (Smith's
+    method, scaled by a reciprocal): numba's division follows CPython's, which
+    divides by the denominator (last-bit differences) and raises on zero
+    (NumPy: inf and nan)."""
+    one = part(1.0)
+
+    @numba.njit(inline="always")
+    def divide(a, b):
+        ar, ai, br, bi = a.real, a.imag, b.real, b.imag
+        if abs(br) >= abs(bi):
+            if br == 0 and bi == 0:
+                return complex(ar / abs(br), ai / abs(br))
+            rat = bi / br
+            scl = one / (br + bi * rat)
+            return complex((ar + ai * rat) * scl, (ai - ar * rat) * scl)
+        rat = br / bi
+        scl = one / (bi + br * rat)
+        return complex((ar * rat + ai) * scl, (ai * rat - ar) * scl)
+
+    return divide
+
+
+complex64_divide = _complex_divide(np.float32)
+complex128_divide = _complex_divide(np.float64)
+
+
+@numba.njit(inline="always", cache=True)
+def complex_tanh(z):
+    """tanh with C99's values at an infinite real part (+-1, a signed zero),
+    which NumPy's (the C library's) gives and numba's (NaN) does not."""
+    if np.isinf(z.real):
+        imag = np.copysign(0.0, np.sin(2 * z.imag)) if np.isfinite(z.imag) else \
+            np.copysign(0.0, z.imag)
+        return complex(np.copysign(1.0, z.real), imag)
+    return np.tanh(z)
+
+
 @numba.njit(cache=True)
 def uint64_power(base, exponent):
     """base ** exponent by squaring, wrapping in uint64 as NumPy's: numba's **

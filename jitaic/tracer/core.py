@@ -65,9 +65,8 @@ class TraceContext:
         key = (id(value), self.builder.block_serial)  # constants are per region
         if key in self._constants and self._constants[key][0] is value:
             return self._constants[key][1]
-        weak = isinstance(value, (bool, int, float)) and not isinstance(value, np.generic)
-        if isinstance(value, complex) or np.iscomplexobj(value):
-            raise UnsupportedError(f"complex values are not supported yet{at(user_location())}")
+        weak = isinstance(value, (bool, int, float, complex)) \
+            and not isinstance(value, np.generic)
         array = np.array(value)
         if weak and isinstance(value, int) and not isinstance(value, bool):
             array = np.array(value, dtype=np.int64)
@@ -306,7 +305,7 @@ _WRITE_THROUGH = {
 def to_value(x: object) -> Value:
     if isinstance(x, Tracer):
         return x.value
-    if isinstance(x, (np.ndarray, np.generic, bool, int, float)):
+    if isinstance(x, (np.ndarray, np.generic, bool, int, float, complex)):
         return current().constant(x)
     if isinstance(x, (list, tuple)):
         from jitaic.tracer.numpy import array_from_nested

@@ -16,7 +16,7 @@ import numpy as np
 
 from jitaic.errors import UnsupportedError, recursion_error
 from jitaic.ir.graph import Graph, Value
-from jitaic.ir.types import SUPPORTED_DTYPES, TensorType
+from jitaic.ir.types import SUPPORTED_DTYPES, SUPPORTED_TEXT, TensorType
 from jitaic.tracer.core import TraceContext, Tracer, new_tracer
 from jitaic.tracer.numpy_proxy import Converter
 
@@ -85,6 +85,8 @@ def leaf_key(x: object) -> tuple:
         return ("scalar", x.dtype)
     if isinstance(x, float):
         return ("float",)
+    if isinstance(x, complex):
+        return ("complex",)
     return ("static", type(x), x)
 
 
@@ -101,11 +103,8 @@ def check_leaf(x: object, name: str) -> None:
         if x.dtype not in SUPPORTED_DTYPES:
             raise UnsupportedError(
                 f"argument {name!r} has dtype {x.dtype}, which jitaic does not support "
-                f"(supported: bool, integers, float32, float64)")
-    elif isinstance(x, complex):
-        raise UnsupportedError(f"argument {name!r} is a complex number; complex values "
-                               f"are not supported yet")
-    elif not isinstance(x, (bool, int, float, str, type(None), np.dtype, type)):
+                f"(supported: {SUPPORTED_TEXT})")
+    elif not isinstance(x, (bool, int, float, complex, str, type(None), np.dtype, type)):
         raise UnsupportedError(
             f"argument {name!r} of type {type(x).__name__} is not supported: pass arrays, "
             f"Python scalars, or tuples/lists/dicts of them (or mark it static with "
@@ -119,6 +118,8 @@ def is_traced(key: tuple) -> bool:
 def leaf_type(x: object) -> TensorType:
     if isinstance(x, float) and not isinstance(x, np.generic):
         return TensorType((), np.float64, weak=True)
+    if isinstance(x, complex) and not isinstance(x, np.generic):
+        return TensorType((), np.complex128, weak=True)
     return TensorType(np.shape(x), x.dtype)
 
 

@@ -41,12 +41,19 @@ def _is_float(dtype: np.dtype) -> bool:
 
 
 for _op, _sym in [(ops.add, "+"), (ops.subtract, "-"), (ops.multiply, "*"),
-                  (ops.true_divide, "/"), (ops.mod, "%"),
+                  (ops.mod, "%"),
                   (ops.equal, "=="), (ops.not_equal, "!="),
                   (ops.less, "<"), (ops.less_equal, "<="), (ops.greater, ">"),
                   (ops.greater_equal, ">="), (ops.bitwise_and, "&"),
                   (ops.bitwise_or, "|"), (ops.bitwise_xor, "^")]:
     scalar_rule(_op)(_infix(_sym))
+
+
+@scalar_rule(ops.true_divide)
+def _true_divide(a, dt, node):
+    if np.dtype(dt[0]).kind == "c":
+        return f"rt.{np.dtype(dt[0]).name}_divide({a[0]}, {a[1]})"
+    return f"({a[0]} / {a[1]})"
 
 
 @scalar_rule(ops.floor_divide)
@@ -93,9 +100,13 @@ def _vector_math(name: str, libm: ScalarRule) -> ScalarRule:
     return rule
 
 
-for _op in (ops.exp, ops.expm1, ops.log, ops.log1p, ops.tanh, ops.sin, ops.cos,
+for _op in (ops.exp, ops.expm1, ops.log, ops.log1p, ops.sin, ops.cos,
             ops.arctan, ops.arctan2, ops.arcsin, ops.arccos):
     scalar_rule(_op)(_vector_math(_op.name, _call(f"np.{_op.name}")))
+
+
+scalar_rule(ops.tanh)(_vector_math("tanh", lambda a, dt, node: (
+    f"rt.complex_tanh({a[0]})" if np.dtype(dt[0]).kind == "c" else f"np.tanh({a[0]})")))
 
 
 _power = _vector_math("power", _infix("**"))
@@ -211,19 +222,40 @@ def _sign(a, dt, node):
     return f"(1 if {x} > 0 else (-1 if {x} < 0 else {nan_or_zero}))"
 
 
+def _is_complex(dtype: np.dtype) -> bool:
+    return np.dtype(dtype).kind == "c"
+
+
 @scalar_rule(ops.isnan)
 def _isnan(a, dt, node):
+    if _is_complex(dt[0]):
+        return f"(np.isnan({a[0]}.real) or np.isnan({a[0]}.imag))"
     return f"({a[0]} != {a[0]})" if _is_float(dt[0]) else "False"
 
 
 @scalar_rule(ops.isinf)
 def _isinf(a, dt, node):
+    if _is_complex(dt[0]):
+        return f"(np.isinf({a[0]}.real) or np.isinf({a[0]}.imag))"
     return f"np.isinf({a[0]})" if _is_float(dt[0]) else "False"
 
 
 @scalar_rule(ops.isfinite)
 def _isfinite(a, dt, node):
+    if _is_complex(dt[0]):
+        return f"(np.isfinite({a[0]}.real) and np.isfinite({a[0]}.imag))"
     return f"np.isfinite({a[0]})" if _is_float(dt[0]) else "True"
+
+
+scalar_rule(ops.real)(lambda a, dt, node: f"{a[0]}.real" if _is_complex(dt[0]) else a[0])
+
+
+scalar_rule(ops.imag)(
+    lambda a, dt, node: f"{a[0]}.imag" if _is_complex(dt[0]) else literal(0, dt[0]))
+
+
+scalar_rule(ops.conjugate)(
+    lambda a, dt, node: f"{a[0]}.conjugate()" if _is_complex(dt[0]) else a[0])
 
 
 scalar_rule(ops.where)(lambda a, dt, node: f"({a[1]} if {a[0]} else {a[2]})")

@@ -23,7 +23,7 @@ from jitaic.tracer.numpy.indexing import diagonal, getitem
 from jitaic.tracer.numpy.reductions import amax, amin, sum_
 from jitaic.tracer.numpy.registry import implements
 from jitaic.tracer.numpy.shapes import moveaxis, ravel, reshape, stack, swapaxes, transpose
-from jitaic.tracer.numpy.ufuncs import apply_ufunc, matmul
+from jitaic.tracer.numpy.ufuncs import apply_ufunc, matmul, squared_magnitude
 
 
 @implements(np.dot, method="dot")
@@ -94,11 +94,11 @@ def norm(x, ord=None, axis=None, keepdims=False):
     matrix ords ("fro", 1, -1, inf, -inf); the 2-norm and nuclear norm of a
     matrix need singular values and are not supported."""
     x = as_tracer(x)
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fc":
         x = astype(x, np.float64)
     axes = normalize_axes(axis, x.ndim)
     if ord is None or (ord == "fro" and len(axes) == 2) or (ord == 2 and len(axes) == 1):
-        return apply_ufunc(np.sqrt, sum_(x * x, axis=axis, keepdims=keepdims))
+        return apply_ufunc(np.sqrt, sum_(squared_magnitude(x), axis=axis, keepdims=keepdims))
     magnitude = apply_ufunc(np.absolute, x)
     if len(axes) == 1:
         if ord == np.inf:

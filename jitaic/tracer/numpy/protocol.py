@@ -12,7 +12,13 @@ from jitaic.tracer.numpy.common import as_tracer, astype, reduction, unsupported
 from jitaic.tracer.numpy.indexing import add_at
 from jitaic.tracer.numpy.registry import ACCUMULATES, COMPOSITE_UFUNCS, FUNCTIONS, METHODS
 from jitaic.tracer.numpy.shapes import reshape, swapaxes, transpose
-from jitaic.tracer.numpy.ufuncs import apply_ufunc, assign_inplace, install_operators
+from jitaic.tracer.numpy.ufuncs import (
+    apply_ufunc,
+    assign_inplace,
+    imag,
+    install_operators,
+    real,
+)
 
 
 def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
@@ -67,11 +73,20 @@ def _missing_attribute(self, name: str):
     raise AttributeError(f"'Tracer' object (a traced array) has no attribute {name!r}")
 
 
+def _set_part(name: str):
+    def refuse(self, value) -> None:
+        raise unsupported(f"setting ndarray.{name}")
+
+    return refuse
+
+
 def _install_methods() -> None:
     for name, fn in METHODS.items():
         setattr(Tracer, name, fn)
     Tracer.T = property(lambda self: transpose(self))
     Tracer.mT = property(lambda self: swapaxes(self, -1, -2))
+    Tracer.real = property(real, _set_part("real"))
+    Tracer.imag = property(imag, _set_part("imag"))
     Tracer.__getattr__ = _missing_attribute
     Tracer.__array_ufunc__ = _array_ufunc
     Tracer.__array_function__ = _array_function

@@ -24,7 +24,7 @@ from jitaic.tracer.numpy.common import (
 )
 from jitaic.tracer.numpy.registry import implements
 from jitaic.tracer.numpy.shapes import ravel
-from jitaic.tracer.numpy.ufuncs import apply_ufunc
+from jitaic.tracer.numpy.ufuncs import apply_ufunc, squared_magnitude
 
 
 def _reducer(op: ops.Op) -> Callable:
@@ -127,7 +127,10 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, 
     n = element_count(x, axes)
     centred = x - _divide(reduction(ops.reduce_sum, x, axes, True, dtype), n)
     dof = max(n - ddof, 0) if isinstance(n, int) else apply_ufunc(np.maximum, n - ddof, 0)
-    return _divide(reduction(ops.reduce_sum, centred * centred, axes, keepdims, dtype), dof)
+    if dtype is not None and np.dtype(dtype).kind == "c":  # NumPy's sum of |x - mean|**2
+        dtype = np.real(np.ones((), dtype)).dtype
+    squares = squared_magnitude(centred)  # a real variance of complex data
+    return _divide(reduction(ops.reduce_sum, squares, axes, keepdims, dtype), dof)
 
 
 @implements(np.std, method="std")

@@ -1,6 +1,6 @@
 """ufunc calls on Tracers: the op of each ufunc, NumPy 2's rules for Python ints
-(NEP 50), integer powers, ``out=``, the Python operators, and the ufuncs written
-as compositions of ops.
+(NEP 50), integer powers, ``out=``, the Python operators, the ufuncs written
+as compositions of ops, and the parts of complex numbers (real, imag, angle).
 """
 
 from __future__ import annotations
@@ -209,3 +209,73 @@ def _log_add(x1, x2, power: np.ufunc, log_1p: Callable) -> Tracer:
     result = where(apply_ufunc(np.isnan, d), d, result)
     same_infinity = apply_ufunc(np.equal, x, y) & apply_ufunc(np.isinf, x)
     return where(same_infinity, x, result)
+
+
+# ---------------------------------------------------------------- complex numbers
+
+_WRITES_THROUGH_PARTS = (
+    "writing through .real or .imag of a complex array is not supported yet (the write "
+    "would not reach the array): compute the new complex array instead")
+
+
+@implements(np.real)
+def real(val):
+    """The real part; of a real array, the array itself (NumPy's view)."""
+    x = as_tracer(val)
+    if x.dtype.kind != "c":
+        return x
+    part = emit(ops.real, [x])
+    part._buffer.no_writes = _WRITES_THROUGH_PARTS
+    return part
+
+
+@implements(np.imag)
+def imag(val):
+    """The imaginary part; of a real array, zeros (read-only in NumPy)."""
+    x = as_tracer(val)
+    part = emit(ops.imag, [x])
+    part._buffer.no_writes = _WRITES_THROUGH_PARTS if x.dtype.kind == "c" else \
+        "assignment destination is read-only (the imaginary part of a real array)"
+    return part
+
+
+@implements(method="conj")
+def conj(self):
+    return apply_ufunc(np.conjugate, self)
+
+
+@implements(method="conjugate")
+def conjugate(self):
+    return apply_ufunc(np.conjugate, self)
+
+
+@implements(np.angle)
+def angle(z, deg=False):
+    """NumPy's formula: arctan2 of the imaginary and real parts, in degrees on request."""
+    x = as_tracer(z)
+    if x.dtype.kind not in "fc":
+        x = astype(x, np.float64)
+    result = apply_ufunc(np.arctan2, imag(x), real(x))
+    return result * (180 / np.pi) if deg else result
+
+
+@implements(np.iscomplex)
+def iscomplex(x):
+    x = as_tracer(x)
+    if x.dtype.kind == "c":
+        return apply_ufunc(np.not_equal, imag(x), 0)
+    return full_value(x.shape, False, np.bool_)
+
+
+@implements(np.isreal)
+def isreal(x):
+    return apply_ufunc(np.equal, imag(as_tracer(x)), 0)
+
+
+def squared_magnitude(x: Tracer) -> Tracer:
+    """|x|**2 as NumPy's var and norm compute it: x * conj(x)'s real part,
+    re * re + im * im, for complex x; x * x for real x."""
+    if x.dtype.kind != "c":
+        return x * x
+    re, im = real(x), imag(x)
+    return re * re + im * im

@@ -1,0 +1,144 @@
+"""Complex numbers end to end: arguments and results, NumPy's promotion,
+Python complex scalars, control flow on complex values, and clear refusals
+where jitaic does not compute complex values yet. The op table
+(``complex_*`` rows) checks each operation's values against NumPy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import assert_same
+
+import jitaic
+
+
+def _same_as_numpy(fn, *args, **options):
+    with np.errstate(all="ignore"):
+        want = fn(*args)
+        got = jitaic.jit(fn, **options)(*args)
+    assert_same(got, want)
+    return got
+
+
+def promotions(z64, x64, x32, n):
+    return (z64 + x64, x32 * 1j, x32 * (2 - 1j), z64 * 2.0, n * 1j, z64 + (1 + 1j), x64 + 0j)
+
+
+def test_promotion_follows_numpy():
+    z64 = np.array([1 + 2j, -3j], np.complex64)
+    x64, x32 = np.array([0.5, 2.0]), np.array([1.5, -2.0], np.float32)
+    got = _same_as_numpy(promotions, z64, x64, x32, np.array([1, 2], np.int32))
+    assert [g.dtype for g in got] == [np.complex128, np.complex64, np.complex64,
+                                      np.complex64, np.complex128, np.complex64,
+                                      np.complex128]
+
+
+def scale(z, c):
+    return z * c, (z * c).sum(), z[0]
+
+
+def test_python_complex_arguments_and_scalar_results():
+    z = np.array([1 + 2j, 3 - 1j, -0.5j])
+    got = _same_as_numpy(scale, z, 2 - 3j)
+    assert type(got[1]) is np.complex128 and type(got[2]) is np.complex128
+
+
+def test_division_by_zero_and_special_values_are_numpys_bit_for_bit():
+    values = np.array([0, -0.0, 1, np.inf, -np.inf, np.nan, 1e-310, 3.5])
+    a = np.vectorize(complex)(values[:, None], values[None, :]).ravel()
+    z, w = np.meshgrid(a, a)
+    with np.errstate(all="ignore"):
+        want = z / w
+    got = jitaic.jit(lambda z, w: z / w)(z, w)
+    np.testing.assert_array_equal(got.view(np.float64), want.view(np.float64))
+
+
+def escape_times(c, limit):
+    """A Mandelbrot set, as public benchmark suites write it."""
+    counts = np.zeros(c.shape, np.int64)
+    for i in range(c.shape[0]):
+        for j in range(c.shape[1]):
+            z = 0j
+            k = 0
+            while k < limit and abs(z) <= 2.0:
+                z = z * z + c[i, j]
+                k += 1
+            counts[i, j] = k
+    return counts
+
+
+def test_an_escape_time_loop_over_complex_values():
+    x, y = np.linspace(-2.0, 0.6, 13), np.linspace(-1.2, 1.2, 9)
+    c = x[None, :] + 1j * y[:, None]
+    got = _same_as_numpy(escape_times, c, 40, mode="ast")
+    assert got.max() == 40 and got.min() < 5
+
+
+def test_the_reference_interpreter_computes_complex_values_too():
+    z = np.array([1 + 2j, 3 - 1j])
+    with jitaic.config.override(backend="reference"):
+        _same_as_numpy(lambda z: (np.exp(z) / z, np.angle(z), z.real * z.imag), z)
+
+
+def less(z):
+    return z < 1
+
+
+def biggest(z):
+    return np.maximum(z, 0)
+
+
+def product(z):
+    return z @ z
+
+
+@pytest.mark.parametrize("fn, name", [(less, "less"), (biggest, "maximum"),
+                                      (product, "matmul")])
+def test_operations_without_complex_support_are_refused_at_the_users_line(fn, name):
+    with pytest.raises(jitaic.UnsupportedError,
+                       match=rf"^{name} of complex values is not supported yet .*"
+                             r"test_complex\.py:\d+"):
+        jitaic.jit(fn)(np.array([1 + 2j, 3j]))
+
+
+def write_real_part(z):
+    z.real[0] = 5.0
+    return z
+
+
+def write_imaginary_part_of_real(x):
+    x.imag[0] = 5.0
+    return x
+
+
+def test_writes_through_real_and_imag_are_refused_not_lost():
+    with pytest.raises(jitaic.UnsupportedError, match="writing through .real or .imag"):
+        jitaic.jit(write_real_part)(np.array([1 + 2j]))
+    with pytest.raises(jitaic.UnsupportedError, match="read-only"):
+        jitaic.jit(write_imaginary_part_of_real)(np.array([1.0]))
+
+
+def real_part_of_real(x):
+    y = x.real  # NumPy: x itself, so the write reaches x
+    y[0] = 7.0
+    return x
+
+
+def test_the_real_part_of_a_real_array_is_the_array():
+    _same_as_numpy(real_part_of_real, np.array([1.0, 2.0]))
+
+
+def test_gradients_of_complex_inputs_are_refused():
+    with pytest.raises(TypeError, match="complex128"):
+        jitaic.grad(lambda z: np.abs(z).sum())(np.array([1 + 2j]))
+
+
+def through_complex(x):
+    return np.abs(x * (1 + 1j)).sum()
+
+
+def test_gradients_through_complex_intermediates_are_refused_not_zero():
+    with pytest.raises(jitaic.UnsupportedError,
+                       match=r"gradients through complex values \(\w+\) are not supported "
+                             r"yet at test_complex\.py:\d+"):
+        jitaic.grad(through_complex)(np.array([1.0, 2.0]))
