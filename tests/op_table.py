@@ -855,6 +855,13 @@ row("complex_reductions",
                np.std(z, axis=0), np.linalg.norm(z), np.cumsum(z), np.cumprod(z, axis=1),
                np.any(z), np.all(z, axis=1)),
     (C("c128[3,4]"), C("c64[2,3]")), tol=64.0, differentiable=False)
+row("complex_products",
+    lambda a, b, v: (a @ b, a @ v, v @ b, v @ v, np.dot(a, b), np.vdot(v, v[::-1]),
+                     np.inner(v, v[::-1]), np.einsum("ij,jk->ik", a, b), np.cov(a),
+                     np.correlate(v, v[:2], "full"), np.correlate(v[:2], v, "same"),
+                     np.convolve(v, v[:3]), np.outer(v, v)),
+    (C("c128[3,4]", "c128[4,2]", "c128[4]"), C("c64[2,4]", "c64[4,3]", "c64[4]"),
+     C("c128[3,4]", "f64[4,2]", "c128[4]")), tol=8.0, differentiable=False)
 row("complex_casts",
     lambda z, x: (z.astype(np.complex64), x.astype(np.complex128), x + 1j, x * (2 + 0.5j),
                   np.full(x.shape, 1 - 1j) * x, np.zeros_like(z) + x),

@@ -481,7 +481,7 @@ def _matmul_infer(in_types, attrs, regions):
     return [TensorType(matmul_shape(a.shape, b.shape), _check_dtype(dtype, "matmul"))]
 
 
-matmul = define("matmul", _matmul_infer, np.matmul)
+matmul = define("matmul", _matmul_infer, np.matmul, complex=True)
 
 
 def check_square_stack(t: TensorType, name: str) -> None:
@@ -492,6 +492,8 @@ def check_square_stack(t: TensorType, name: str) -> None:
                                     f"least two-dimensional")
     if t.shape[-1] != t.shape[-2]:
         raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
+    if t.dtype.kind == "c":
+        raise UnsupportedError(f"{name} of complex values is not supported yet")
     if t.dtype.kind != "f":  # the tracer converts integers first, as NumPy does
         raise TypeError(f"{name} of {t.dtype}: jitaic expects a float array here")
 

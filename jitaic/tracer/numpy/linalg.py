@@ -75,7 +75,8 @@ def kron(a, b):
 
 @implements(np.vdot)
 def vdot(a, b):
-    return sum_(ravel(a) * ravel(b))
+    """NumPy's: the first operand conjugated (a plain dot product for real ones)."""
+    return sum_(apply_ufunc(np.conjugate, ravel(a)) * ravel(b))
 
 
 @implements(np.inner)
@@ -170,6 +171,8 @@ def _linalg_operand(a) -> Tracer:
     x = as_tracer(a)
     if x.dtype == np.float16:
         raise TypeError("array type float16 is unsupported in linalg")
+    if x.dtype.kind == "c":
+        raise unsupported("np.linalg on complex values")
     return astype(x, np.float64) if x.dtype.kind in "biu" else x
 
 

@@ -112,6 +112,8 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 @implements(np.nan_to_num)
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     v = as_tracer(x)
+    if v.dtype.kind == "c":  # NumPy replaces in each part separately
+        raise unsupported("np.nan_to_num of complex values")
     if v.dtype.kind != "f":
         return v
     info = np.finfo(v.dtype)
@@ -163,13 +165,18 @@ _SLICE_SUM_MAX_TAPS = 32
 
 @implements(np.correlate)
 def correlate(a, v, mode="valid"):
-    """out[k] = sum_j a_padded[k + j] * v[j], NumPy's padding per mode."""
+    """out[k] = sum_j a_padded[k + j] * conj(v[j]), NumPy's padding per mode."""
     x, w = (ravel(as_tracer(t)) for t in (a, v))
+    return _correlate(x, apply_ufunc(np.conjugate, w) if w.dtype.kind == "c" else w, mode)
+
+
+def _correlate(x: Tracer, w: Tracer, mode: str) -> Tracer:
+    """sum_j x_padded[k + j] * w[j] (no conjugate: convolve's correlation)."""
     n, m = x.shape[0], w.shape[0]
     if not n or not m:
         raise ValueError(f"{'a' if not n else 'v'} cannot be empty")
     if n < m:  # NumPy swaps and reverses the result
-        return flip(correlate(w, x, mode), 0)
+        return flip(_correlate(w, x, mode), 0)
     left = {"valid": 0, "same": m // 2, "full": m - 1}.get(mode)
     if left is None:
         raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
@@ -194,7 +201,7 @@ def convolve(a, v, mode="full"):
     x, w = (ravel(as_tracer(t)) for t in (a, v))
     if w.shape[0] > x.shape[0]:
         x, w = w, x
-    return correlate(x, flip(w, 0), mode)
+    return _correlate(x, flip(w, 0), mode)
 
 
 @implements(np.interp)

@@ -192,7 +192,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     ddof = (0 if bias else 1) if ddof is None else ddof
     n = x.shape[1]
     centred = x - mean(x, axis=1, keepdims=True)
-    c = dot(centred, transpose(centred)) / max(n - ddof, 0)
+    c = dot(centred, transpose(apply_ufunc(np.conjugate, centred))) / max(n - ddof, 0)
     return squeeze(c) if c.shape == (1, 1) else c
 
 
