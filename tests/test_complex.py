@@ -55,6 +55,21 @@ def test_division_by_zero_and_special_values_are_numpys_bit_for_bit():
     np.testing.assert_array_equal(got.view(np.float64), want.view(np.float64))
 
 
+def moments(z):
+    return z.sum(), z.sum(axis=-1), z.mean(axis=0), np.var(z), (z * 2).sum(), z[1:].sum()
+
+
+@pytest.mark.parametrize("shape", [(70,), (3, 5000), (4, 50, 30), (70_000,)])
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_sums_means_and_variances_are_numpys_bit_for_bit(shape, dtype, rng):
+    """NumPy sums complex values pairwise, splitting them as a float sum of
+    their 2n parts; long rows go through several chunks (subtrees)."""
+    parts = rng.standard_normal((2, *shape)) * 10.0 ** rng.integers(-6, 6, (2, *shape))
+    z = (parts[0] + 1j * parts[1]).astype(dtype)
+    for got, want in zip(jitaic.jit(moments)(z), moments(z), strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
 def escape_times(c, limit):
     """A Mandelbrot set, as public benchmark suites write it."""
     counts = np.zeros(c.shape, np.int64)

@@ -118,7 +118,8 @@ class Reduce:
     reduced by a runtime helper (``reduced``, with ``{count}`` for the
     chunk's length), then combined (``combine``: ``{0}`` the accumulator,
     ``{1}`` the chunk's result). Float sums chunk along NumPy's pairwise tree
-    (``pairwise``), so that they are NumPy's bit for bit. ``chunk_reductions``
+    (``pairwise``; ``complex_tree``: NumPy's tree of complex sums, which splits
+    differently), so that they are NumPy's bit for bit. ``chunk_reductions``
     lowers it to loops.
 
     ``body`` None: ``buf`` already holds the row (one chunk). ``leading``:
@@ -140,6 +141,7 @@ class Reduce:
     leading: list | None = None
     allocate: str | None = None
     whole: bool = False
+    complex_tree: bool = False
 
 
 Stmt = Line | Comment | Assign | Scratch | Store | Raise | IndexCheck | Loop | If | While | Reduce
@@ -204,9 +206,11 @@ def _chunked(stmts: list, fn: Function, in_parallel: bool) -> list:
     return out
 
 
-def pairwise_chunks(n: int, limit: int) -> tuple[list[int], list[int]]:
+def pairwise_chunks(n: int, limit: int, complex_tree: bool = False
+                    ) -> tuple[list[int], list[int]]:
     """Chunk lengths (subtrees of NumPy's pairwise sum of n elements, each at
-    most ``limit``) and the postfix program combining their sums."""
+    most ``limit``) and the postfix program combining their sums. NumPy
+    splits a complex sum as a float sum of its 2n parts: at (n - n % 8) // 2."""
     lengths: list[int] = []
     program: list[int] = []
 
@@ -215,8 +219,7 @@ def pairwise_chunks(n: int, limit: int) -> tuple[list[int], list[int]]:
             lengths.append(m)
             program.append(1)
             return
-        half = m // 2
-        half -= half % 8
+        half = (m - m % 8) // 2 if complex_tree else m // 2 - m // 2 % 8
         split(half)
         split(m - half)
         program.append(0)
@@ -232,7 +235,7 @@ def _chunk(r: Reduce, fn: Function, in_parallel: bool) -> list:
     if isinstance(r.length, str):
         lengths, program = [r.length], []
     elif r.pairwise:
-        lengths, program = pairwise_chunks(r.length, r.chunk)
+        lengths, program = pairwise_chunks(r.length, r.chunk, r.complex_tree)
     else:
         lengths, program = [min(r.chunk, r.length - s)
                             for s in range(0, r.length, r.chunk)], []

@@ -612,6 +612,68 @@ def slice_range(start, stop, step, size):
     return start, count
 
 
+@numba.njit(inline="always", cache=True)
+def _complex_block(a, start, n, zero):
+    """NumPy's complex pairwise sum of a block of up to 64 elements: its eight
+    float accumulators are four complex lanes (elements i, i + 4, ...)."""
+    if n < 4:
+        res = zero
+        for i in range(start, start + n):
+            res += a[i]
+        return res
+    r0, r1, r2, r3 = a[start], a[start + 1], a[start + 2], a[start + 3]
+    i = 4
+    while i < n - n % 4:
+        p = start + i
+        r0 += a[p]
+        r1 += a[p + 1]
+        r2 += a[p + 2]
+        r3 += a[p + 3]
+        i += 4
+    res = (r0 + r1) + (r2 + r3)
+    for j in range(i, n):
+        res += a[start + j]
+    return res
+
+
+@numba.njit(cache=True)
+def complex_pairwise_sum(a, start, n, zero):
+    """NumPy's pairwise sum of complex ``a[start:start + n]``, addition for
+    addition: NumPy sums the interleaved parts as one float array of 2n, so
+    its blocks hold 64 elements and its halves split at (n - n % 8) // 2.
+    The recursion walks an explicit stack (numba's on-disk cache cannot
+    reload a recursive function)."""
+    start = max(start, 0)
+    if n <= 64:
+        return _complex_block(a, start, n, zero)
+    starts = np.empty(64, np.int64)
+    lengths = np.empty(64, np.int64)
+    stages = np.zeros(64, np.int8)  # 0: new, 1: left child running, 2: right child running
+    sums = np.empty(64, a.dtype)  # finished children, left before right
+    starts[0], lengths[0] = start, n
+    depth, done = 1, 0
+    while depth:
+        top = depth - 1
+        m = lengths[top]
+        half = (m - m % 8) // 2
+        if m <= 64:
+            sums[done] = _complex_block(a, starts[top], m, zero)
+            done += 1
+            depth -= 1
+        elif stages[top] == 2:
+            sums[done - 2] = sums[done - 2] + sums[done - 1]
+            done -= 1
+            depth -= 1
+        else:
+            first = starts[top] + (half if stages[top] == 1 else 0)
+            starts[depth] = first
+            lengths[depth] = half if stages[top] == 0 else m - half
+            stages[depth] = 0
+            stages[top] += 1
+            depth += 1
+    return sums[0]
+
+
 @numba.njit(cache=True)
 def combine_postfix(sums, program):
     """Add chunk sums in the order of a postfix ``program`` (1: push the next

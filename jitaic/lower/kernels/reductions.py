@@ -106,12 +106,14 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
             em.allocate(f"{name} = {empty(out_shape, out.dtype)}")
         outer = [(index[d], shape[d]) for d in kept]
         length = shape[-1] if x.type.ndim else 1
+        # complex sums too: NumPy's are pairwise (its products are sequential)
+        pairwise = monoid.buffered == "pairwise" and acc_dtype.kind in "fc"
         if isinstance(length, str):  # a run-time row length: one buffer of that length
-            buffered = "pairwise" if monoid.buffered == "pairwise" and \
-                acc_dtype.kind == "f" else None
+            buffered = "pairwise" if pairwise else None
             chunk = length
         else:
-            buffered = monoid.buffered if acc_dtype.kind == "f" and length > 1 else None
+            buffered = monoid.buffered if (pairwise or acc_dtype.kind == "f") and length > 1 \
+                else None
             limit = WHOLE_ARRAY_CHUNK if not outer else REDUCTION_CHUNK
             chunk = min(length, limit)
         # A whole N-D array's sum is one pairwise sum over its flattened
@@ -138,14 +140,16 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
             """The last axis (all axes, flat) through the buffer."""
             with em.capture() as statements:
                 emit_element(em, nest)
-            reduced = (f"rt.pairwise_sum({buf}, 0, {{count}}, {literal(0, acc_dtype)})"
+            helper = "rt.complex_pairwise_sum" if acc_dtype.kind == "c" else "rt.pairwise_sum"
+            reduced = (f"{helper}({buf}, 0, {{count}}, {literal(0, acc_dtype)})"
                        if buffered == "pairwise" else f"{buffered}({buf}, {{count}})")
             em.emit(loop_ir.Reduce(
                 acc, monoid.combine("{0}", "{1}"), reduced, buffered == "pairwise",
                 np_type(acc_dtype), index[-1], length, chunk, buf, element,
                 None if in_place else statements,
                 list(zip(index, shape, strict=True)) if flat else None,
-                allocation if whole and not isinstance(chunk, str) else None, whole))
+                allocation if whole and not isinstance(chunk, str) else None, whole,
+                acc_dtype.kind == "c"))
 
         with em.loops(outer, nest.work()):
             em.assign(acc, _initial(node.op, acc_dtype))

@@ -85,8 +85,11 @@ def element_count(x: Tracer, axes: tuple[int, ...]) -> int | Tracer:
 
 def _divide(total: Tracer, count: int | Tracer) -> Tracer:
     """``total / count`` in total's dtype, as NumPy's mean and var divide: a
-    float32 sum in float32, an integer sum (``dtype=np.int32``) cast back
-    unsafely."""
+    float32 sum in float32 (float64 rounded back: the same), a complex64 sum
+    in complex128 rounded back (not the same), an integer sum
+    (``dtype=np.int32``) cast back unsafely."""
+    if total.dtype == np.complex64:  # NumPy: complex64 / intp divides in complex128
+        return astype(astype(total, np.complex128) / count, np.complex64)
     if isinstance(count, Tracer):
         count = astype(count, total.dtype if total.dtype.kind == "f" else np.float64)
     quotient = total / count
