@@ -166,3 +166,16 @@ def test_gradients_through_complex_intermediates_are_refused_not_zero():
                        match=r"gradients through complex values \(\w+\) are not supported "
                              r"yet at test_complex\.py:\d+"):
         jitaic.grad(through_complex)(np.array([1.0, 2.0]))
+
+
+@pytest.mark.parametrize("exponent", [1, 2, 3, 4, 5, 7, 16, 99, -1, -2, -3, -8])
+def test_integer_powers_are_numpys_bit_for_bit(exponent, rng):
+    """NumPy multiplies for integer exponents below 100 (z ** 2 is z * z) and
+    divides 1 by the product for negative ones."""
+    parts = rng.standard_normal((2, 200)) * 10.0 ** rng.integers(-2, 2, (2, 200))
+    z = parts[0] + 1j * parts[1]
+    z[:2] = [0, complex(np.inf, 1.0)]
+    with np.errstate(all="ignore"):
+        want = z ** complex(exponent)
+        got = jitaic.jit(lambda z, p: z ** p)(z, complex(exponent))
+    np.testing.assert_array_equal(got, want)

@@ -86,31 +86,56 @@ def float_to_uint64(x):
     return np.uint64(float_to_int64(x - 9223372036854775808.0)) ^ np.uint64(1 << 63)
 
 
-def _complex_divide(part: type):
-    """a / b as NumPy's complex loops divide, in ``part`` precision (Smith's
-    method, scaled by a reciprocal): numba's division follows CPython's, which
-    divides by the denominator (last-bit differences) and raises on zero
-    (NumPy: inf and nan)."""
-    one = part(1.0)
-
-    @numba.njit(inline="always")
-    def divide(a, b):
-        ar, ai, br, bi = a.real, a.imag, b.real, b.imag
-        if abs(br) >= abs(bi):
-            if br == 0 and bi == 0:
-                return complex(ar / abs(br), ai / abs(br))
-            rat = bi / br
-            scl = one / (br + bi * rat)
-            return complex((ar + ai * rat) * scl, (ai - ar * rat) * scl)
-        rat = br / bi
-        scl = one / (bi + br * rat)
-        return complex((ar * rat + ai) * scl, (ai * rat - ar) * scl)
-
-    return divide
+@numba.njit(inline="always", cache=True)
+def complex_divide(a, b):
+    """a / b as NumPy's complex loops divide (Smith's method, scaled by a
+    reciprocal), in the parts' precision: numba's division follows
+    CPython's, which divides by the denominator (last-bit differences) and
+    raises on zero (NumPy: inf and nan)."""
+    ar, ai, br, bi = a.real, a.imag, b.real, b.imag
+    one = br ** 0  # 1 in the parts' type: complex64 stays in float32
+    if abs(br) >= abs(bi):
+        if br == 0 and bi == 0:
+            return complex(ar / abs(br), ai / abs(br))
+        rat = bi / br
+        scl = one / (br + bi * rat)
+        return complex((ar + ai * rat) * scl, (ai - ar * rat) * scl)
+    rat = br / bi
+    scl = one / (bi + br * rat)
+    return complex((ar * rat + ai) * scl, (ai * rat - ar) * scl)
 
 
-complex64_divide = _complex_divide(np.float32)
-complex128_divide = _complex_divide(np.float64)
+@numba.njit(cache=True)
+def complex_power(a, b):
+    """a ** b as NumPy's complex power loop: 1 for a zero exponent, 0 or NaN
+    for a zero base, products for integer exponents below 100 (z ** 2 is
+    z * z exactly; a negative one divides 1 by them) and the general formula
+    otherwise (numba's; NumPy's C library may differ from it in the last
+    bits)."""
+    one = a ** 0  # 1 in a's type
+    if b.real == 0 and b.imag == 0:
+        return one
+    if a.real == 0 and a.imag == 0:
+        return one * 0 if b.real > 0 else one * np.nan
+    n = int(b.real) if b.imag == 0 and abs(b.real) < 100 else 0
+    if n == 0 or n != b.real:
+        return a ** b
+    if n == 1:
+        return a
+    if n == 2:
+        return a * a
+    if n == 3:
+        return a * (a * a)
+    k, mask = abs(n), 1
+    result, p = one, a
+    while True:
+        if k & mask:
+            result = result * p
+        mask <<= 1
+        if k < mask:
+            break
+        p = p * p
+    return result if n > 0 else complex_divide(one, result)
 
 
 @numba.njit(inline="always", cache=True)

@@ -52,7 +52,7 @@ for _op, _sym in [(ops.add, "+"), (ops.subtract, "-"), (ops.multiply, "*"),
 @scalar_rule(ops.true_divide)
 def _true_divide(a, dt, node):
     if np.dtype(dt[0]).kind == "c":
-        return f"rt.{np.dtype(dt[0]).name}_divide({a[0]}, {a[1]})"
+        return f"rt.complex_divide({a[0]}, {a[1]})"
     return f"({a[0]} / {a[1]})"
 
 
@@ -122,6 +122,8 @@ def _power_of_array(a, dt, node):
         return f"(np.sqrt({a[0]}) if {a[1]} == 0.5 else {_power(a, dt, node)})"
     if np.dtype(dt[0]) == np.uint64:
         return f"rt.uint64_power({a[0]}, {a[1]})"
+    if np.dtype(dt[0]).kind == "c":
+        return f"rt.complex_power({a[0]}, {a[1]})"
     return _power(a, dt, node)
 
 
