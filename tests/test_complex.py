@@ -179,3 +179,75 @@ def test_integer_powers_are_numpys_bit_for_bit(exponent, rng):
         want = z ** complex(exponent)
         got = jitaic.jit(lambda z, p: z ** p)(z, complex(exponent))
     np.testing.assert_array_equal(got, want)
+
+
+# ---------------------------------------------------------------- a review's findings
+# Compositions and rules whose NumPy semantics differ for complex values:
+# each case once gave a silently different result (or crashed).
+
+SPECIAL = np.array([complex(np.inf, 0.0), complex(1.0, np.inf), complex(-0.0, -0.0),
+                    complex(np.nan, 1.0), 1 + 2j, -3 + 0.5j])
+
+
+def _store_nan_into_int(x, z):
+    x[0] = z[3]
+    return x
+
+
+@pytest.mark.parametrize("fn, args", [
+    (lambda z: (z * 1, z / 1, z - 0, z - 0j, np.mean(z[:1])), (SPECIAL,)),
+    (lambda z: (np.nansum(z), np.nanmean(z)), (SPECIAL,)),
+    (lambda c: np.linspace(0, c, 3), (1 + 2j,)),
+    (lambda x, z: np.cov(x, z), (np.arange(2.0), SPECIAL[4:])),
+    (lambda z: (np.linalg.norm(z, 0), np.var(z, dtype=np.complex128)), (SPECIAL[4:],)),
+    (lambda x: (np.var(x, dtype=np.complex128), np.select([x > 1], [x.astype(np.float32)], 1j)),
+     (np.arange(4.0),)),
+    (lambda x, i: (np.sqrt(x, dtype=complex), np.log(x, dtype=complex),
+                   np.add(i, i, dtype=np.float64), np.multiply.reduce(x + 1j, dtype=np.float64)),
+     (np.array([-1.0, 4.0]), np.array([100, 100], np.int8))),
+    (lambda z: (np.tanh(z), np.exp(z)),
+     (np.array([400 + 0j, 356 + 1j, -800 + 0j, 710 + 0j, complex(3, -0.0), complex(np.inf, 1),
+                complex(np.nan, 0.0), complex(0.0, np.inf)]),)),
+    (lambda z: (np.sinh(z), np.cosh(z)),  # (cosh near overflow: the C library's last bit)
+     (np.array([-800 + 0j, 800 + 0j, complex(3, -0.0), complex(0.0, np.inf)]),)),
+    (lambda z: (np.tanh(z),), (np.array([50 + 0j, complex(3, -0.0)], np.complex64),)),
+    (lambda z: (z ** 0.5, z ** -1), (SPECIAL,)),
+])
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")  # NumPy's, for NumPy
+def test_numpys_semantics_for_complex_values(fn, args):
+    with np.errstate(all="ignore"):
+        want = fn(*[np.copy(a) for a in args])
+        got = jitaic.jit(fn)(*args)
+    for g, w in zip(got if isinstance(got, tuple) else (got,),
+                    want if isinstance(want, tuple) else (want,), strict=True):
+        g, w = np.atleast_1d(g), np.atleast_1d(w)
+        assert g.dtype == w.dtype
+        if g.dtype.kind == "c":  # both parts, signed zeros included
+            g, w = g.view(np.real(g).dtype), w.view(np.real(w).dtype)
+        np.testing.assert_array_equal(g, w)
+
+
+def _store_python_complex(x):
+    x[0] = 1 + 2j
+    return x
+
+
+@pytest.mark.parametrize("fn, args, error", [
+    (_store_python_complex, (np.zeros(3),), TypeError),
+    (_store_python_complex, (np.zeros(3, np.int64),), TypeError),
+    (_store_nan_into_int, (np.zeros(3, np.int64), SPECIAL), ValueError),
+    (lambda z: np.add(z, z, dtype=np.float64), (SPECIAL,), TypeError),
+])
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
+def test_complex_stores_and_casts_raise_numpys_errors(fn, args, error):
+    with pytest.raises(error) as numpy_error:
+        fn(*[np.copy(a) for a in args])
+    with pytest.raises(error, match=re.escape(str(numpy_error.value)[:40])):
+        jitaic.jit(fn)(*args)
+
+
+@pytest.mark.parametrize("fn", [lambda z: np.round(z), lambda z: np.interp(z.real, z.real, z),
+                                lambda z: np.nan_to_num(z)])
+def test_compositions_not_written_for_complex_values_are_refused(fn):
+    with pytest.raises(jitaic.UnsupportedError, match="complex values"):
+        jitaic.jit(fn)(SPECIAL)

@@ -105,6 +105,19 @@ def complex_divide(a, b):
     return complex((ar * rat + ai) * scl, (ai * rat - ar) * scl)
 
 
+@numba.njit(inline="always", cache=True)
+def complex_reciprocal(z):
+    """1 / z as NumPy's reciprocal loop computes it (not its division's)."""
+    zr, zi = z.real, z.imag
+    if abs(zi) <= abs(zr):
+        r = zi / zr
+        d = zr + zi * r
+        return complex(1 / d, -r / d) * (zr ** 0)
+    r = zr / zi
+    d = zr * r + zi
+    return complex(r / d, -1 / d) * (zr ** 0)
+
+
 @numba.njit(cache=True)
 def complex_power(a, b):
     """a ** b as NumPy's complex power loop: 1 for a zero exponent, 0 or NaN
@@ -139,14 +152,61 @@ def complex_power(a, b):
 
 
 @numba.njit(inline="always", cache=True)
-def complex_tanh(z):
-    """tanh with C99's values at an infinite real part (+-1, a signed zero),
-    which NumPy's (the C library's) gives and numba's (NaN) does not."""
-    if np.isinf(z.real):
-        imag = np.copysign(0.0, np.sin(2 * z.imag)) if np.isfinite(z.imag) else \
-            np.copysign(0.0, z.imag)
-        return complex(np.copysign(1.0, z.real), imag)
-    return np.tanh(z)
+def complex_tanh(z, limit, eps, tiny):
+    """tanh as the C library computes it (NumPy calls ctanh): its special
+    values, its formula sinh(x) cosh(x) / (sinh(x)^2 + cos(y)^2), and beyond
+    ``limit`` (where cosh overflows the parts' type) +-1 with a vanishing
+    imaginary part; numba's formula differs in the last bits and gives NaN
+    for large x. ``eps``, ``tiny``: the parts' epsilon and smallest normal."""
+    x, y = z.real, z.imag
+    one = x ** 0  # 1 in the parts' type
+    two = one + one
+    if not (np.isfinite(x) and np.isfinite(y)):
+        if np.isinf(x):
+            imag = np.copysign(0.0, np.sin(two * y)) if np.isfinite(y) else np.copysign(0.0, y)
+            return complex(np.copysign(one, x), imag)
+        if x == 0:
+            return complex(x, np.nan)
+        return complex(np.nan, y if y == 0 else np.nan)
+    sin_y, cos_y = np.sin(y), np.cos(y)
+    if abs(x) > limit:
+        imag = two * two * sin_y * cos_y / np.exp(two * limit)
+        rest = abs(x) - limit
+        imag = imag / np.exp(two * limit) if rest > limit else imag / np.exp(two * rest)
+        return complex(np.copysign(one, x), imag)
+    sinh_x, cosh_x = (np.sinh(x), np.cosh(x)) if abs(x) > tiny else (x, one)
+    den = sinh_x * sinh_x + cos_y * cos_y if abs(sinh_x) > abs(cos_y) * eps else cos_y * cos_y
+    return complex(sinh_x * cosh_x / den, sin_y * cos_y / den)
+
+
+@numba.njit(inline="always", cache=True)
+def complex_exp(z):
+    """exp with C99's exp(x) + i0 for a zero imaginary part (numba's gives
+    inf * 0 = NaN where exp(x) overflows)."""
+    if z.imag == 0:
+        return complex(np.exp(z.real), z.imag)
+    return np.exp(z)
+
+
+@numba.njit(inline="always", cache=True)
+def complex_sinh(z):
+    """sinh with C99's values for a zero imaginary part, and for a zero real
+    part with an infinite or NaN imaginary one (numba's formula: NaN)."""
+    if z.imag == 0:
+        return complex(np.sinh(z.real), z.imag)
+    if z.real == 0 and not np.isfinite(z.imag):
+        return complex(z.real, np.nan)
+    return np.sinh(z)
+
+
+@numba.njit(inline="always", cache=True)
+def complex_cosh(z):
+    """cosh with C99's values, as complex_sinh."""
+    if z.imag == 0:  # the imaginary part: sinh(x) * (+-0), a zero of their sign
+        return complex(np.cosh(z.real), np.copysign(0.0, z.real) * np.copysign(1.0, z.imag))
+    if z.real == 0 and not np.isfinite(z.imag):
+        return complex(np.nan, 0.0 * z.real)
+    return np.cosh(z)
 
 
 @numba.njit(cache=True)

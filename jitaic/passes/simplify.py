@@ -59,20 +59,28 @@ def _other(node: Node, value: float) -> Value | None:
 
 
 def _is_negzero(v: Value) -> bool:
-    return bool(np.signbit(v.producer.attrs["value"]).any())
+    value = v.producer.attrs["value"]
+    return bool(np.signbit(np.real(value)).any() or np.signbit(np.imag(value)).any())
 
+
+# A complex product or quotient by 1 is not the identity at infinities (the
+# cross terms inf * 0 make NaN parts) nor for signed zeros: NumPy computes it.
 
 @rule(ops.multiply)
 def multiply_by_one(node: Node, rb: Rebuilder) -> Value | None:
-    """x * 1 -> x"""
+    """x * 1 -> x  (not for complex values)"""
+    if node.output.dtype.kind == "c":
+        return None
     x = _other(node, 1)
     return x if x is not None and _same_type(node, x) else None
 
 
 @rule(ops.true_divide)
 def divide_by_one(node: Node, rb: Rebuilder) -> Value | None:
-    """x / 1 -> x"""
+    """x / 1 -> x  (not for complex values)"""
     x, c = node.inputs
+    if node.output.dtype.kind == "c":
+        return None
     return x if _scalar(c) == 1 and _same_type(node, x) else None
 
 

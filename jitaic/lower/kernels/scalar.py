@@ -100,13 +100,37 @@ def _vector_math(name: str, libm: ScalarRule) -> ScalarRule:
     return rule
 
 
-for _op in (ops.exp, ops.expm1, ops.log, ops.log1p, ops.sin, ops.cos,
+def _complex_special_values(name: str, rule: ScalarRule) -> ScalarRule:
+    """``rule``, except complex values call runtime's version with the C
+    library's values where numba's formula makes NaN (lower/runtime.py)."""
+    return lambda a, dt, node: f"rt.complex_{name}({a[0]})" if _is_complex(dt[0]) \
+        else rule(a, dt, node)
+
+
+for _op in (ops.expm1, ops.log, ops.log1p, ops.sin, ops.cos,
             ops.arctan, ops.arctan2, ops.arcsin, ops.arccos):
     scalar_rule(_op)(_vector_math(_op.name, _call(f"np.{_op.name}")))
 
 
+scalar_rule(ops.exp)(_complex_special_values("exp", _vector_math("exp", _call("np.exp"))))
+
+
+# Where cosh overflows: (max exponent - 1) * ln 2 / 2, as the C library's ctanh.
+_TANH_LIMIT = {np.dtype(np.complex64): 44.0, np.dtype(np.complex128): 354.0}
+
+
+def _part(dtype: np.dtype) -> np.dtype:
+    return np.real(np.ones((), dtype)).dtype
+
+
+def _complex_tanh(z: str, dtype: np.dtype) -> str:
+    part = _part(dtype)
+    limits = (_TANH_LIMIT[np.dtype(dtype)], np.finfo(part).eps, np.finfo(part).tiny)
+    return f"rt.complex_tanh({z}, {', '.join(literal(v, part) for v in limits)})"
+
+
 scalar_rule(ops.tanh)(_vector_math("tanh", lambda a, dt, node: (
-    f"rt.complex_tanh({a[0]})" if np.dtype(dt[0]).kind == "c" else f"np.tanh({a[0]})")))
+    _complex_tanh(a[0], dt[0]) if _is_complex(dt[0]) else f"np.tanh({a[0]})")))
 
 
 _power = _vector_math("power", _infix("**"))
@@ -122,7 +146,7 @@ def _power_of_array(a, dt, node):
         return f"(np.sqrt({a[0]}) if {a[1]} == 0.5 else {_power(a, dt, node)})"
     if np.dtype(dt[0]) == np.uint64:
         return f"rt.uint64_power({a[0]}, {a[1]})"
-    if np.dtype(dt[0]).kind == "c":
+    if _is_complex(dt[0]):  # (z ** 0.5 and z ** -1: the tracer's power operator)
         return f"rt.complex_power({a[0]}, {a[1]})"
     return _power(a, dt, node)
 
@@ -131,7 +155,6 @@ for _op, _fn in [(ops.exp2, "np.exp2"),
                  (ops.log2, "np.log2"), (ops.log10, "np.log10"),
                  (ops.sqrt, "np.sqrt"), (ops.cbrt, "np.cbrt"),
                  (ops.tan, "np.tan"),
-                 (ops.sinh, "np.sinh"), (ops.cosh, "np.cosh"),
                  (ops.arcsinh, "np.arcsinh"),
                  (ops.arccosh, "np.arccosh"), (ops.arctanh, "np.arctanh"),
                  (ops.floor, "np.floor"), (ops.ceil, "np.ceil"), (ops.trunc, "np.trunc"),
@@ -148,6 +171,10 @@ def _times_ones_value(op: Op) -> ScalarRule:
         return f"({a[0]} * {literal(op.ufunc(np.ones((), dt[0])), dt[0])})"
 
     return rule
+
+
+for _op in (ops.sinh, ops.cosh):
+    scalar_rule(_op)(_complex_special_values(_op.name, _call(f"np.{_op.name}")))
 
 
 for _op in (ops.deg2rad, ops.rad2deg):
@@ -189,6 +216,8 @@ scalar_rule(ops.invert)(
 
 @scalar_rule(ops.reciprocal)
 def _reciprocal(a, dt, node):
+    if _is_complex(dt[0]):
+        return f"rt.complex_reciprocal({a[0]})"
     # Integer reciprocal truncates toward zero like C (NumPy's int loop).
     return f"(1.0 / {a[0]})" if _is_float(dt[0]) else f"np.int64(1.0 / {a[0]})"
 

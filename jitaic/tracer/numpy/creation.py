@@ -119,8 +119,8 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
     div = num - 1 if endpoint else num
     start, stop = as_tracer(start), as_tracer(stop)
-    dt = np.result_type(start.dtype if not start.aval.weak else float(0),
-                        stop.dtype if not stop.aval.weak else float(0), float(num))
+    dt = np.result_type(*(t.dtype if not t.aval.weak else t.dtype.type(0).item()
+                          for t in (start, stop)), float(num))
     delta = astype(stop, dt) - astype(start, dt)
     y = as_tracer(np.arange(0, num, dtype=dt))
     step = delta / div if div > 0 else full_value((), np.nan, dt)

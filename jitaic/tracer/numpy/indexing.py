@@ -24,7 +24,7 @@ from jitaic.tracer.numpy.common import (
 )
 from jitaic.tracer.numpy.registry import implements
 from jitaic.tracer.numpy.shapes import ravel, reshape
-from jitaic.tracer.numpy.ufuncs import apply_ufunc
+from jitaic.tracer.numpy.ufuncs import apply_ufunc, real
 
 
 @implements(np.take_along_axis)
@@ -359,9 +359,17 @@ def check_scalar_into(dtype: np.dtype, value: object) -> None:
     must fit the dtype (OverflowError); a Python float, or a NumPy float scalar
     into a signed dtype, goes through Python's int(): NaN raises ValueError,
     infinities and huge values OverflowError (float arrays, and NumPy float
-    scalars into unsigned dtypes, are cast without a word)."""
+    scalars into unsigned dtypes, are cast without a word). A Python complex
+    into a float or integer array is a TypeError; a NumPy complex scalar
+    stores its real part (checked as a float into integers)."""
+    if type(value) is complex and dtype.kind in "fiu":
+        converter = "float() argument must be a string or a real number" if dtype.kind == "f" \
+            else "int() argument must be a string, a bytes-like object or a real number"
+        raise TypeError(f"{converter}, not 'complex'{at(user_location())}")
     if dtype.kind not in "iu":
         return
+    if isinstance(value, Tracer) and value._scalar and value.dtype.kind == "c":
+        value = real(value)
     info = np.iinfo(dtype)
     if type(value) is int:
         if not info.min <= value <= info.max:

@@ -107,7 +107,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
         if ord == -np.inf:
             return amin(magnitude, axis=axis, keepdims=keepdims)
         if ord == 0:
-            return sum_(astype(apply_ufunc(np.not_equal, x, 0), x.dtype), axis=axis,
+            return sum_(astype(apply_ufunc(np.not_equal, x, 0), magnitude.dtype), axis=axis,
                         keepdims=keepdims)
         if ord == 1:
             return sum_(magnitude, axis=axis, keepdims=keepdims)

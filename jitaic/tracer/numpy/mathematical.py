@@ -53,6 +53,8 @@ def round_(a, decimals=0, out=None):
     a = as_tracer(a)
     if a.dtype == np.bool_:
         raise unsupported("np.round of a bool array (NumPy returns float16)")
+    if a.dtype.kind == "c":
+        raise unsupported("np.round of complex values")
     if a.dtype.kind != "f":
         if decimals >= 0:
             return a
@@ -213,6 +215,10 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     if period is not None:
         raise unsupported("np.interp(period=)")
     v, xs, ys = as_tracer(x), as_tracer(xp), as_tracer(fp)
+    if any(t.dtype.kind == "c" for t in (v, xs, ys)) or isinstance(left, complex) \
+            or isinstance(right, complex) or any(
+                isinstance(t, Tracer) and t.dtype.kind == "c" for t in (left, right)):
+        raise unsupported("np.interp of complex values")
     if xs.ndim != 1 or ys.ndim != 1 or xs.shape != ys.shape or xs.shape[0] == 0:
         raise ValueError("fp and xp are not of the same length.")
     n = xs.shape[0]
@@ -254,7 +260,7 @@ def select(condlist, choicelist, default=0):
             raise TypeError(f"invalid entry {i} in condlist: should be boolean ndarray"
                             f"{at(user_location())}")
     given = (*choicelist, default)
-    dtype = np.result_type(*(v if type(v) in (int, float) else
+    dtype = np.result_type(*(v if type(v) in (int, float, complex) else
                              v.dtype if isinstance(v, Tracer) else np.asarray(v)
                              for v in given))
     values = [as_tracer(v) for v in given]

@@ -21,6 +21,22 @@ from jitaic.tracer.numpy.ufuncs import (
 )
 
 
+def _in_loop_dtypes(ufunc: np.ufunc, method: str, inputs: tuple, dtype: np.dtype) -> tuple:
+    """NumPy's ``dtype=``: the loop computes in it, the inputs cast to it first
+    (not the result afterwards: np.add(int8s, dtype=float) does not wrap);
+    impossible casts raise NumPy's own error (complex into a float loop)."""
+    if method in ("reduce", "accumulate"):
+        return (astype(as_tracer(inputs[0]), dtype), *inputs[1:])
+    operands = [v if type(v) in (bool, int, float, complex) else as_tracer(v) for v in inputs]
+    given = [np.dtype(bool) if type(v) is bool else type(v) if not isinstance(v, Tracer)
+             else v.dtype for v in operands]
+    outputs = [None] * ufunc.nout
+    loop = ufunc.resolve_dtypes((*given, *outputs),
+                                signature=(*[None] * ufunc.nin, dtype, *outputs[1:]))
+    return tuple(astype(v, d) if isinstance(v, Tracer) else v
+                 for v, d in zip(operands, loop, strict=False))
+
+
 def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
     out = kwargs.pop("out", None)
     if kwargs.get("where", True) is not True:
@@ -35,6 +51,8 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
     if method == "at" and ufunc is np.add:
         add_at(*inputs)
         return None
+    if dtype is not None:
+        inputs = _in_loop_dtypes(ufunc, method, inputs, np.dtype(dtype))
     if method == "__call__":
         composite = COMPOSITE_UFUNCS.get(ufunc)
         result = composite(*inputs) if composite else apply_ufunc(ufunc, *inputs)

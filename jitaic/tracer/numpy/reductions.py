@@ -130,9 +130,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, 
     n = element_count(x, axes)
     centred = x - _divide(reduction(ops.reduce_sum, x, axes, True, dtype), n)
     dof = max(n - ddof, 0) if isinstance(n, int) else apply_ufunc(np.maximum, n - ddof, 0)
-    if dtype is not None and np.dtype(dtype).kind == "c":  # NumPy's sum of |x - mean|**2
-        dtype = np.real(np.ones((), dtype)).dtype
-    squares = squared_magnitude(centred)  # a real variance of complex data
+    squares = squared_magnitude(centred)  # |x - mean|**2: a real variance of complex data
     return _divide(reduction(ops.reduce_sum, squares, axes, keepdims, dtype), dof)
 
 
@@ -208,9 +206,9 @@ cummin = implements(accumulate=np.minimum)(_cumulative(ops.cummin))
 
 def _without_nan(a, fill):
     x = as_tracer(a)
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fc":
         return x, None
-    missing = apply_ufunc(np.isnan, x)
+    missing = apply_ufunc(np.isnan, x)  # complex: a NaN in either part
     return where(missing, x.dtype.type(fill), x), missing
 
 

@@ -183,7 +183,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     if fweights is not None or aweights is not None:
         raise unsupported("np.cov(fweights=/aweights=)")
     x = atleast_2d(m)
-    x = astype(x, dtype or np.result_type(x.dtype, np.float64))  # NumPy: float64 at least
+    others = () if y is None else (as_tracer(y).dtype,)
+    x = astype(x, dtype or np.result_type(x.dtype, *others, np.float64))  # float64 at least
     if not rowvar and x.shape[0] != 1:
         x = transpose(x)
     if y is not None:

@@ -152,9 +152,16 @@ _UNARY_OPERATORS = {"neg": np.negative, "pos": np.positive, "abs": np.absolute,
 
 def _power_operator(self: Tracer, other: object) -> Tracer:
     """``**``: NumPy's operator squares a bool array raised to the Python int 2
-    (np.square's dtype, int8; np.power would give int64)."""
+    (np.square's dtype, int8; np.power would give int64), and takes a complex
+    array to the Python number 0.5 or -1 with np.sqrt or np.reciprocal (not
+    np.power: they differ at -1 + 0j and at infinities)."""
     if type(other) is int and other == 2 and self.dtype == np.bool_ and not self._scalar:
         return apply_ufunc(np.square, self)
+    if type(other) in (int, float) and self.dtype.kind == "c" and not self._scalar:
+        if other == 0.5:
+            return apply_ufunc(np.sqrt, self)
+        if other == -1:
+            return apply_ufunc(np.reciprocal, self)
     return apply_ufunc(np.power, self, other)
 
 
