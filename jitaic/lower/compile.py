@@ -313,6 +313,7 @@ def _module_source(graph: Graph, fn_source: str) -> str:
             f"import numba\nimport numpy as np\n"
             f"from jitaic.lower import blas\n"
             f"from jitaic.lower import buffers as buf\n"
+            f"from jitaic.lower import complexmath as cm\n"
             f"from jitaic.lower import runtime as rt\n"
             f"from jitaic.lower import vecmath as vm\n\n\n{fn_source}\n")
 

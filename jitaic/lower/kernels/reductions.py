@@ -140,7 +140,7 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
             """The last axis (all axes, flat) through the buffer."""
             with em.capture() as statements:
                 emit_element(em, nest)
-            helper = "rt.complex_pairwise_sum" if acc_dtype.kind == "c" else "rt.pairwise_sum"
+            helper = "cm.pairwise_sum" if acc_dtype.kind == "c" else "rt.pairwise_sum"
             reduced = (f"{helper}({buf}, 0, {{count}}, {literal(0, acc_dtype)})"
                        if buffered == "pairwise" else f"{buffered}({buf}, {{count}})")
             em.emit(loop_ir.Reduce(

@@ -52,7 +52,7 @@ for _op, _sym in [(ops.add, "+"), (ops.subtract, "-"), (ops.multiply, "*"),
 @scalar_rule(ops.true_divide)
 def _true_divide(a, dt, node):
     if np.dtype(dt[0]).kind == "c":
-        return f"rt.complex_divide({a[0]}, {a[1]})"
+        return f"cm.divide({a[0]}, {a[1]})"
     return f"({a[0]} / {a[1]})"
 
 
@@ -101,9 +101,9 @@ def _vector_math(name: str, libm: ScalarRule) -> ScalarRule:
 
 
 def _complex_special_values(name: str, rule: ScalarRule) -> ScalarRule:
-    """``rule``, except complex values call runtime's version with the C
-    library's values where numba's formula makes NaN (lower/runtime.py)."""
-    return lambda a, dt, node: f"rt.complex_{name}({a[0]})" if _is_complex(dt[0]) \
+    """``rule``, except complex values call complexmath's version with the C
+    library's values where numba's formula makes NaN (lower/complexmath.py)."""
+    return lambda a, dt, node: f"cm.{name}({a[0]})" if _is_complex(dt[0]) \
         else rule(a, dt, node)
 
 
@@ -126,7 +126,7 @@ def _part(dtype: np.dtype) -> np.dtype:
 def _complex_tanh(z: str, dtype: np.dtype) -> str:
     part = _part(dtype)
     limits = (_TANH_LIMIT[np.dtype(dtype)], np.finfo(part).eps, np.finfo(part).tiny)
-    return f"rt.complex_tanh({z}, {', '.join(literal(v, part) for v in limits)})"
+    return f"cm.tanh({z}, {', '.join(literal(v, part) for v in limits)})"
 
 
 scalar_rule(ops.tanh)(_vector_math("tanh", lambda a, dt, node: (
@@ -147,7 +147,7 @@ def _power_of_array(a, dt, node):
     if np.dtype(dt[0]) == np.uint64:
         return f"rt.uint64_power({a[0]}, {a[1]})"
     if _is_complex(dt[0]):  # (z ** 0.5 and z ** -1: the tracer's power operator)
-        return f"rt.complex_power({a[0]}, {a[1]})"
+        return f"cm.power({a[0]}, {a[1]})"
     return _power(a, dt, node)
 
 
@@ -217,7 +217,7 @@ scalar_rule(ops.invert)(
 @scalar_rule(ops.reciprocal)
 def _reciprocal(a, dt, node):
     if _is_complex(dt[0]):
-        return f"rt.complex_reciprocal({a[0]})"
+        return f"cm.reciprocal({a[0]})"
     # Integer reciprocal truncates toward zero like C (NumPy's int loop).
     return f"(1.0 / {a[0]})" if _is_float(dt[0]) else f"np.int64(1.0 / {a[0]})"
 

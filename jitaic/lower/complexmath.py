@@ -1,0 +1,199 @@
+"""Complex arithmetic as NumPy computes it, for generated code (``cm.``).
+
+numba's complex operations follow CPython's cmath: division divides by the
+denominator and raises on zero, powers use one formula for every exponent,
+tanh, exp, sinh and cosh make NaN where an overflow meets a zero. NumPy's
+loops (and the C library they call) differ in the last bits and at special
+values; these helpers follow NumPy's formulas. Sums follow NumPy's pairwise
+order for complex values, whose tree splits differently from float sums'.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+
+@numba.njit(inline="always", cache=True)
+def divide(a, b):
+    """a / b as NumPy's complex loops divide (Smith's method, scaled by a
+    reciprocal), in the parts' precision: numba's division follows
+    CPython's, which divides by the denominator (last-bit differences) and
+    raises on zero (NumPy: inf and nan)."""
+    ar, ai, br, bi = a.real, a.imag, b.real, b.imag
+    one = br ** 0  # 1 in the parts' type: complex64 stays in float32
+    if abs(br) >= abs(bi):
+        if br == 0 and bi == 0:
+            return complex(ar / abs(br), ai / abs(br))
+        rat = bi / br
+        scl = one / (br + bi * rat)
+        return complex((ar + ai * rat) * scl, (ai - ar * rat) * scl)
+    rat = br / bi
+    scl = one / (bi + br * rat)
+    return complex((ar * rat + ai) * scl, (ai * rat - ar) * scl)
+
+
+@numba.njit(inline="always", cache=True)
+def reciprocal(z):
+    """1 / z as NumPy's reciprocal loop computes it (not its division's)."""
+    zr, zi = z.real, z.imag
+    if abs(zi) <= abs(zr):
+        r = zi / zr
+        d = zr + zi * r
+        return complex(1 / d, -r / d) * (zr ** 0)
+    r = zr / zi
+    d = zr * r + zi
+    return complex(r / d, -1 / d) * (zr ** 0)
+
+
+@numba.njit(cache=True)
+def power(a, b):
+    """a ** b as NumPy's complex power loop: 1 for a zero exponent, 0 or NaN
+    for a zero base, products for integer exponents below 100 (z ** 2 is
+    z * z exactly; a negative one divides 1 by them) and the general formula
+    otherwise (numba's; NumPy's C library may differ from it in the last
+    bits)."""
+    one = a ** 0  # 1 in a's type
+    if b.real == 0 and b.imag == 0:
+        return one
+    if a.real == 0 and a.imag == 0:
+        return one * 0 if b.real > 0 else one * np.nan
+    n = int(b.real) if b.imag == 0 and abs(b.real) < 100 else 0
+    if n == 0 or n != b.real:
+        return a ** b
+    if n == 1:
+        return a
+    if n == 2:
+        return a * a
+    if n == 3:
+        return a * (a * a)
+    k, mask = abs(n), 1
+    result, p = one, a
+    while True:
+        if k & mask:
+            result = result * p
+        mask <<= 1
+        if k < mask:
+            break
+        p = p * p
+    return result if n > 0 else divide(one, result)
+
+
+@numba.njit(inline="always", cache=True)
+def tanh(z, limit, eps, tiny):
+    """tanh as the C library computes it (NumPy calls ctanh): its special
+    values, its formula sinh(x) cosh(x) / (sinh(x)^2 + cos(y)^2), and beyond
+    ``limit`` (where cosh overflows the parts' type) +-1 with a vanishing
+    imaginary part; numba's formula differs in the last bits and gives NaN
+    for large x. ``eps``, ``tiny``: the parts' epsilon and smallest normal."""
+    x, y = z.real, z.imag
+    one = x ** 0  # 1 in the parts' type
+    two = one + one
+    if not (np.isfinite(x) and np.isfinite(y)):
+        if np.isinf(x):
+            imag = np.copysign(0.0, np.sin(two * y)) if np.isfinite(y) else np.copysign(0.0, y)
+            return complex(np.copysign(one, x), imag)
+        if x == 0:
+            return complex(x, np.nan)
+        return complex(np.nan, y if y == 0 else np.nan)
+    sin_y, cos_y = np.sin(y), np.cos(y)
+    if abs(x) > limit:
+        imag = two * two * sin_y * cos_y / np.exp(two * limit)
+        rest = abs(x) - limit
+        imag = imag / np.exp(two * limit) if rest > limit else imag / np.exp(two * rest)
+        return complex(np.copysign(one, x), imag)
+    sinh_x, cosh_x = (np.sinh(x), np.cosh(x)) if abs(x) > tiny else (x, one)
+    den = sinh_x * sinh_x + cos_y * cos_y if abs(sinh_x) > abs(cos_y) * eps else cos_y * cos_y
+    return complex(sinh_x * cosh_x / den, sin_y * cos_y / den)
+
+
+@numba.njit(inline="always", cache=True)
+def exp(z):
+    """exp with C99's exp(x) + i0 for a zero imaginary part (numba's gives
+    inf * 0 = NaN where exp(x) overflows)."""
+    if z.imag == 0:
+        return complex(np.exp(z.real), z.imag)
+    return np.exp(z)
+
+
+@numba.njit(inline="always", cache=True)
+def sinh(z):
+    """sinh with C99's values for a zero imaginary part, and for a zero real
+    part with an infinite or NaN imaginary one (numba's formula: NaN)."""
+    if z.imag == 0:
+        return complex(np.sinh(z.real), z.imag)
+    if z.real == 0 and not np.isfinite(z.imag):
+        return complex(z.real, np.nan)
+    return np.sinh(z)
+
+
+@numba.njit(inline="always", cache=True)
+def cosh(z):
+    """cosh with C99's values, as sinh."""
+    if z.imag == 0:  # the imaginary part: sinh(x) * (+-0), a zero of their sign
+        return complex(np.cosh(z.real), np.copysign(0.0, z.real) * np.copysign(1.0, z.imag))
+    if z.real == 0 and not np.isfinite(z.imag):
+        return complex(np.nan, 0.0 * z.real)
+    return np.cosh(z)
+
+
+@numba.njit(inline="always", cache=True)
+def _complex_block(a, start, n, zero):
+    """NumPy's complex pairwise sum of a block of up to 64 elements: its eight
+    float accumulators are four complex lanes (elements i, i + 4, ...)."""
+    if n < 4:
+        res = zero
+        for i in range(start, start + n):
+            res += a[i]
+        return res
+    r0, r1, r2, r3 = a[start], a[start + 1], a[start + 2], a[start + 3]
+    i = 4
+    while i < n - n % 4:
+        p = start + i
+        r0 += a[p]
+        r1 += a[p + 1]
+        r2 += a[p + 2]
+        r3 += a[p + 3]
+        i += 4
+    res = (r0 + r1) + (r2 + r3)
+    for j in range(i, n):
+        res += a[start + j]
+    return res
+
+
+@numba.njit(cache=True)
+def pairwise_sum(a, start, n, zero):
+    """NumPy's pairwise sum of complex ``a[start:start + n]``, addition for
+    addition: NumPy sums the interleaved parts as one float array of 2n, so
+    its blocks hold 64 elements and its halves split at (n - n % 8) // 2.
+    The recursion walks an explicit stack (numba's on-disk cache cannot
+    reload a recursive function)."""
+    start = max(start, 0)
+    if n <= 64:
+        return _complex_block(a, start, n, zero)
+    starts = np.empty(64, np.int64)
+    lengths = np.empty(64, np.int64)
+    stages = np.zeros(64, np.int8)  # 0: new, 1: left child running, 2: right child running
+    sums = np.empty(64, a.dtype)  # finished children, left before right
+    starts[0], lengths[0] = start, n
+    depth, done = 1, 0
+    while depth:
+        top = depth - 1
+        m = lengths[top]
+        half = (m - m % 8) // 2
+        if m <= 64:
+            sums[done] = _complex_block(a, starts[top], m, zero)
+            done += 1
+            depth -= 1
+        elif stages[top] == 2:
+            sums[done - 2] = sums[done - 2] + sums[done - 1]
+            done -= 1
+            depth -= 1
+        else:
+            first = starts[top] + (half if stages[top] == 1 else 0)
+            starts[depth] = first
+            lengths[depth] = half if stages[top] == 0 else m - half
+            stages[depth] = 0
+            stages[top] += 1
+            depth += 1
+    return sums[0]
