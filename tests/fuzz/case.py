@@ -62,8 +62,15 @@ class Case:
                                 setup=textwrap.indent("\n".join(lines), "    ") + "\n")
 
 
+def _item(value: object) -> str:
+    """A value as Python source ((nan+infj) is not: complex(nan, inf) is)."""
+    if isinstance(value, complex):
+        return f"complex({value.real!r}, {value.imag!r})"
+    return repr(value)
+
+
 def _literal(x: np.ndarray) -> str:
-    items = textwrap.fill(", ".join(map(repr, x.ravel().tolist())), 80,
+    items = textwrap.fill(", ".join(map(_item, x.ravel().tolist())), 80,
                           initial_indent=" " * 8, subsequent_indent=" " * 8)
     return f"np.array([\n{items}\n    ], dtype={str(x.dtype)!r}).reshape({x.shape!r})"
 

@@ -32,21 +32,21 @@ MAX_STATEMENTS = 8
 
 # Templates, each with the operand dtype kinds it accepts.
 UNARY = {
-    "np.abs({})": "biuf", "-{}": "iuf", "np.square({})": "biuf", "np.sqrt({})": "biuf",
-    "np.exp({})": "biuf", "np.log({})": "biuf", "np.sin({})": "biuf", "np.cos({})": "biuf",
-    "np.tanh({})": "biuf", "np.log1p({})": "biuf", "np.expm1({})": "biuf",
+    "np.abs({})": "biufc", "-{}": "iufc", "np.square({})": "biufc", "np.sqrt({})": "biufc",
+    "np.exp({})": "biufc", "np.log({})": "biufc", "np.sin({})": "biufc", "np.cos({})": "biufc",
+    "np.tanh({})": "biufc", "np.log1p({})": "biuf", "np.expm1({})": "biuf",
     "np.arctan({})": "biuf", "np.floor({})": "biuf", "np.ceil({})": "biuf",
-    "np.rint({})": "biuf", "np.sign({})": "iuf", "np.isnan({})": "biuf",
-    "np.isfinite({})": "biuf", "np.logical_not({})": "biuf", "~{}": "biu",
-    "np.invert({})": "biu", "abs({})": "biuf", "np.negative({})": "iuf",
+    "np.rint({})": "biuf", "np.sign({})": "iuf", "np.isnan({})": "biufc",
+    "np.isfinite({})": "biufc", "np.logical_not({})": "biufc", "~{}": "biu",
+    "np.invert({})": "biu", "abs({})": "biufc", "np.negative({})": "iufc",
 }
 BINARY = {
-    "{} + {}": "biuf", "{} - {}": "iuf", "{} * {}": "biuf", "{} / {}": "biuf",
-    "{} // {}": "biuf", "{} % {}": "biuf", "{} ** {}": "biuf", "{} == {}": "biuf",
-    "{} != {}": "biuf", "{} < {}": "biuf", "{} <= {}": "biuf", "{} > {}": "biuf",
+    "{} + {}": "biufc", "{} - {}": "iufc", "{} * {}": "biufc", "{} / {}": "biufc",
+    "{} // {}": "biuf", "{} % {}": "biuf", "{} ** {}": "biufc", "{} == {}": "biufc",
+    "{} != {}": "biufc", "{} < {}": "biuf", "{} <= {}": "biuf", "{} > {}": "biuf",
     "{} >= {}": "biuf", "np.maximum({}, {})": "biuf", "np.minimum({}, {})": "biuf",
     "np.fmax({}, {})": "biuf", "np.arctan2({}, {})": "biuf",
-    "np.logical_and({}, {})": "biuf", "{} << {}": "biu", "{} >> {}": "biu",
+    "np.logical_and({}, {})": "biufc", "{} << {}": "biu", "{} >> {}": "biu",
     "{} & {}": "biu", "{} | {}": "biu", "{} ^ {}": "biu", "np.left_shift({}, {})": "biu",
 }
 # NumPy computes these in float16 for 1-byte operands, a dtype jitaic refuses
@@ -71,11 +71,12 @@ SMOOTH_BINARY = {"{} + {}": "f", "{} - {}": "f", "{} * {}": "f"}
 SMOOTH_REDUCTIONS = {k: REDUCTIONS[k] for k in ("sum", "mean", "prod", "var", "cumsum")}
 
 CASTS = ("np.float64", "np.int64", "np.int32", "np.int8", "np.uint8", "np.float32",
-         "np.bool_", "np.uint64")
+         "np.bool_", "np.uint64", "np.complex128", "np.complex64")
 INT_CONSTS = ("1", "2", "0", "-1", "3", "7", "63", "64", "300", "-128", "2 ** 31",
               "2 ** 63 - 1", "-2 ** 63", "2 ** 64", "np.int8(-128)", "np.uint64(2 ** 64 - 1)")
 FLOAT_CONSTS = ("0.5", "2.0", "-1.5", "-0.0", "0.0", "1e300", "np.nan", "np.inf", "-np.inf",
                 "np.float32(0.1)")
+COMPLEX_CONSTS = ("1j", "(2 - 0.5j)", "0.5", "complex(np.nan, 1.0)", "complex(-0.0, np.inf)")
 BASIC_INDEX = ("0", "1:", "::-1", "-1", "::2", ":-1", "None", "..., 0", "1:3", "::-2",
                "3", "-5", "2:0")
 BASIC_INDEX_2D = (":, 0", "0, 1", ":, ::-1", "1:, -1", "..., 1:", "::2, ::-1")
@@ -172,6 +173,8 @@ class _Builder:
             return self.pick(("2.0", "0.5", "-1.5"))
         if kind == "b":
             return self.pick(("True", "False", "1", "0"))
+        if kind == "c":
+            return self.pick(COMPLEX_CONSTS)
         return self.pick(FLOAT_CONSTS if kind == "f" else INT_CONSTS)
 
     def operand(self, env: dict, depth: int) -> str:

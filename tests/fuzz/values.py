@@ -15,7 +15,8 @@ import hypothesis.extra.numpy as hnp
 import numpy as np
 from hypothesis import strategies as st
 
-DTYPES = ("bool", "int8", "int32", "int64", "uint8", "uint64", "float32", "float64")
+DTYPES = ("bool", "int8", "int32", "int64", "uint8", "uint64", "float32", "float64",
+          "complex64", "complex128")
 INT_DTYPES = ("int8", "int32", "int64", "uint8", "uint64")
 
 
@@ -33,6 +34,9 @@ class Inputs:
 
 
 def _specials(dtype: np.dtype) -> list:
+    if dtype.kind == "c":  # special parts, and a special part beside an ordinary one
+        parts = _specials(np.real(np.ones((), dtype)).dtype)
+        return [complex(re, im) for re in parts[:5] for im in (parts[:5] + [1.0])]
     if dtype.kind == "f":
         info = np.finfo(dtype)
         return [np.nan, np.inf, -np.inf, -0.0, 0.0, float(info.max), float(info.tiny), 1.0,
@@ -48,6 +52,9 @@ def elements(dtype: np.dtype, smooth: bool = False) -> st.SearchStrategy:
     """Typical small values, special values and the whole range of ``dtype``."""
     if smooth:  # gradient checks: finite, moderate values
         return st.floats(-2.0, 2.0, width=dtype.itemsize * 8)
+    if dtype.kind == "c":
+        small = st.complex_numbers(max_magnitude=8, width=dtype.itemsize * 8)
+        return st.one_of(small, st.sampled_from(_specials(dtype)), hnp.from_dtype(dtype))
     small = (st.floats(-8, 8, width=dtype.itemsize * 8) if dtype.kind == "f"
              else hnp.from_dtype(dtype, min_value=-4 if dtype.kind == "i" else 0, max_value=5)
              if dtype.kind in "iu" else st.booleans())
