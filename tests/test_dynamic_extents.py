@@ -191,3 +191,18 @@ def test_size_and_len_of_a_run_time_length() -> None:
     assert f(x, u * 0.0) == mean_or_zero(x, u * 0.0) == 0.0
     with pytest.raises(jitaic.UnsupportedError, match=r"len\(\) of an array whose length.*x.size"):
         jitaic.jit(lambda x: len(x[x > 0]))(x)
+
+
+def add_own_tail(a, d):
+    a += a[d:]
+    return a
+
+
+def test_an_in_place_op_with_a_run_time_length_operand_is_checked_when_it_runs():
+    a = np.arange(3.0).reshape(3, 1)
+    f = jitaic.jit(add_own_tail)
+    np.testing.assert_array_equal(f(a.copy(), np.int64(0)), add_own_tail(a.copy(), np.int64(0)))
+    with pytest.raises(ValueError):  # NumPy: operands could not be broadcast together
+        add_own_tail(a.copy(), np.int64(1))
+    with pytest.raises(ValueError, match="lengths known at run time differ"):
+        f(a.copy(), np.int64(1))

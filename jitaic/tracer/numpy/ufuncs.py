@@ -105,7 +105,10 @@ def assign_inplace(target: object, result: Tracer, name: str) -> Tracer:
         raise TypeError(f"Cannot cast ufunc '{name}' output from {result.dtype!r} to "
                         f"{target.dtype!r} with casting rule 'same_kind'"
                         f"{at(user_location())}")
-    if ops.broadcast_shapes(result.shape, target.shape) != target.shape:
+    shape = ops.broadcast_shapes(result.shape, target.shape)
+    # (a run-time extent, x[i:], against a static one is checked when it runs)
+    if len(shape) != len(target.shape) or any(
+            d is not None and d != t for d, t in zip(shape, target.shape)):
         raise ValueError(f"non-broadcastable output operand with shape {target.shape} "
                          f"doesn't match the broadcast shape {result.shape}"
                          f"{at(user_location())}")
