@@ -251,3 +251,16 @@ def test_complex_stores_and_casts_raise_numpys_errors(fn, args, error):
 def test_compositions_not_written_for_complex_values_are_refused(fn):
     with pytest.raises(jitaic.UnsupportedError, match="complex values"):
         jitaic.jit(fn)(SPECIAL)
+
+
+def to_float(z):
+    return z.astype(np.float64) * 2
+
+
+def test_a_cast_dropping_imaginary_parts_warns_at_the_users_line():
+    z = np.array([1 + 2j, 3 - 1j])
+    with pytest.warns(np.exceptions.ComplexWarning, match="discards the imaginary part") as caught:
+        got = jitaic.jit(to_float)(z)
+    assert caught[0].filename.endswith("test_complex.py")
+    with pytest.warns(np.exceptions.ComplexWarning):
+        np.testing.assert_array_equal(got, to_float(z))

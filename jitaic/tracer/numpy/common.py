@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import operator
+import warnings
 
 import numpy as np
 
@@ -71,7 +72,21 @@ def astype(x, dtype, order="K", casting="unsafe", subok=True, copy=True) -> Trac
     dtype = check_supported_dtype(np.dtype(dtype), "astype")
     if dtype == x.dtype and not copy:
         return x
+    if x.dtype.kind == "c" and dtype.kind not in "cb":
+        _warn_discarding_imaginary_parts()
     return emit(ops.astype, [x], {"dtype": dtype}, scalar=x._scalar)
+
+
+def _warn_discarding_imaginary_parts() -> None:
+    """NumPy's ComplexWarning for a complex -> real cast, at the user's line
+    (once, when the function is traced: Python shows a warning once per
+    line by default anyway)."""
+    loc = user_location()
+    message = "Casting complex values to real discards the imaginary part"
+    if loc is None:
+        warnings.warn(message, np.exceptions.ComplexWarning, stacklevel=3)
+    else:
+        warnings.warn_explicit(message, np.exceptions.ComplexWarning, loc.filename, loc.lineno)
 
 
 @implements(np.where)
