@@ -147,13 +147,18 @@ class Reduce:
 Stmt = Line | Comment | Assign | Scratch | Store | Raise | IndexCheck | Loop | If | While | Reduce
 
 
+def _no_constants(value: object) -> str:
+    raise ValueError("this loop IR function was built without a way to add constants")
+
+
 @dataclass(eq=False)
 class Function:
     name: str
     params: list[str]
     body: list
     fresh: Callable[[str], str]  # a new variable name from a hint (Emitter.fresh)
-    constant: Callable[[object], str] = repr  # an array constant as a new argument's name
+    # an array constant as a new argument's name (Emitter.constant_arg)
+    constant: Callable[[object], str] = _no_constants
     constants: list[str] = field(default_factory=list)  # those arguments' names
     parallel_min_work: int | None = None  # None: no parallel loops
     uses_prange: bool = False  # set by passes that make a parallel loop
