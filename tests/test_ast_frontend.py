@@ -794,20 +794,46 @@ def test_region_constants_do_not_outlive_their_region() -> None:
             "the constant comes from a closed region" if second is first else "?")
 
 
-def test_window_that_runs_past_the_end_raises_instead_of_shrinking() -> None:
-    """x[k:k + 3] keeps length 3: where NumPy would return a shorter slice,
-    jitaic raises IndexError naming the length and the axis."""
-    def window_sum(x, k):
-        return x[k:k + 3].sum()
+def test_window_past_the_end_shortens_as_in_numpy() -> None:
+    """x[k:k + 3] with a run-time k: NumPy shortens the window at either end
+    (or empties it), and so does jitaic."""
+    def windows(x, k):
+        return x[k:k + 3].sum(), x[k - 1:k + 2]
 
     x = np.arange(6.0)
-    f = jitaic.jit(window_sum)
-    assert f(x, np.int64(3)) == window_sum(x, 3)
-    outside = "slice of length 3 (starting at 4 )?runs outside axis 0 of size 6"
-    with pytest.raises(IndexError, match=outside):
-        f(x, np.int64(4))
-    with pytest.raises(IndexError, match="slice of length 3"):
-        f(x, np.int64(-1))
+    f = jitaic.jit(windows)
+    for k in (-7, -4, -1, 0, 3, 4, 5, 6, 9):
+        got, want = f(x, np.int64(k)), windows(x, k)
+        assert got[0] == want[0] and np.array_equal(got[1], want[1]), k
+
+
+def _loop_windows(x, n):
+    s = 0.0
+    for i in range(n):
+        s += x[i:i + 3].sum()
+    return s
+
+
+def _static_windows(x):
+    s = 0.0
+    for i in range(1, x.shape[0] - 2):
+        s += x[i - 1:i + 3].sum()
+    return s
+
+
+def test_loop_index_windows_keep_a_static_length_only_where_they_fit() -> None:
+    """A for-loop index with static bounds proves that x[i - 1:i + 3] fits, so
+    the window keeps length 4; with a run-time bound it may run past the end,
+    and its length is decided when it runs, as NumPy's is."""
+    x = np.arange(7.0)
+    static = jitaic.jit(_static_windows, mode="ast")
+    assert static(x) == _static_windows(x)
+    assert "f64[4] = dyn_getitem" in static.lower(x).as_text()
+    loop = jitaic.jit(_loop_windows, mode="ast")
+    for n in (0, 3, 5, 7, 9):
+        assert loop(x, np.int64(n)) == _loop_windows(x, n), n
+    assert "f64[?] = dyn_getitem" in loop.lower(x, np.int64(9)).as_text()
+    assert jitaic.jit(_loop_windows, mode="ast")(x[:2], 4) == _loop_windows(x[:2], 4)
 
 
 def _view_read_in_both_branches(a, b, c):

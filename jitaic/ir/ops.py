@@ -129,12 +129,17 @@ def _broadcast_dim(dims: tuple[int | None, ...]) -> int | None:
     return None if None in dims else 1
 
 
-def fits(v: tuple[int | None, ...], target: tuple[int | None, ...]) -> bool:
-    """Whether an array of shape ``v`` broadcasts into ``target`` (assignment)."""
+def fits(v: tuple[int | None, ...], target: tuple[int | None, ...],
+         checked_when_run: bool = False) -> bool:
+    """Whether an array of shape ``v`` broadcasts into ``target`` (assignment).
+    With ``checked_when_run``, a run-time extent of the target takes any
+    static extent of ``v``: the store checks that they agree when it runs."""
     try:
-        return broadcast_shapes(v, target) == tuple(target) and len(v) <= len(target)
+        out = broadcast_shapes(v, target)
     except ShapeError:
         return False
+    return len(v) <= len(target) and all(
+        o == t or (checked_when_run and t is None) for o, t in zip(out, target, strict=True))
 
 
 def check_static(t: TensorType, what: str, where: str = "") -> None:
@@ -643,7 +648,7 @@ getitem = define("getitem", _getitem_infer,
 def _setitem_infer(in_types, attrs, regions):
     x, v = in_types
     target = slice_shape(x.shape, attrs["index"])
-    if not fits(v.shape, target):
+    if not fits(v.shape, target, checked_when_run=True):  # _store_loop checks
         raise ShapeError(f"could not broadcast input array from shape {v.shape} "
                          f"into shape {target}")
     return [x.with_shape(x.shape)]
@@ -910,8 +915,9 @@ for_loop = define("for_loop", _loop_infer, _for_reference, (HAS_REGION, CONTROL_
 # by the extra integer inputs.
 # - DYNAMIC: an integer index (x[i]); NumPy's wraparound for negative values.
 # - (DYNAMIC, length, step): a slice of static length whose start is a run-time
-#   value (x[i, j:j + 3]); the start must leave room for it (jitaic raises
-#   IndexError where NumPy would silently shorten the slice).
+#   value (x[i, j:j + 3]). The tracer makes one only where the start's range
+#   provably leaves room (a for-loop index with static bounds); any other
+#   window is a RANGE, which NumPy's rules may shorten.
 # - (RANGE, start, stop, step): a slice whose length is known at run time only
 #   (x[:i], A[i, j:], y[k:n - k]); start and stop are DYNAMIC, a Python int or
 #   None, with Python's slice semantics; the result's dimension is None.

@@ -38,8 +38,7 @@ def _numpy_error(name: str, base: type[Exception], template: str) -> type:
 IndexOutOfBounds = _numpy_error(
     "IndexOutOfBounds", IndexError, "index {} is out of bounds for axis {} with size {}{}")
 SliceOutside = _numpy_error(
-    "SliceOutside", IndexError, "a slice of length {} runs outside axis {} of size {}{} "
-    "(NumPy would shorten it; jitaic keeps slice lengths static)")
+    "SliceOutside", IndexError, "a slice of length {} runs outside axis {} of size {}{}")
 LengthsDiffer = _numpy_error(
     "LengthsDiffer", ValueError, "{}: lengths known at run time differ ({} vs {})")
 ContractedMismatch = _numpy_error(

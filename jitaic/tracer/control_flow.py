@@ -34,8 +34,13 @@ class _Body:
 
 
 def _trace_body(fn: Callable, args: Sequence[object], carried: Sequence[Buffer] = (),
-                leading: Sequence[TensorType] = (), bind_params: bool = True) -> _Body:
+                leading: Sequence[TensorType] = (), bind_params: bool = True,
+                index_range: range | None = None) -> _Body:
     """Trace ``fn(*leading, *args)`` into a Region (static args stay Python values).
+
+    ``index_range`` is the values a for loop's index (the first leading
+    parameter) takes, when its bounds are static: indexing uses it to prove
+    that a window ``x[i:i + 3]`` always fits.
 
     With ``bind_params=False`` traced args are passed through unchanged: the
     body reads them as outer values (a branch runs at most once, so it needs no
@@ -48,6 +53,8 @@ def _trace_body(fn: Callable, args: Sequence[object], carried: Sequence[Buffer] 
     ctx.builder.open_block()
     ctx.write_logs.append({})
     params: list[Value] = [Value(t) for t in leading]
+    if index_range:
+        ctx.index_bounds[params[0]] = (min(index_range), max(index_range))
     saved = [(b, b.value, b.version) for b in carried]
     try:
         inner = [new_tracer(p) for p in params]
@@ -302,13 +309,14 @@ def _lift_carried(values: Sequence[object]) -> list[object]:
 
 
 def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequence[object],
-          bounds: Sequence[Value] = (), names: Sequence[str] = ()) -> list:
+          bounds: Sequence[Value] = (), names: Sequence[str] = (),
+          index_range: range | None = None) -> list:
     carried = _lift_carried(init)
     buffers: list[Buffer] = []
     # a for loop's index is a Python int, as range gives: weak (NEP 50)
     leading = [TensorType((), np.int64, weak=True)] if op is ops.for_loop else []
     for _ in range(8):  # fixed point of carried types and written arrays
-        body = _trace_body(body_fn, carried, buffers, leading)
+        body = _trace_body(body_fn, carried, buffers, leading, index_range=index_range)
         first = _first_assigned(carried, body)
         if first is not None:  # assigned in the loop, undefined before: start from zeros
             carried = first
@@ -399,5 +407,8 @@ def for_loop(start: object, stop: object, step: object, body_fn: Callable,
     """``for i in range(start, stop, step): carried = body_fn(i, *carried)``."""
     from jitaic.tracer.numpy import as_tracer, astype
 
+    static = [b for b in (start, stop, step) if isinstance(b, (int, np.integer))
+              and not isinstance(b, (bool, np.bool_))]
+    index_range = range(*map(int, static)) if len(static) == 3 and step else None
     bounds = [astype(as_tracer(b), np.int64).value for b in (start, stop, step)]
-    return _loop(ops.for_loop, body_fn, None, init, bounds, names)
+    return _loop(ops.for_loop, body_fn, None, init, bounds, names, index_range)

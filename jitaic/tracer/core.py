@@ -40,6 +40,8 @@ class TraceContext:
         # Per open region: outer buffers written inside it, with their values
         # before the first write (control flow turns them into region results).
         self.write_logs: list[dict[int, tuple[Buffer, Value, int]]] = []
+        # The smallest and largest value of each for-loop index with static bounds.
+        self.index_bounds: dict[Value, tuple[int, int]] = {}
 
     @property
     def depth(self) -> int:

@@ -9,7 +9,7 @@ import numpy as np
 
 from jitaic.errors import at, user_location
 from jitaic.ir import ops
-from jitaic.tracer.core import Tracer, ViewStep, emit
+from jitaic.tracer.core import Tracer, ViewStep, current, emit
 from jitaic.tracer.numpy.common import (
     as_tracer,
     astype,
@@ -93,12 +93,9 @@ def _normalize_index(key: object, shape: tuple[int, ...]) -> tuple[tuple, list[i
             index.append(_run_time_entry(k, dynamic))
         elif _is_traced_slice(k):
             length, step = _traced_slice_length(k), k.step or 1
-            if length is None:
-                index.append(_run_time_entry(k, dynamic))
+            if length is None or not _always_fits(k.start, length, step, shape[dim]):
+                index.append(_run_time_entry(k, dynamic))  # NumPy may shorten it
             else:
-                if ops.slice_span(length, step) > shape[dim]:
-                    raise IndexError(f"a slice of length {length} does not fit axis {dim} "
-                                     f"of size {shape[dim]}{at(user_location())}")
                 index.append((ops.DYNAMIC, length, step))
                 dynamic.append(astype(as_tracer(k.start), np.int64))
         else:
@@ -152,6 +149,19 @@ def _traced_slice_length(k: slice) -> int | None:
     if start is None or stop is None or start[0] is None or start[0] is not stop[0]:
         return None
     return len(range(start[1], stop[1], k.step or 1))
+
+
+def _always_fits(start: object, length: int, step: int, size: int) -> bool:
+    """Whether a window of ``length`` from the traced ``start`` lies inside an
+    axis of ``size`` for every value ``start`` can take: a for-loop index with
+    static bounds plus a constant. Only then does it keep its static length;
+    elsewhere NumPy shortens a window that runs past the end."""
+    base, offset = _affine(start) or (None, 0)
+    bounds = current().index_bounds.get(base)
+    if bounds is None:
+        return False
+    low, high = bounds
+    return low + offset >= 0 and high + offset + ops.slice_span(length, step) <= size
 
 
 def _affine(x: object) -> tuple[object, int] | None:
