@@ -310,7 +310,7 @@ class JitFunction:
         if need be) and options: jitaic/serialize.py."""
         options = {"mode": self._mode, "static_argnames": tuple(sorted(self._static_names)),
                    "parallel": self._parallel, "compile": self._compile_mode}
-        return serialize.by_name(self) or (_rebuilt, (serialize.portable(self._fn), options))
+        return serialize.by_name(self) or serialize.rebuilt_once(_rebuilt, self._fn, options)
 
     # ------------------------------------------------------------ calling
     def __call__(self, *args, **kwargs):

@@ -6,13 +6,24 @@ module names it (``module.qualname`` finds the object itself: a
 cloudpickle, as Dask and Ray ship closures and lambdas. Options and static
 argument names travel with it; compiled code never does: the receiving
 process compiles, or loads the machine code from its disk cache when the
-versions match.
+versions match. A process that unpickles the same function again (dask ships
+it with every task) gets the object it built the first time, and with it the
+specialisations that one compiled or loaded.
 """
 
 from __future__ import annotations
 
+import collections
+import hashlib
 import importlib
+import pickle
+import weakref
 from collections.abc import Callable
+
+# What rebuilt_once built in this process, by the digest of what it was built
+# from; the most recent stay alive between one dask computation and the next.
+_BUILT: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+_RECENT: collections.deque = collections.deque(maxlen=16)
 
 
 def import_attribute(module: str, qualname: str) -> object:
@@ -54,3 +65,19 @@ class _ByValue:
         import cloudpickle
 
         return cloudpickle.loads, (self.payload,)
+
+
+def rebuilt_once(build: Callable, fn: Callable, options: dict) -> tuple:
+    """The reduce value of ``build(fn, options)`` (a jitted function), which
+    builds it once per process for the same function and options."""
+    return _built_once, (build, pickle.dumps(portable(fn)), options)
+
+
+def _built_once(build: Callable, payload: bytes, options: dict) -> object:
+    key = hashlib.sha256(payload + repr(sorted(options.items())).encode()).digest()
+    built = _BUILT.get(key)
+    if built is None:
+        built = _BUILT[key] = build(pickle.loads(payload), options)
+        _RECENT.append(built)
+    return built
+

@@ -121,3 +121,17 @@ def test_a_process_that_ran_parallel_kernels_forks_working_children(layer) -> No
                            os.path.dirname(os.path.abspath(__file__))],
                           capture_output=True, text=True, timeout=120, env=env)
     assert (done.returncode, done.stdout.strip()) == (0, "ok"), done.stderr[-2000:]
+
+
+def test_unpickling_the_same_function_again_reuses_its_specialisations() -> None:
+    """dask ships a function with every task: each copy after the first is the
+    object the first built, so its compiled code is not loaded again."""
+    scale = 3.0
+    f = jitaic.jit(lambda x: x * scale)
+    payload = pickle.dumps(f)
+    first, again = pickle.loads(payload), pickle.loads(payload)
+    assert first is again and first is not f
+    np.testing.assert_array_equal(first(np.ones(3)), np.full(3, 3.0))
+    assert again.cache_info().misses == 1
+    other = pickle.loads(pickle.dumps(jitaic.jit(lambda x: x * scale, mode="ast")))
+    assert other is not first
