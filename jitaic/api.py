@@ -33,6 +33,8 @@ from jitaic.ir.printer import format_graph
 from jitaic.ir.verifier import verify
 from jitaic.passes.pipeline import PassLog, optimize
 from jitaic.picture import Picture, draw
+from jitaic.scale import dask_arrays
+from jitaic.scale.dask_arrays import has_dask_arrays
 from jitaic.tracer.core import is_tracing
 from jitaic.tracer.numpy_proxy import Converter, traceable
 from jitaic.tracer.trace import (
@@ -336,6 +338,8 @@ class JitFunction:
             return traceable(self._fn)(*args, **kwargs)
         if config.get("disable_jit"):
             return self._fn(*args, **kwargs)
+        if has_dask_arrays(args, kwargs):
+            return dask_arrays.call(self, args, kwargs)
         args, kwargs, static = self._bind(args, kwargs)
         key, leaves = self._key(args, kwargs, static)
         spec = self._cache.get(key)
@@ -594,6 +598,17 @@ class JitFunction:
             f"for new shapes or types of argument(s) {', '.join(map(repr, changed))}: each "
             f"new shape compiles again (seconds each). Pad inputs to a few sizes, or keep "
             f"the changing size out of the jitted function.", RecompileWarning, stacklevel=4)
+
+    @property
+    def mode(self) -> str:
+        """How it traces: "auto", "trace" or "ast"."""
+        return self._mode
+
+    def trace_graph(self, *args, **kwargs) -> Graph:
+        """The graph traced for these arguments, before any pass; nothing is
+        compiled (``jitaic.scale`` reads it to run on dask arrays)."""
+        args, kwargs, static = self._bind(args, kwargs)
+        return self._trace(args, kwargs, static)[0].graph
 
     def _trace(self, args, kwargs, static) -> tuple[Traced, str, str]:
         """Trace with the tracer; in auto mode, redo it with the AST frontend when

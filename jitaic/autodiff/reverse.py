@@ -22,6 +22,7 @@ from jitaic.autodiff.vjp_rules import NON_DIFFERENTIABLE, VJP_RULES, add_cotange
 from jitaic.errors import UnsupportedError, at, located_at
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Value
+from jitaic.scale.dask_arrays import has_dask_arrays
 from jitaic.tracer import numpy as tnp
 from jitaic.tracer.core import Tracer, current, emit, is_tracing, new_tracer
 from jitaic.tracer.numpy_proxy import traceable
@@ -171,6 +172,7 @@ class _Transformed:
         functools.update_wrapper(self, fn)
         self._traced = traced
         self._compiled = None
+        self._on_dask = None
         self._recipe = recipe  # (transformation, its arguments after fn): for pickling
 
     def __reduce__(self) -> tuple:
@@ -180,6 +182,12 @@ class _Transformed:
     def __call__(self, *args, **kwargs):
         if is_tracing():
             return self._traced(*args, **kwargs)
+        if has_dask_arrays(args, kwargs):  # jit of the transform reads its recipe
+            from jitaic.api import jit
+
+            if self._on_dask is None:
+                self._on_dask = jit(self)
+            return self._on_dask(*args, **kwargs)
         if self._compiled is None:
             from jitaic.api import jit  # the API builds on autodiff, not the reverse
 
