@@ -604,11 +604,12 @@ class JitFunction:
         """How it traces: "auto", "trace" or "ast"."""
         return self._mode
 
-    def trace_graph(self, *args, **kwargs) -> Graph:
-        """The graph traced for these arguments, before any pass; nothing is
-        compiled (``jitaic.scale`` reads it to run on dask arrays)."""
+    def trace_only(self, *args, **kwargs) -> Traced:
+        """The function traced for these arguments (its graph before any pass,
+        and how results are rebuilt); nothing is compiled (``jitaic.scale``
+        reads it to run on dask arrays)."""
         args, kwargs, static = self._bind(args, kwargs)
-        return self._trace(args, kwargs, static)[0].graph
+        return self._trace(args, kwargs, static)[0]
 
     def _trace(self, args, kwargs, static) -> tuple[Traced, str, str]:
         """Trace with the tracer; in auto mode, redo it with the AST frontend when

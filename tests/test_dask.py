@@ -12,6 +12,7 @@ from jitaic.errors import UnsupportedError
 from jitaic.lower import disk_cache
 
 da = pytest.importorskip("dask.array")
+dask_compute = pytest.importorskip("dask").compute
 
 RNG = np.random.default_rng(7)
 X = RNG.standard_normal((1000, 8))
@@ -48,6 +49,26 @@ def test_arguments_chunked_differently_are_unified() -> None:
                                    da.from_array(y, chunks=(400, 8)), 3.0)
     assert len(out.chunks[0]) > 1 and len(out.chunks[1]) == 2
     np.testing.assert_allclose(out.compute(), hypot_scaled(X, y, 3.0), rtol=1e-12)
+
+
+def test_several_results_come_from_one_task_per_block() -> None:
+    """A nested tuple of results, one transposed: each is a dask array with
+    its own chunks, and each block runs the function once."""
+    y = RNG.standard_normal((100, 60))
+
+    def parts(y, w):
+        h = np.tanh(y[:, :8] @ w)
+        return h * 2.0, (h.sum(axis=1), (y + 1.0).T)
+
+    a, (b, c) = jitaic.jit(parts)(da.from_array(y, chunks=(30, 60)), W)
+    assert a.chunks == ((30, 30, 30, 10), (3,)) and c.chunks == ((60,), (30, 30, 30, 10))
+    assert len({key[0] for key in b.__dask_graph__() if "jitaic-parts" in str(key)}) == 2
+    want = parts(y, W)
+    for got, expected in zip(dask_compute(a, b, c), (want[0], *want[1]), strict=True):
+        np.testing.assert_allclose(got, expected, rtol=1e-12)
+    p, q = jitaic.jit(lambda y: (y * 2.0, (y + 1.0).T))(da.from_array(y, chunks=(30, 25)))
+    assert q.chunks == ((25, 25, 10), (30, 30, 30, 10))
+    np.testing.assert_allclose(q.compute(), (y + 1.0).T, rtol=0)
 
 
 def test_axes_that_are_one_chunk_may_be_combined_along() -> None:
@@ -135,7 +156,7 @@ def test_other_refusals() -> None:
         return x
 
     assert "writes into its arguments" in _message(writes, x)
-    assert "returns several arrays" in _message(lambda x: (x, x + 1.0), x)
+    assert "returns an argument itself" in _message(lambda x: (x, x + 1.0), x)
     assert "two axes that follow one chunked axis" in _message(
         lambda x: x[:, 0][:, None] * x[:, 0][None, :], x)
     assert "does not run on a block" in _message(lambda x, y: x + y, x, X)

@@ -63,12 +63,13 @@ class Lengths:
 class Plan:
     """How to run the function block by block.
 
-    ``labels``: for each axis of the result, the chunked axis it follows (or
-    None). ``reduction``: None, or how per-block results combine when the
-    result is a full reduction ("sum", "mean", "max", "min", "any", "all").
+    ``labels``: for each result, for each of its axes, the chunked axis it
+    follows (or None). ``reduction``: None, or how per-block results combine
+    when the one result is a full reduction ("sum", "mean", "max", "min",
+    "any", "all").
     """
 
-    labels: tuple[int | None, ...]
+    labels: tuple[tuple[int | None, ...], ...]
     reduction: str | None = None
 
 
@@ -158,10 +159,8 @@ def analyse(first: Graph, second: Graph, lengths: Lengths) -> Plan:
     if first.updates:
         raise NotBlockwise("the function writes into its arguments; dask arrays are "
                            "read-only")
-    if len(first.results) != 1:
-        raise NotBlockwise("the function returns several arrays; return one")
     pairs, differing = _paired(first, second, lengths)
-    tail = _full_reduction(first.results[0], pairs)
+    tail = _full_reduction(first.results[0], pairs) if len(first.results) == 1 else None
     labels = {v1: _labels_of(v1, v2, lengths) for v1, v2 in pairs.items()}
     for node in first.walk():
         _check_node(node, labels, tail, lengths)
@@ -174,11 +173,11 @@ def analyse(first: Graph, second: Graph, lengths: Lengths) -> Plan:
         if set(labels[reduced]) - {None} != every:
             raise NotBlockwise("the reduced expression does not follow every chunked axis")
         return Plan((), tail[0])
-    result = labels[first.results[0]]
-    if set(result) - {None} != every:
-        raise NotBlockwise("the result does not follow every chunked axis (it would be "
-                           "computed once per block)")
-    return Plan(result)
+    for result in first.results:
+        if set(labels[result]) - {None} != every:
+            raise NotBlockwise("a result does not follow every chunked axis (it would be "
+                               "computed once per block)")
+    return Plan(tuple(labels[result] for result in first.results))
 
 
 def _paired(first: Graph, second: Graph,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import operator
 import string
 import sys
 from dataclasses import dataclass
@@ -28,8 +29,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from jitaic.errors import UnsupportedError
+from jitaic.ir.types import TensorType
 from jitaic.scale.blockwise import Lengths, NotBlockwise, Plan, analyse
-from jitaic.tracer.trace import flatten, unflatten
+from jitaic.tracer.trace import Traced, flatten, unflatten
 
 
 def dask_array_type() -> type | None:
@@ -66,10 +68,14 @@ def call(jitted, args: tuple, kwargs: dict):
     recipe = getattr(jitted.__wrapped__, "_recipe", None)
     if recipe is not None:
         return _gradient(jitted, recipe, args, kwargs, chunking)
-    plan, result = _plan(jitted, args, kwargs, chunking)
-    if plan.reduction is None:
-        return _mapped(jitted, plan, result, args, kwargs, chunking)
-    return _reduced(jitted, plan, result, args, kwargs, chunking)
+    plan, traced = _plan(jitted, args, kwargs, chunking)
+    results = [v.type for v in traced.graph.results]
+    if plan.reduction is not None:
+        return _reduced(jitted, plan, results[0], args, kwargs, chunking)
+    if len(results) == 1:
+        return _mapped(jitted, plan.labels[0], results[0], args, kwargs, chunking)
+    return unflatten(traced.out_tree, _mapped_several(jitted, plan, results, args, kwargs,
+                                                      chunking))
 
 
 def _unified(jitted, args: tuple) -> tuple[tuple, Chunking]:
@@ -93,21 +99,25 @@ def _unified(jitted, args: tuple) -> tuple[tuple, Chunking]:
                                  tuple(f"{name}.rechunk({{{axis}: -1}})" for name, axis in where))
 
 
-def _plan(jitted, args: tuple, kwargs: dict, chunking: Chunking) -> tuple[Plan, object]:
-    """Trace at two block lengths and analyse; also the first trace's result type."""
+def _plan(jitted, args: tuple, kwargs: dict, chunking: Chunking) -> tuple[Plan, Traced]:
+    """Trace at two block lengths and analyse; also the first trace."""
     first = tuple(max(chunking.chunks[c][0], 2) for c in chunking.chunked)
     second = tuple(n + 1 + k for k, n in enumerate(first))
     lengths = Lengths(first, second, chunking.names, chunking.rechunks)
-    graphs = []
+    traces = []
     for traced in (first, second):
         blocks = _example_blocks(args, chunking, dict(zip(chunking.chunked, traced,
                                                            strict=True)))
         try:
-            graphs.append(jitted.trace_graph(*blocks, **kwargs))
+            traces.append(jitted.trace_only(*blocks, **kwargs))
         except (ValueError, TypeError, IndexError) as exc:
             raise NotBlockwise(f"the function does not run on a block of its dask "
                                f"arguments: {exc}") from exc
-    return analyse(*graphs, lengths), graphs[0].results[0].type
+    plan = analyse(traces[0].graph, traces[1].graph, lengths)
+    if any(leaf[0] != "result" or leaf[3] is not None for leaf in traces[0].out_leaves):
+        raise NotBlockwise("the function returns an argument itself or a Python value; "
+                           "return computed arrays")
+    return plan, traces[0]
 
 
 def _example_blocks(args: tuple, chunking: Chunking, lengths: dict[str, int]) -> tuple:
@@ -125,12 +135,13 @@ def _blockwise_inputs(args: tuple, chunking: Chunking) -> list:
             for x in (a, chunking.letters.get(i))]
 
 
-def _mapped(jitted, plan: Plan, result, args, kwargs, chunking: Chunking):
+def _mapped(jitted, labels: tuple, result: TensorType, args, kwargs, chunking: Chunking):
+    """One blockwise task per block for a function of one result."""
     import dask.array as da
 
     fresh = iter(c for c in string.ascii_uppercase)
     out_index, new_axes = "", {}
-    for label, n in zip(plan.labels, result.shape, strict=True):
+    for label, n in zip(labels, result.shape, strict=True):
         if label is None:
             letter = next(fresh)
             new_axes[letter] = n
@@ -143,6 +154,34 @@ def _mapped(jitted, plan: Plan, result, args, kwargs, chunking: Chunking):
                         meta=np.empty((0,) * len(out_index), result.dtype))
 
 
+def _mapped_several(jitted, plan: Plan, results: list[TensorType], args, kwargs,
+                    chunking: Chunking) -> list:
+    """One task per block computing every result (a tuple), and one dask array
+    per result picking its part of each task's tuple (as dask's apply_gufunc
+    does)."""
+    import dask
+    import dask.array as da
+    from dask.array.core import Array
+    from dask.highlevelgraph import HighLevelGraph
+
+    loops = "".join(chunking.chunked)
+    tasks = da.blockwise(_Block(jitted, kwargs, leaves=True), loops,
+                         *_blockwise_inputs(args, chunking), concatenate=True,
+                         meta=tuple(np.empty((0,) * r.ndim, r.dtype) for r in results))
+    keys = list(dask.core.flatten(tasks.__dask_keys__()))
+    out = []
+    for i, (labels, result) in enumerate(zip(plan.labels, results, strict=True)):
+        name = f"{tasks.name}-result{i}"
+        layer = {(name, *(key[1 + label] if label is not None else 0 for label in labels)):
+                 (operator.getitem, key, i) for key in keys}
+        chunks = tuple(chunking.chunks[chunking.chunked[label]] if label is not None else (n,)
+                       for label, n in zip(labels, result.shape, strict=True))
+        graph = HighLevelGraph.from_collections(name, layer, dependencies=[tasks])
+        out.append(Array(graph, name, chunks=chunks,
+                         meta=np.empty((0,) * result.ndim, result.dtype)))
+    return out
+
+
 @dataclass(frozen=True)
 class _Block:
     """A task's function: the jitted function on one block of each argument
@@ -152,9 +191,15 @@ class _Block:
     kwargs: dict
     keep: int = -1      # >= 0: the partial gets this many leading length-1 axes
     weight: tuple = ()  # ((argument, axis) per label): scale by the block's size
+    leaves: bool = False  # results as a flat tuple
+
+    def __repr__(self) -> str:  # dask names tasks after it
+        return f"jitaic-{getattr(self.jitted, '__name__', 'function')}"
 
     def __call__(self, *blocks):
         out = self.jitted(*blocks, **self.kwargs)
+        if self.leaves:
+            return tuple(flatten(out)[0])
         if self.keep < 0:
             return out
         leaves, _ = flatten(out)
@@ -183,7 +228,7 @@ def _partials(jitted, args, kwargs, chunking: Chunking, weighted: bool, size: in
                         concatenate=True, dtype=dtype, meta=np.empty((0,) * (k + 1), dtype))
 
 
-def _reduced(jitted, plan: Plan, result, args, kwargs, chunking: Chunking):
+def _reduced(jitted, plan: Plan, result: TensorType, args, kwargs, chunking: Chunking):
     weighted = plan.reduction == "mean"
     dtype = np.dtype(np.float64) if weighted else result.dtype
     partials = _partials(jitted, args, kwargs, chunking, weighted, 1, dtype)
