@@ -850,6 +850,12 @@ row("complex_predicates",
     lambda z, w: (z == w, z != w, np.isnan(z), np.isinf(z), np.isfinite(z),
                   np.logical_not(z), np.where(np.abs(z) > 1, z, w)),
     (C("c128[3,4]", "c128[3,4]", special=True),), differentiable=False)
+row("complex_order",
+    lambda z, w: (z < w, z <= w, z > w, z >= w, np.maximum(z, w), np.minimum(z, w),
+                  np.fmax(z, w), np.fmin(z, w), z.max(), z.min(axis=-1), np.argmax(z),
+                  np.argmin(z, axis=-1)),
+    (C("c128[3,4]", "c128[3,4]", special=True), C("c64[5]", "c64[5]")),
+    differentiable=False)
 row("complex_reductions",
     lambda z: (z.sum(), z.sum(axis=0), np.prod(z, axis=1), z.mean(), np.var(z),
                np.std(z, axis=0), np.linalg.norm(z), np.cumsum(z), np.cumprod(z, axis=1),

@@ -97,12 +97,12 @@ def test_the_reference_interpreter_computes_complex_values_too():
         _same_as_numpy(lambda z: (np.exp(z) / z, np.angle(z), z.real * z.imag), z)
 
 
-def less(z):
-    return z < 1
+def sorted_values(z):
+    return np.sort(z)
 
 
-def biggest(z):
-    return np.maximum(z, 0)
+def signs(z):
+    return np.sign(z)
 
 
 def solved(z):
@@ -110,8 +110,8 @@ def solved(z):
 
 
 @pytest.mark.parametrize("fn, message", [
-    (less, "less of complex values is not supported yet"),
-    (biggest, "maximum of complex values is not supported yet"),
+    (sorted_values, "argsort of complex values is not supported yet"),
+    (signs, "sign of complex values is not supported yet"),
     (solved, "np.linalg on complex values is not supported"),
 ])
 def test_operations_without_complex_support_are_refused_at_the_users_line(fn, message):
@@ -264,3 +264,39 @@ def test_a_cast_dropping_imaginary_parts_warns_at_the_users_line():
     assert caught[0].filename.endswith("test_complex.py")
     with pytest.warns(np.exceptions.ComplexWarning):
         np.testing.assert_array_equal(got, to_float(z))
+
+
+_SPECIALS = [np.nan, -np.inf, -1.0, -0.0, 0.0, 1.0, np.inf]
+_EVERY_PAIR = np.array([complex(a, b) for a in _SPECIALS for b in _SPECIALS])
+
+
+def ordered(z, w):
+    return (z < w, z <= w, z > w, z >= w, np.maximum(z, w), np.minimum(z, w),
+            np.fmax(z, w), np.fmin(z, w))
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_order_follows_numpy_at_every_pair_of_special_values(dtype):
+    """NumPy orders complex values by real part, then imaginary part; a NaN
+    imaginary part makes the real-part test false; maximum/minimum keep the
+    first operand on ties (signed zeros) and propagate NaN."""
+    z = np.repeat(_EVERY_PAIR, len(_EVERY_PAIR)).astype(dtype)
+    w = np.tile(_EVERY_PAIR, len(_EVERY_PAIR)).astype(dtype)
+    _same_as_numpy(ordered, z, w)
+
+
+def extremes(z):
+    return (z.max(), z.min(), z.max(axis=1), np.min(z, axis=0), np.argmax(z),
+            np.argmin(z, axis=1), np.clip(z, 0.2, 1.5 + 1j))
+
+
+def test_max_min_and_their_positions_follow_numpy():
+    """The first NaN wins, ties keep the first occurrence, and a reduction
+    starting from -inf-infj is below every value."""
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        _same_as_numpy(extremes, rng.choice(_EVERY_PAIR, size=(3, 11)))
+    big = rng.standard_normal((40, 3000)) + 1j * rng.standard_normal((40, 3000))
+    big[7, 900] = complex(np.nan, 1.0)
+    _same_as_numpy(extremes, big)
+    _same_as_numpy(extremes, big.astype(np.complex64))

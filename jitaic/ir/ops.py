@@ -256,19 +256,19 @@ true_divide = binary("true_divide", np.true_divide, complex=True)
 floor_divide = binary("floor_divide", np.floor_divide)
 mod = binary("mod", np.remainder)
 power = binary("power", np.power, complex=True)
-maximum = binary("maximum", np.maximum, COMMUTATIVE)
-minimum = binary("minimum", np.minimum, COMMUTATIVE)
-fmax = binary("fmax", np.fmax, COMMUTATIVE)
-fmin = binary("fmin", np.fmin, COMMUTATIVE)
+maximum = binary("maximum", np.maximum, COMMUTATIVE, complex=True)
+minimum = binary("minimum", np.minimum, COMMUTATIVE, complex=True)
+fmax = binary("fmax", np.fmax, COMMUTATIVE, complex=True)
+fmin = binary("fmin", np.fmin, COMMUTATIVE, complex=True)
 arctan2 = binary("arctan2", np.arctan2)
 hypot = binary("hypot", np.hypot, COMMUTATIVE)
 copysign = binary("copysign", np.copysign)
 equal = binary("equal", np.equal, COMMUTATIVE, complex=True)
 not_equal = binary("not_equal", np.not_equal, COMMUTATIVE, complex=True)
-less = binary("less", np.less)
-less_equal = binary("less_equal", np.less_equal)
-greater = binary("greater", np.greater)
-greater_equal = binary("greater_equal", np.greater_equal)
+less = binary("less", np.less, complex=True)
+less_equal = binary("less_equal", np.less_equal, complex=True)
+greater = binary("greater", np.greater, complex=True)
+greater_equal = binary("greater_equal", np.greater_equal, complex=True)
 logical_and = binary("logical_and", np.logical_and, COMMUTATIVE, complex=True)
 logical_or = binary("logical_or", np.logical_or, COMMUTATIVE, complex=True)
 logical_xor = binary("logical_xor", np.logical_xor, COMMUTATIVE, complex=True)
@@ -324,8 +324,7 @@ def _reduced_shape(shape, axes, keepdims):
     return tuple(d for i, d in enumerate(shape) if i not in axes)
 
 
-def _reduction(name: str, np_fn, combine: np.ufunc, identity: object,
-               complex: bool = True) -> Op:
+def _reduction(name: str, np_fn, combine: np.ufunc, identity: object) -> Op:
     def reference(x, axes, keepdims):
         return np.asarray(np_fn(x, axis=axes, keepdims=keepdims))
 
@@ -339,7 +338,7 @@ def _reduction(name: str, np_fn, combine: np.ufunc, identity: object,
         return [TensorType(shape, _check_dtype(dtype, name))]
 
     op = define(name, infer, reference, (REDUCTION,), combine=combine, identity=identity,
-                complex=complex)
+                complex=True)
     return op
 
 
@@ -351,8 +350,8 @@ def empty_reduction_message(op: Op) -> str:
 
 reduce_sum = _reduction("reduce_sum", np.sum, np.add, 0)
 reduce_prod = _reduction("reduce_prod", np.prod, np.multiply, 1)
-reduce_max = _reduction("reduce_max", np.max, np.maximum, None, complex=False)
-reduce_min = _reduction("reduce_min", np.min, np.minimum, None, complex=False)
+reduce_max = _reduction("reduce_max", np.max, np.maximum, None)
+reduce_min = _reduction("reduce_min", np.min, np.minimum, None)
 reduce_any = _reduction("reduce_any", np.any, np.logical_or, False)
 reduce_all = _reduction("reduce_all", np.all, np.logical_and, True)
 # ufunc.reduce's op: np.add.reduce(x, axis) is reduce_sum
@@ -380,7 +379,7 @@ def _arg_reduction(name: str, np_fn) -> Op:
             shape = _reduced_shape(x.shape, (axis,), attrs["keepdims"])
         return [TensorType(shape, np.dtype(np.intp))]
 
-    return define(name, infer, reference, (REDUCTION,))
+    return define(name, infer, reference, (REDUCTION,), complex=True)
 
 
 argmax = _arg_reduction("argmax", np.argmax)

@@ -137,6 +137,48 @@ def cosh(z):
     return np.cosh(z)
 
 
+# NumPy orders complex values by real part, then imaginary part. A NaN in
+# either imaginary part makes the real-part test false; maximum and minimum
+# return the first operand on ties and propagate NaN from either, fmax/fmin
+# prefer the operand that is not NaN (checked against NumPy at every pair of
+# special values).
+@numba.njit(inline="always", cache=True)
+def less(a, b):
+    return ((a.real < b.real and a.imag == a.imag and b.imag == b.imag)
+            or (a.real == b.real and a.imag < b.imag))
+
+
+@numba.njit(inline="always", cache=True)
+def less_equal(a, b):
+    return ((a.real < b.real and a.imag == a.imag and b.imag == b.imag)
+            or (a.real == b.real and a.imag <= b.imag))
+
+
+@numba.njit(inline="always", cache=True)
+def isnan(z):
+    return z.real != z.real or z.imag != z.imag
+
+
+@numba.njit(inline="always", cache=True)
+def maximum(a, b):
+    return a if less_equal(b, a) or isnan(a) else b
+
+
+@numba.njit(inline="always", cache=True)
+def minimum(a, b):
+    return a if less_equal(a, b) or isnan(a) else b
+
+
+@numba.njit(inline="always", cache=True)
+def fmax(a, b):
+    return a if less_equal(b, a) or isnan(b) else b
+
+
+@numba.njit(inline="always", cache=True)
+def fmin(a, b):
+    return a if less_equal(a, b) or isnan(b) else b
+
+
 @numba.njit(inline="always", cache=True)
 def _complex_block(a, start, n, zero):
     """NumPy's complex pairwise sum of a block of up to 64 elements: its eight

@@ -24,6 +24,11 @@ class Monoid:
     buffered: str | None = None  # runtime helper reducing a float buffer, reassociated
     # the accumulator's start for a dtype; None: the op's identity
     init: Callable[[np.dtype], str] | None = None
+    complex_combine: Callable[[str, str], str] | None = None  # where complex differs
+
+    def combine_for(self, dtype: np.dtype) -> Callable[[str, str], str]:
+        return self.complex_combine if dtype.kind == "c" and self.complex_combine \
+            else self.combine
 
 
 def _extreme(sign: int) -> Callable[[np.dtype], str]:
@@ -33,6 +38,8 @@ def _extreme(sign: int) -> Callable[[np.dtype], str]:
             return literal(sign < 0, dtype)
         if dtype.kind == "f":
             return literal(-sign * np.inf, dtype)
+        if dtype.kind == "c":  # below (above) every value in NumPy's complex order
+            return literal(complex(-sign * np.inf, -sign * np.inf), dtype)
         info = np.iinfo(dtype)
         return literal(info.min if sign > 0 else info.max, dtype)
 
@@ -42,8 +49,10 @@ def _extreme(sign: int) -> Callable[[np.dtype], str]:
 MONOIDS: dict[Op, Monoid] = {
     ops.reduce_sum: Monoid(lambda acc, v: f"{acc} + {v}", "pairwise"),
     ops.reduce_prod: Monoid(lambda acc, v: f"{acc} * {v}", "rt.prod_reassoc"),
-    ops.reduce_max: Monoid(lambda acc, v: f"rt.maximum({acc}, {v})", init=_extreme(+1)),
-    ops.reduce_min: Monoid(lambda acc, v: f"rt.minimum({acc}, {v})", init=_extreme(-1)),
+    ops.reduce_max: Monoid(lambda acc, v: f"rt.maximum({acc}, {v})", init=_extreme(+1),
+                           complex_combine=lambda acc, v: f"cm.maximum({acc}, {v})"),
+    ops.reduce_min: Monoid(lambda acc, v: f"rt.minimum({acc}, {v})", init=_extreme(-1),
+                           complex_combine=lambda acc, v: f"cm.minimum({acc}, {v})"),
     ops.reduce_any: Monoid(lambda acc, v: f"{acc} or {v}"),
     ops.reduce_all: Monoid(lambda acc, v: f"{acc} and {v}"),
 }
@@ -95,7 +104,7 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
     def combine_into(slot: str) -> None:
         """The element's statements and stores, then the element combined into ``slot``."""
         emit_element(em, nest)
-        em.assign(slot, monoid.combine(slot, element))
+        em.assign(slot, monoid.combine_for(acc_dtype)(slot, element))
 
     out_shape = tuple(shape[d] if d in kept else 1 for d in range(x.type.ndim)) \
         if keepdims else tuple(shape[d] for d in kept)
@@ -144,7 +153,7 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
             reduced = (f"{helper}({buf}, 0, {{count}}, {literal(0, acc_dtype)})"
                        if buffered == "pairwise" else f"{buffered}({buf}, {{count}})")
             em.emit(loop_ir.Reduce(
-                acc, monoid.combine("{0}", "{1}"), reduced, buffered == "pairwise",
+                acc, monoid.combine_for(acc_dtype)("{0}", "{1}"), reduced, buffered == "pairwise",
                 np_type(acc_dtype), index[-1], length, chunk, buf, element,
                 None if in_place else statements,
                 list(zip(index, shape, strict=True)) if flat else None,
@@ -240,8 +249,13 @@ def _arg_reduction(em: Emitter, node: Node) -> None:
         em.assign(count, "0")
         with em.loops([(index[d], x.shape[d]) for d in reduced]):
             # First occurrence wins; the first NaN wins over every number.
-            test = (f"{element} {better} {best} or "
-                    f"({element} != {element} and {best} == {best})")
+            if x.dtype.kind == "c":  # NumPy's complex order (lower/complexmath.py)
+                pair = (best, element) if node.op is ops.argmax else (element, best)
+                test = (f"cm.less({pair[0]}, {pair[1]}) or "
+                        f"(cm.isnan({element}) and not cm.isnan({best}))")
+            else:
+                test = (f"{element} {better} {best} or "
+                        f"({element} != {element} and {best} == {best})")
             with em.if_(test):
                 em.assign(best, element)
                 em.assign(pos, count)

@@ -42,11 +42,26 @@ def _is_float(dtype: np.dtype) -> bool:
 
 for _op, _sym in [(ops.add, "+"), (ops.subtract, "-"), (ops.multiply, "*"),
                   (ops.mod, "%"),
-                  (ops.equal, "=="), (ops.not_equal, "!="),
-                  (ops.less, "<"), (ops.less_equal, "<="), (ops.greater, ">"),
-                  (ops.greater_equal, ">="), (ops.bitwise_and, "&"),
+                  (ops.equal, "=="), (ops.not_equal, "!="), (ops.bitwise_and, "&"),
                   (ops.bitwise_or, "|"), (ops.bitwise_xor, "^")]:
     scalar_rule(_op)(_infix(_sym))
+
+
+def _ordered(symbol: str, helper: str, swapped: bool) -> ScalarRule:
+    """An order comparison; complex values in NumPy's order (cm.less, ...)."""
+    def rule(a, dt, node):
+        if _is_complex(dt[0]):
+            x, y = (a[1], a[0]) if swapped else (a[0], a[1])
+            return f"cm.{helper}({x}, {y})"
+        return f"({a[0]} {symbol} {a[1]})"
+
+    return rule
+
+
+scalar_rule(ops.less)(_ordered("<", "less", False))
+scalar_rule(ops.less_equal)(_ordered("<=", "less_equal", False))
+scalar_rule(ops.greater)(_ordered(">", "less", True))
+scalar_rule(ops.greater_equal)(_ordered(">=", "less_equal", True))
 
 
 @scalar_rule(ops.true_divide)
@@ -222,9 +237,12 @@ def _reciprocal(a, dt, node):
     return f"(1.0 / {a[0]})" if _is_float(dt[0]) else f"np.int64(1.0 / {a[0]})"
 
 
-def _select(better: str, nan_wins: int) -> ScalarRule:
-    """``a if (a better b, or operand nan_wins is NaN) else b``."""
+def _select(better: str, nan_wins: int, name: str) -> ScalarRule:
+    """``a if (a better b, or operand nan_wins is NaN) else b``; complex values
+    through complexmath's version (NumPy's order, ties to the first)."""
     def rule(a, dt, node):
+        if _is_complex(dt[0]):
+            return f"cm.{name}({a[0]}, {a[1]})"
         n = a[nan_wins]
         return f"({a[0]} if ({a[0]} {better} {a[1]} or {n} != {n}) else {a[1]})"
 
@@ -233,16 +251,16 @@ def _select(better: str, nan_wins: int) -> ScalarRule:
 
 # NumPy's maximum/minimum propagate NaN and return the second operand on ties
 # (so maximum(-0.0, 0.0) is 0.0); fmax/fmin prefer the non-NaN operand.
-scalar_rule(ops.maximum)(_select(">", 0))
+scalar_rule(ops.maximum)(_select(">", 0, "maximum"))
 
 
-scalar_rule(ops.minimum)(_select("<", 0))
+scalar_rule(ops.minimum)(_select("<", 0, "minimum"))
 
 
-scalar_rule(ops.fmax)(_select(">", 1))
+scalar_rule(ops.fmax)(_select(">", 1, "fmax"))
 
 
-scalar_rule(ops.fmin)(_select("<", 1))
+scalar_rule(ops.fmin)(_select("<", 1, "fmin"))
 
 
 @scalar_rule(ops.sign)
