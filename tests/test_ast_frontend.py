@@ -901,3 +901,26 @@ def test_control_flow_nodes_are_located_at_their_statement() -> None:
     assert located == {"for_loop": lines_of(_three_structures, "<- for")[0],
                        "cond": lines_of(_three_structures, "<- if")[0],
                        "while_loop": lines_of(_three_structures, "<- while")[0]}
+
+
+def _loop_with_a_broken_body(x, n):
+    for _ in range(n):
+        x[0] = x[:2] + 1.0  # NumPy: ValueError, on the first iteration
+    k = 0
+    while k < 1 and x[0] > 5.0:
+        x = x + np.ones(4)  # NumPy: ValueError (shapes (3,) and (4,))
+        k += 1
+    return x
+
+
+def test_a_loop_body_that_always_fails_raises_only_if_the_loop_runs() -> None:
+    """A static error in a loop body (a shape mismatch) is NumPy's error on
+    the first iteration: raised when the loop runs, not when it is traced."""
+    f = jitaic.jit(_loop_with_a_broken_body, mode="ast")
+    np.testing.assert_array_equal(f(np.arange(3.0), np.int64(0)), np.arange(3.0))
+    for x, n, message in [(np.arange(3.0), 2, "setting an array element with a sequence"),
+                          (np.full(3, 6.0), 0, "could not be broadcast together")]:
+        with pytest.raises(ValueError, match=message):
+            _loop_with_a_broken_body(x.copy(), n)
+        with pytest.raises(ValueError, match=message + r".*test_ast_frontend\.py:\d+"):
+            f(x.copy(), np.int64(n))

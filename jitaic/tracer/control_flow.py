@@ -315,8 +315,14 @@ def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequenc
     buffers: list[Buffer] = []
     # a for loop's index is a Python int, as range gives: weak (NEP 50)
     leading = [TensorType((), np.int64, weak=True)] if op is ops.for_loop else []
-    for _ in range(8):  # fixed point of carried types and written arrays
-        body = _trace_body(body_fn, carried, buffers, leading, index_range=index_range)
+    for attempt in range(8):  # fixed point of carried types and written arrays
+        try:
+            body = _trace_body(body_fn, carried, buffers, leading, index_range=index_range)
+        except _NUMPY_ERRORS as exc:
+            if attempt or (isinstance(exc, JitaicError) and not isinstance(exc, ShapeError)):
+                raise
+            # NumPy's error on the first iteration: raised if the loop runs at all
+            return _failing_loop(exc, cond_fn, bounds, carried, names)
         first = _first_assigned(carried, body)
         if first is not None:  # assigned in the loop, undefined before: start from zeros
             carried = first
@@ -353,6 +359,25 @@ def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequenc
             c.write(result[i].value)
             result[i] = c
     return result
+
+
+def _failing_loop(error: Exception, cond_fn: Callable | None, bounds: Sequence[Value],
+                  carried: list[object], names: Sequence[str]) -> list:
+    """A loop whose body raises ``error`` (a static error NumPy raises on the
+    first iteration): it raises when the loop would run, and leaves the
+    carried values as they are when it would not (a loop that runs 0 times)."""
+    from jitaic.tracer.numpy import as_tracer
+
+    if cond_fn is not None:
+        runs = cond_fn(*carried)
+    else:
+        start, stop, step = (new_tracer(b, scalar=True) for b in bounds)
+        runs = ((step > 0) & (start < stop)) | ((step < 0) & (start > stop))
+    return cond(as_tracer(runs), _failing(error, _unchanged), _unchanged, carried, names)
+
+
+def _unchanged(*carried: object) -> list:
+    return list(carried)
 
 
 def _first_assigned(carried: list[object], body: _Body) -> list | None:
