@@ -56,7 +56,7 @@ def reduction(op: ops.Op, x, axis, keepdims: bool, dtype=None) -> Tracer:
     x = as_tracer(x)
     if dtype is not None:
         x = astype(x, dtype)
-    axes = normalize_axes(axis, x.ndim) if x.ndim else ()  # axis 0 of a 0-d array: itself
+    axes = normalize_axes(axis, x.ndim) if x.ndim else _check_zero_d_axis(axis)
     attrs = {"axes": axes, "keepdims": bool(keepdims)}
     if not axes and x.ndim:  # over no axis: each element alone, in the reduction's dtype
         result = astype(x, op.infer([x.aval], attrs, ())[0].dtype)
@@ -64,6 +64,17 @@ def reduction(op: ops.Op, x, axis, keepdims: bool, dtype=None) -> Tracer:
         result = emit(op, [x], attrs)
     # sum(dtype=int32) accumulates in int32; wrapping at the end gives the same bits.
     return astype(result, dtype) if dtype is not None and result.dtype != dtype else result
+
+
+def _check_zero_d_axis(axis) -> tuple:
+    """A 0-d array reduces over no axis; NumPy accepts axis None, 0, -1 or ()
+    for it (an int by a legacy rule), and raises AxisError for a tuple of axes."""
+    if isinstance(axis, tuple) and axis:
+        raise np.exceptions.AxisError(f"{np.exceptions.AxisError(int(axis[0]), 0)}"
+                                      f"{at(user_location())}")
+    if axis is not None and not isinstance(axis, tuple):
+        normalize_axes(axis, 0)
+    return ()
 
 
 @implements(method="astype")
