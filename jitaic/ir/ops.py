@@ -441,7 +441,7 @@ select = define("select", _select_infer, _select_reference)
 
 # Stable: equal elements keep their order (NumPy's kind="stable"; its default
 # introsort may order ties, and -0.0 against 0.0, differently). NaN sorts last.
-argsort = define("argsort", _argsort_infer, _argsort_reference)
+argsort = define("argsort", _argsort_infer, _argsort_reference, complex=True)
 
 def _searchsorted_infer(in_types, attrs, regions):
     a, v = in_types
