@@ -314,6 +314,7 @@ def run_workload(w: Workload, impls: list[str], rng, opts) -> dict[str, Cell]:
         "numba": numba_impl(w.loop_fn),
         "jitaic": jitaic_impl(w.numpy_fn),  # default mode="auto", the NumPy source
         "jax": jax_impl(w.jax_fn, static_argnums=w.jax_static),
+        harness.TORCH: harness.torch_impl(w.numpy_fn),
     }
     builders = {impl: builders[impl] for impl in impls}
     return harness.run_impls(builders, args, expected, opts, rtol=w.rtol, atol=w.atol)
@@ -334,7 +335,7 @@ def frontend(c: Cell | None) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     opts = harness.parse_args(__doc__.splitlines()[0], argv)
-    impls = ["numpy", "numba", "jitaic"] + (["jax"] if jax is not None else [])
+    impls = ["numpy", "numba", "jitaic", *harness.optional_impls(torch=opts.torch)]
     harness.print_header("jitaic control-flow benchmarks", opts)
     harness.warm_up()
 
@@ -344,10 +345,11 @@ def main(argv: list[str] | None = None) -> int:
 
     print("\n## First call of a fresh jit function (s: compile + one run)\n")
     print_table(
-        ["workload", "size", "numba s", "jitaic s", "jax s", "jitaic frontend"],
+        ["workload", "size", "numba s", "jitaic s", "jax s", "torch.compile s",
+         "jitaic frontend"],
         [
             [w.name, w.size, fmt_s(c["numba"]), fmt_s(c["jitaic"]), fmt_s(c.get("jax"))]
-            + [frontend(c["jitaic"])]
+            + [fmt_s(c.get(harness.TORCH)), frontend(c["jitaic"])]
             for w, c in results
         ],
     )

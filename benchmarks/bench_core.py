@@ -342,6 +342,7 @@ def run_workload(w: Workload, impls: list[str], rng, opts: Options) -> dict[str,
         "numba": numba_impl(w.loop_fn),  # fresh dispatcher: first call compiles
         "jitaic": jitaic_impl(w.numpy_fn),  # fresh JitFunction: first call compiles
         "jax": jax_impl(w.jax_fn),
+        harness.TORCH: harness.torch_impl(w.numpy_fn),
         harness.SERIAL: jitaic_impl(w.numpy_fn, parallel=False),
     }
     builders = {impl: builders[impl] for impl in impls}
@@ -431,8 +432,7 @@ def peak_memory(n: int = 10**7) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     opts = harness.parse_args(__doc__.splitlines()[0], argv)
-    impls = ["numpy", "numba", "jitaic"] + (["jax"] if jax is not None else [])
-    impls.append(harness.SERIAL)
+    impls = ["numpy", "numba", "jitaic", *harness.optional_impls(), harness.SERIAL]
     harness.print_header("jitaic core benchmarks", opts)
     harness.warm_up()
 
@@ -442,9 +442,10 @@ def main(argv: list[str] | None = None) -> int:
 
     print("\n## First call of a fresh jit function (s: compile + one run)\n")
     print_table(
-        ["workload", "size", "numba s", "jitaic s", "jax s"],
+        ["workload", "size", "numba s", "jitaic s", "jax s", "torch.compile s"],
         [
             [w.name, w.size, fmt_s(c["numba"]), fmt_s(c["jitaic"]), fmt_s(c.get("jax"))]
+            + [fmt_s(c.get(harness.TORCH))]
             for w, c in results
         ],
     )

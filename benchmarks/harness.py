@@ -23,7 +23,11 @@ The conventions every script follows:
   taking turns batch by batch (interleaved) so that a slow phase of a shared
   machine hits all of them alike;
 - the jax column appears only when ``import jax`` succeeds (jax is never a
-  dependency of jitaic; ``pip install -e ".[bench]"`` installs it).
+  dependency of jitaic; ``pip install -e ".[bench]"`` installs it);
+- the torch.compile column likewise, when ``import torch`` succeeds: it
+  compiles the NumPy function itself (TorchDynamo traces NumPy calls into
+  torch operations, and Inductor generates C++ loops); torch is never a
+  dependency either, and no extra installs it.
 """
 
 from __future__ import annotations
@@ -43,6 +47,9 @@ from dataclasses import dataclass, field
 # must happen before numpy/scipy load their BLAS (see the module docstring)
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
+# torch's OpenMP threads would spin after each parallel region, taking the
+# cores from whichever implementation is timed next
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
@@ -57,6 +64,21 @@ try:  # optional comparison only
 except Exception:  # any import problem just drops the column
     jax = None
     jnp = None
+
+try:  # optional comparison only: torch.compile of the NumPy function itself
+    import torch
+    import torch._dynamo
+
+    _torch = torch
+    # its own thread pool on every core, as XLA's and jitaic's parallel loops
+    # (OMP_NUM_THREADS=1 above would give it one)
+    torch.set_num_threads(os.cpu_count() or 1)
+except Exception:
+    torch = _torch = None
+
+# torch.compile (TorchDynamo and Inductor) compiling the unmodified NumPy
+# function, NumPy arrays in and out, as jitaic does
+TORCH = "torch.compile"
 
 # A builder makes one fresh implementation from the workload's arguments:
 # ``build(args) -> (fn, args_for_fn)``; ``fn(*args_for_fn)`` is what gets timed.
@@ -76,6 +98,7 @@ class Options:
     filter: str
     busy: str = ""  # where a hog process keeps a CPU busy while measuring, if it does
     markdown: str = ""  # where the report also goes (--markdown), with a plot beside it
+    torch: bool = False  # bench_control's torch.compile column (--torch)
 
     def selected(self, name: str) -> bool:
         """Whether a workload called ``name`` passes ``--filter``."""
@@ -90,6 +113,9 @@ def parse_args(description: str, argv: list[str] | None = None) -> Options:
     ap.add_argument("--filter", default="", help="only workloads whose name contains this")
     ap.add_argument("--busy", action="store_true",
                     help="measure with another process keeping one CPU busy (a shared machine)")
+    ap.add_argument("--torch", action="store_true",
+                    help="bench_control: add torch.compile's column (its first calls unroll "
+                         "the Python loops: minutes per workload)")
     ap.add_argument("--markdown", default="", metavar="FILE.md",
                     help="also write the report to FILE.md and a plot of the cached-call "
                          "speed-ups to FILE.svg (matplotlib), for the docs")
@@ -103,6 +129,7 @@ def parse_args(description: str, argv: list[str] | None = None) -> Options:
         filter=opts.filter,
         busy=start_cpu_hog() if opts.busy else "",
         markdown=opts.markdown,
+        torch=opts.torch,
     )
 
 
@@ -155,6 +182,8 @@ def print_header(title: str, opts: Options) -> None:
         f"python {platform.python_version()}, numpy {np.__version__}, "
         f"numba {numba.__version__}, jitaic {jitaic.__version__}"
         + (f", jax {jax.__version__}" if jax is not None else ", jax not installed")
+        + (f", torch {torch.__version__} ({torch.get_num_threads()} threads)"
+           if torch is not None else ", torch not installed")
         + f"; {cpu_model()}, {os.cpu_count()} cpus; "
         f"BLAS threads {os.environ['OPENBLAS_NUM_THREADS']}; "
         f"median of {opts.repeats} repeats; float64"
@@ -313,6 +342,23 @@ def jax_impl(fn: Callable, **jit_options) -> Builder:
     return lambda args: (jax_blocking(fn, **jit_options), to_jax(args))
 
 
+def torch_impl(fn: Callable) -> Builder:
+    """``torch.compile(fn)`` on the NumPy arguments, after forgetting earlier
+    compiles (so its first call is timed as a fresh one)."""
+    def build(args):
+        torch._dynamo.reset()
+        return torch.compile(fn), args
+
+    return build
+
+
+def optional_impls(torch: bool = True) -> list[str]:
+    """The comparison columns whose library imports here (torch.compile's
+    only if ``torch``)."""
+    return (["jax"] if jax is not None else []) + (
+        [TORCH] if torch and _torch is not None else [])
+
+
 @dataclass
 class Cell:
     run_ms: float | None = None
@@ -451,18 +497,32 @@ def print_cached_table(results: list) -> None:
     if "path" in _REPORT:
         plot = plot_speedups(results, _REPORT["path"].removesuffix(".md") + ".svg")
         print(f"![speed-up over NumPy per workload]({os.path.basename(plot)})\n")
+    compiled = any(TORCH in c for _, c in results)
     print_table(
         ["workload", "size", "numpy ms", "numba ms", "jitaic ms", "jax ms"]
-        + ["jitaic/numba", "numpy/jitaic"]
+        + (["torch.compile ms"] if compiled else [])
+        + ["jitaic/numba", "numpy/jitaic", "fastest"]
         + (["serial ms", "jitaic/serial"] if serial else []),
         [
             [w.name, w.size, fmt_ms(c["numpy"]), fmt_ms(c["numba"]), fmt_ms(c["jitaic"])]
-            + [fmt_ms(c.get("jax")), ratio(c["jitaic"], c["numba"])]
-            + [ratio(c["numpy"], c["jitaic"])]
+            + [fmt_ms(c.get("jax"))] + ([fmt_ms(c.get(TORCH))] if compiled else [])
+            + [ratio(c["jitaic"], c["numba"]), ratio(c["numpy"], c["jitaic"]), fastest(c)]
             + ([fmt_ms(c.get(SERIAL)), ratio(c["jitaic"], c.get(SERIAL))] if serial else [])
             for w, c in results
         ],
     )
+
+
+def fastest(cells: Mapping[str, Cell]) -> str:
+    """The implementation with the lowest cached time; "jitaic" when it is
+    within 5% of that (one run's noise)."""
+    timed = {k: c.run_ms for k, c in cells.items() if c.run_ms is not None and k != SERIAL}
+    if not timed:
+        return "-"
+    best = min(timed, key=timed.get)
+    if "jitaic" in timed and timed["jitaic"] <= 1.05 * timed[best]:
+        return "jitaic"
+    return best
 
 
 def plot_speedups(results: list, path: str) -> str:
@@ -478,7 +538,7 @@ def plot_speedups(results: list, path: str) -> str:
     def timed(cell: Cell | None) -> bool:
         return cell is not None and cell.run_ms is not None
 
-    impls = [i for i in ("numba", "jitaic", "jax", SERIAL)
+    impls = [i for i in ("numba", "jitaic", "jax", TORCH, SERIAL)
              if any(timed(c.get(i)) for _, c in results)]
     labels = [f"{w.name} {w.size}" for w, _ in results]
     fig, ax = plt.subplots(figsize=(8, 0.5 + 0.32 * len(labels) * len(impls) / 2))
