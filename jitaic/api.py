@@ -465,7 +465,8 @@ class JitFunction:
         except TypeError:
             check_call(self._fn, self._signature, args, kwargs)
             raise
-        bound.apply_defaults()
+        if not isinstance(self._fn, np.ufunc):  # jit(np.sign): NumPy refuses dtype= and
+            bound.apply_defaults()               # signature= together, even as None
         names = self._positional_names(len(bound.args))
         static = tuple(n in self._static_names for n in names)
         return bound.args, bound.kwargs, static

@@ -680,3 +680,11 @@ def test_a_masked_store_of_an_out_of_range_python_int_overflows() -> None:
 def test_a_split_along_a_missing_axis_is_numpys_index_error() -> None:
     with pytest.raises(IndexError, match=r"axis 2 is out of bounds .*test_numpy_semantics"):
         jitaic.jit(lambda x: np.split(x, 2, axis=2))(np.ones((2, 2)))
+
+
+def test_a_ufunc_itself_can_be_jitted() -> None:
+    """jit(np.sign): its signature's defaults (dtype=None, signature=None) are
+    not passed on, which NumPy would refuse together."""
+    x = np.array([-2.0, 0.0, 3.0])
+    np.testing.assert_array_equal(jitaic.jit(np.sign)(x), np.sign(x))
+    np.testing.assert_array_equal(jitaic.jit(np.maximum)(x, 1.0), np.maximum(x, 1.0))
