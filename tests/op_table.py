@@ -853,7 +853,7 @@ row("complex_predicates",
 row("complex_order",
     lambda z, w: (z < w, z <= w, z > w, z >= w, np.maximum(z, w), np.minimum(z, w),
                   np.fmax(z, w), np.fmin(z, w), z.max(), z.min(axis=-1), np.argmax(z),
-                  np.argmin(z, axis=-1), np.sort(w, kind="stable"),
+                  np.argmin(z, axis=-1), np.sort(w, kind="stable"), np.sign(z),
                   np.argsort(z, axis=0, kind="stable")),
     (C("c128[3,4]", "c128[3,4]", special=True), C("c64[5]", "c64[5]")),
     differentiable=False)

@@ -97,8 +97,8 @@ def test_the_reference_interpreter_computes_complex_values_too():
         _same_as_numpy(lambda z: (np.exp(z) / z, np.angle(z), z.real * z.imag), z)
 
 
-def signs(z):
-    return np.sign(z)
+def logarithms(z):
+    return np.log2(z)
 
 
 def solved(z):
@@ -107,7 +107,7 @@ def solved(z):
 
 @pytest.mark.parametrize("fn, message", [
     (lambda z: np.median(z), "select of complex values is not supported yet"),
-    (signs, "sign of complex values is not supported yet"),
+    (logarithms, "log2 of complex values is not supported yet"),
     (solved, "np.linalg on complex values is not supported"),
 ])
 def test_operations_without_complex_support_are_refused_at_the_users_line(fn, message):
@@ -308,3 +308,16 @@ def test_sorting_follows_numpys_order_nan_last():
     rng = np.random.default_rng(5)
     for _ in range(20):
         _same_as_numpy(sorts, rng.choice(_EVERY_PAIR, size=(6, 9)))
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_sign_follows_numpy_at_special_and_overflowing_values(dtype):
+    """The parts over their hypot; an infinite hypot (an infinite part, or an
+    overflow) gives the direction of the infinite or the imaginary part."""
+    big = [1.7e308, -1.7e308, 3e38, -3e38, 2e38, 1e-310, 1e-40]
+    parts = [*_SPECIALS, *big]
+    z = np.array([complex(a, b) for a in parts for b in parts]).astype(dtype)
+    rng = np.random.default_rng(11)
+    scale = 10.0 ** rng.integers(-300, 300, (2, 2000))
+    random = rng.standard_normal(2000) * scale[0] + 1j * rng.standard_normal(2000) * scale[1]
+    _same_as_numpy(np.sign, np.concatenate([z, random.astype(dtype)]))

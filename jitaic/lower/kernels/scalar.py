@@ -265,6 +265,8 @@ scalar_rule(ops.fmin)(_select("<", 1, "fmin"))
 
 @scalar_rule(ops.sign)
 def _sign(a, dt, node):
+    if _is_complex(dt[0]):
+        return f"cm.sign({a[0]})"
     x = a[0]
     zero = "0.0" if _is_float(dt[0]) else "0"
     nan_or_zero = f"({zero} if {x} == 0 else {x})"  # NaN stays NaN, -0.0 becomes 0.0
