@@ -138,6 +138,13 @@ def cosh(z):
 
 
 @numba.njit(inline="always", cache=True)
+def scaled(z, c):
+    """Both parts of ``z`` times the real ``c`` (a complex times a real in
+    complex arithmetic would make NaN of an infinite part times 0)."""
+    return complex(z.real * c, z.imag * c)
+
+
+@numba.njit(inline="always", cache=True)
 def sign(z):
     """NumPy's sign of a complex value: the parts divided by their hypot (in
     the parts' precision). Where the hypot is infinite (an infinite part, or
