@@ -137,6 +137,150 @@ def cosh(z):
     return np.cosh(z)
 
 
+# log as the C library's clog computes it (NumPy calls it): the real part
+# log|z| by log1p of |z|^2 - 1 where |z| is near 1 (|z|^2 - 1 with the squares'
+# rounding errors kept, for complex128), log of the hypot elsewhere, scaled
+# at the ends of the range; checked bit for bit against NumPy on 600,000
+# values (random, near |z| = 1, all magnitudes) and every special pair, in
+# complex128 and complex64. numba's np.log differed in half of those near 1.
+_SPLIT = 134217729.0  # 2^27 + 1: Veltkamp's split of a float64
+_D, _F = np.finfo(np.float64), np.finfo(np.float32)  # (numba freezes globals)
+_D_HALF_MAX, _D_TWO_TINY, _D_EPS = _D.max / 2, _D.tiny * 2, _D.eps
+_F_HALF_MAX, _F_TWO_TINY, _F_EPS = _F.max / 2, _F.tiny * 2, _F.eps
+_D_TINY, _F_TINY = _D.tiny, _F.tiny
+_LN2 = np.log(2.0)
+
+
+@numba.njit(inline="always", cache=True)
+def _mul_split(a, b):
+    """a * b as (rounded product, its exact rounding error): Dekker's product."""
+    hi = a * b
+    c = _SPLIT * a
+    ah = c - (c - a)
+    c = _SPLIT * b
+    bh = c - (c - b)
+    al, bl = a - ah, b - bh
+    return hi, ((ah * bh - hi) + ah * bl + al * bh) + al * bl
+
+
+@numba.njit(inline="always", cache=True)
+def _add_split(a, b):
+    """a + b as (rounded sum, its error), for |a| >= |b|."""
+    hi = a + b
+    return hi, (a - hi) + b
+
+
+@numba.njit(inline="always", cache=True)
+def _smaller_first(a, b):
+    return (b, a) if abs(b) < abs(a) else (a, b)
+
+
+@numba.njit(cache=True)
+def _x2y2m1(x, y):
+    """x * x + y * y - 1 for 0.5 <= x < 1: the squares split into value and
+    error, the five terms summed smallest first with each sum's error kept."""
+    v1, v0 = _mul_split(x, x)
+    v3, v2 = _mul_split(y, y)
+    v4 = -1.0
+    v0, v1 = _smaller_first(v0, v1)  # sort the five by magnitude
+    v1, v2 = _smaller_first(v1, v2)
+    v0, v1 = _smaller_first(v0, v1)
+    v2, v3 = _smaller_first(v2, v3)
+    v1, v2 = _smaller_first(v1, v2)
+    v0, v1 = _smaller_first(v0, v1)
+    v3, v4 = _smaller_first(v3, v4)
+    v2, v3 = _smaller_first(v2, v3)
+    v1, v2 = _smaller_first(v1, v2)
+    v0, v1 = _smaller_first(v0, v1)
+    v1, v0 = _add_split(v1, v0)  # fold each into the next, keeping them sorted
+    v1, v2 = _smaller_first(v1, v2)
+    v2, v3 = _smaller_first(v2, v3)
+    v3, v4 = _smaller_first(v3, v4)
+    v2, v1 = _add_split(v2, v1)
+    v2, v3 = _smaller_first(v2, v3)
+    v3, v4 = _smaller_first(v3, v4)
+    v3, v2 = _add_split(v3, v2)
+    v3, v4 = _smaller_first(v3, v4)
+    v4, v3 = _add_split(v4, v3)
+    return v4 + v3 + v2 + v1 + v0
+
+
+@numba.njit(inline="always", cache=True)
+def _log_special(re, im):
+    """clog at 0 (-inf, the argument) and where a part is NaN."""
+    if re == 0 and im == 0:
+        return complex(-np.inf, np.copysign(np.pi if np.signbit(re) else 0.0, im))
+    return complex(np.inf if np.isinf(re) or np.isinf(im) else np.nan, np.nan)
+
+
+@numba.njit(cache=True)
+def log(z):
+    """log of a complex128 value, as glibc's clog."""
+    re, im = z.real, z.imag
+    if (re == 0 and im == 0) or re != re or im != im:
+        return _log_special(re, im)
+    absx, absy = max(abs(re), abs(im)), min(abs(re), abs(im))
+    scale = 0
+    if absx > _D_HALF_MAX:
+        scale = -1
+        absy = np.ldexp(absy, -1) if absy >= _D_TWO_TINY else 0.0
+        absx = np.ldexp(absx, -1)
+    elif absx < _D_TINY:  # both below the smallest normal
+        scale = 53
+        absx, absy = np.ldexp(absx, 53), np.ldexp(absy, 53)
+    if scale == 0 and absx == 1:
+        real = np.log1p(absy * absy) / 2
+    elif scale == 0 and 1 < absx < 2 and absy < 1:
+        d2m1 = (absx - 1) * (absx + 1)
+        if absy >= _D_EPS:
+            d2m1 += absy * absy
+        real = np.log1p(d2m1) / 2
+    elif scale == 0 and 0.5 <= absx < 1 and absy < _D_EPS / 2:
+        real = np.log1p((absx - 1) * (absx + 1)) / 2
+    elif scale == 0 and 0.5 <= absx < 1 and absx * absx + absy * absy >= 0.5:
+        real = np.log1p(_x2y2m1(absx, absy)) / 2
+    else:
+        real = np.log(np.hypot(absx, absy)) - scale * _LN2
+    return complex(real, np.arctan2(im, re))
+
+
+_f32 = np.float32
+
+
+@numba.njit(cache=True)
+def logf(z):
+    """log of a complex64 value, as glibc's clogf: in float32, except |z|^2 - 1
+    near |z| = 1, which it computes in float64."""
+    re, im = z.real, z.imag
+    if (re == 0 and im == 0) or re != re or im != im:
+        return _log_special(re, im)
+    one, two, half = _f32(1.0), _f32(2.0), _f32(0.5)
+    absx, absy = max(abs(re), abs(im)), min(abs(re), abs(im))
+    scale = 0
+    if absx > _f32(_F_HALF_MAX):
+        scale = -1
+        absy = np.ldexp(absy, -1) if absy >= _f32(_F_TWO_TINY) else _f32(0.0)
+        absx = np.ldexp(absx, -1)
+    elif absx < _f32(_F_TINY):  # both below the smallest normal
+        scale = 24
+        absx, absy = np.ldexp(absx, 24), np.ldexp(absy, 24)
+    if scale == 0 and absx == one:
+        real = np.log1p(absy * absy) / two
+    elif scale == 0 and one < absx < two and absy < one:
+        d2m1 = (absx - one) * (absx + one)
+        if absy >= _f32(_F_EPS):
+            d2m1 += absy * absy
+        real = np.log1p(d2m1) / two
+    elif scale == 0 and half <= absx < one and absy < _f32(_F_EPS / 2):
+        real = np.log1p((absx - one) * (absx + one)) / two
+    elif scale == 0 and half <= absx < one and absx * absx + absy * absy >= half:
+        x, y = np.float64(absx), np.float64(absy)
+        real = np.log1p(_f32((x - 1) * (x + 1) + y * y)) / two
+    else:
+        real = np.log(np.hypot(absx, absy)) - _f32(scale) * _f32(_LN2)
+    return complex(real, np.arctan2(im, re))
+
+
 @numba.njit(inline="always", cache=True)
 def scaled(z, c):
     """Both parts of ``z`` times the real ``c`` (a complex times a real in

@@ -122,9 +122,19 @@ def _complex_special_values(name: str, rule: ScalarRule) -> ScalarRule:
         else rule(a, dt, node)
 
 
-for _op in (ops.expm1, ops.log, ops.log1p, ops.sin, ops.cos,
+for _op in (ops.expm1, ops.log1p, ops.sin, ops.cos,
             ops.arctan, ops.arctan2, ops.arcsin, ops.arccos):
     scalar_rule(_op)(_vector_math(_op.name, _call(f"np.{_op.name}")))
+
+
+def _complex_log(z: str, dtype: np.dtype) -> str:
+    """glibc's clog (NumPy's), in the parts' precision: lower/complexmath.py."""
+    return f"cm.logf({z})" if np.dtype(dtype) == np.complex64 else f"cm.log({z})"
+
+
+_real_log = _vector_math("log", _call("np.log"))
+scalar_rule(ops.log)(lambda a, dt, node: _complex_log(a[0], dt[0]) if _is_complex(dt[0])
+                     else _real_log(a, dt, node))
 
 
 scalar_rule(ops.exp)(_complex_special_values("exp", _vector_math("exp", _call("np.exp"))))
@@ -171,7 +181,8 @@ def _log_to_base(fn: str, log_e: float) -> ScalarRule:
     by part in the parts' precision (bit for bit with NumPy's, given log)."""
     def rule(a, dt, node):
         if _is_complex(dt[0]):
-            return f"cm.scaled(np.log({a[0]}), {literal(log_e, np.finfo(dt[0]).dtype)})"
+            part = np.finfo(dt[0]).dtype
+            return f"cm.scaled({_complex_log(a[0], dt[0])}, {literal(log_e, part)})"
         return f"{fn}({a[0]})"
 
     return rule
