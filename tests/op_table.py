@@ -834,7 +834,8 @@ row("complex_arithmetic",
     (C("c128[3,4]", "c128[3,4]", special=True), C("c64[5]", "c64[5]"),
      C("c64[5]", "f64[5]"), C("f32[2,3]", "c64[2,3]")), differentiable=False)
 row("complex_functions",
-    lambda z: (np.exp(z), np.log(z), np.log2(z), np.log10(z), np.sqrt(z), np.sin(z),
+    lambda z: (np.exp(z), np.log(z), np.log2(z), np.log10(z), np.log1p(z), np.expm1(z),
+               np.sqrt(z), np.sin(z),
                np.cos(z), np.tan(z),
                np.sinh(z), np.cosh(z), np.tanh(z), np.square(z), z ** 2),
     COMPLEX, tol=8.0, differentiable=False)

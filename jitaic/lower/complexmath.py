@@ -282,6 +282,23 @@ def logf(z):
 
 
 @numba.njit(inline="always", cache=True)
+def log1p(z, one):
+    """log(1 + z) as NumPy's complex loop: log of the hypot of (re + 1, im)
+    and its angle (``one``: 1 in the parts' type, so complex64 stays float32)."""
+    x1 = z.real + one
+    return complex(np.log(np.hypot(x1, z.imag)), np.arctan2(z.imag, x1))
+
+
+@numba.njit(inline="always", cache=True)
+def expm1(z, two):
+    """exp(z) - 1 as NumPy's complex loop: expm1(re) cos(im) - 2 sin(im/2)^2,
+    and exp(re) sin(im) (``two``: 2 in the parts' type)."""
+    x, y = z.real, z.imag
+    s = np.sin(y / two)
+    return complex(np.expm1(x) * np.cos(y) - two * s * s, np.exp(x) * np.sin(y))
+
+
+@numba.njit(inline="always", cache=True)
 def scaled(z, c):
     """Both parts of ``z`` times the real ``c`` (a complex times a real in
     complex arithmetic would make NaN of an infinite part times 0)."""

@@ -122,9 +122,25 @@ def _complex_special_values(name: str, rule: ScalarRule) -> ScalarRule:
         else rule(a, dt, node)
 
 
-for _op in (ops.expm1, ops.log1p, ops.sin, ops.cos,
-            ops.arctan, ops.arctan2, ops.arcsin, ops.arccos):
+for _op in (ops.sin, ops.cos, ops.arctan, ops.arctan2, ops.arcsin, ops.arccos):
     scalar_rule(_op)(_vector_math(_op.name, _call(f"np.{_op.name}")))
+
+
+def _complex_with_constant(name: str, constant: float) -> ScalarRule:
+    """Complex values through complexmath's ``name`` (NumPy's formula), given
+    ``constant`` in the parts' type; others through vector math or libm."""
+    real = _vector_math(name, _call(f"np.{name}"))
+
+    def rule(a, dt, node):
+        if _is_complex(dt[0]):
+            return f"cm.{name}({a[0]}, {literal(constant, np.finfo(dt[0]).dtype)})"
+        return real(a, dt, node)
+
+    return rule
+
+
+scalar_rule(ops.log1p)(_complex_with_constant("log1p", 1.0))
+scalar_rule(ops.expm1)(_complex_with_constant("expm1", 2.0))
 
 
 def _complex_log(z: str, dtype: np.dtype) -> str:
