@@ -66,6 +66,8 @@ def test_several_results_come_from_one_task_per_block() -> None:
     want = parts(y, W)
     for got, expected in zip(dask_compute(a, b, c), (want[0], *want[1]), strict=True):
         np.testing.assert_allclose(got, expected, rtol=1e-12)
+    (single,) = jitaic.jit(lambda y: (y * 2.0,))(da.from_array(y, chunks=(30, 60)))
+    np.testing.assert_array_equal(single.compute(), y * 2.0)
     p, q = jitaic.jit(lambda y: (y * 2.0, (y + 1.0).T))(da.from_array(y, chunks=(30, 25)))
     assert q.chunks == ((25, 25, 10), (30, 30, 30, 10))
     np.testing.assert_allclose(q.compute(), (y + 1.0).T, rtol=0)

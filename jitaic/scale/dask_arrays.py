@@ -72,10 +72,11 @@ def call(jitted, args: tuple, kwargs: dict):
     results = [v.type for v in traced.graph.results]
     if plan.reduction is not None:
         return _reduced(jitted, plan, results[0], args, kwargs, chunking)
-    if len(results) == 1:
-        return _mapped(jitted, plan.labels[0], results[0], args, kwargs, chunking)
-    return unflatten(traced.out_tree, _mapped_several(jitted, plan, results, args, kwargs,
-                                                      chunking))
+    if len(results) == 1:  # (perhaps in a tuple of one: the result tree says)
+        out = [_mapped(jitted, plan.labels[0], results[0], args, kwargs, chunking)]
+    else:
+        out = _mapped_several(jitted, plan, results, args, kwargs, chunking)
+    return unflatten(traced.out_tree, out)
 
 
 def _unified(jitted, args: tuple) -> tuple[tuple, Chunking]:
@@ -148,7 +149,7 @@ def _mapped(jitted, labels: tuple, result: TensorType, args, kwargs, chunking: C
         else:
             letter = chunking.chunked[label]
         out_index += letter
-    return da.blockwise(_Block(jitted, kwargs), out_index,
+    return da.blockwise(_Block(jitted, kwargs, only=True), out_index,
                         *_blockwise_inputs(args, chunking), new_axes=new_axes,
                         concatenate=True, dtype=result.dtype,
                         meta=np.empty((0,) * len(out_index), result.dtype))
@@ -192,6 +193,7 @@ class _Block:
     keep: int = -1      # >= 0: the partial gets this many leading length-1 axes
     weight: tuple = ()  # ((argument, axis) per label): scale by the block's size
     leaves: bool = False  # results as a flat tuple
+    only: bool = False  # the one result, out of the tuple it may come in
 
     def __repr__(self) -> str:  # dask names tasks after it
         return f"jitaic-{getattr(self.jitted, '__name__', 'function')}"
@@ -200,6 +202,8 @@ class _Block:
         out = self.jitted(*blocks, **self.kwargs)
         if self.leaves:
             return tuple(flatten(out)[0])
+        if self.only:
+            return flatten(out)[0][0]
         if self.keep < 0:
             return out
         leaves, _ = flatten(out)
