@@ -80,4 +80,3 @@ def _built_once(build: Callable, payload: bytes, options: dict) -> object:
         built = _BUILT[key] = build(pickle.loads(payload), options)
         _RECENT.append(built)
     return built
-
