@@ -31,8 +31,8 @@ from jitaic.ir.graph import Graph, GraphTooLarge
 from jitaic.ir.interpreter import evaluate
 from jitaic.ir.printer import format_graph
 from jitaic.ir.verifier import verify
+from jitaic.lowered import Lowered
 from jitaic.passes.pipeline import PassLog, optimize
-from jitaic.picture import Picture, draw
 from jitaic.scale import dask_arrays
 from jitaic.scale.dask_arrays import has_dask_arrays
 from jitaic.tracer.core import is_tracing
@@ -51,7 +51,6 @@ from jitaic.tracer.trace import (
 
 if TYPE_CHECKING:  # jitaic.lower imports numba: loaded on the first compile
     from jitaic.lower.compile import Compiled
-    from jitaic.lower.fusion import Plan
 
 log = logging.getLogger("jitaic")
 # misses = compiled + loaded (from the disk cache) + traced only (reference backend)
@@ -220,49 +219,6 @@ def _output_converters(traced: Traced) -> list[Callable]:
         else:  # arrays come back from numba with the right dtype
             converters.append(lambda raw, leaves, i=i: raw[i])
     return converters
-
-
-class Lowered:
-    """What one specialisation compiled to: the optimised graph (``ir``, as text
-    ``as_text()``, as a picture ``graph()``) and the generated ``source()``."""
-
-    def __init__(self, spec: Specialization) -> None:
-        self._spec = spec
-        self.ir = spec.graph
-        self.frontend = spec.frontend  # "trace" or "ast"
-
-    def as_text(self) -> str:
-        return self._spec.ir
-
-    def graph(self) -> Picture:
-        """A Graphviz picture of the optimised graph: fused kernels as clusters,
-        loops and branches as boxes, BLAS/LAPACK calls marked, source lines as
-        labels (``.source`` is the DOT text; ``.svg()``, ``.save(path)``)."""
-        return draw(self._spec.graph)
-
-    def source(self) -> str:
-        return self._spec.source
-
-    def rewritten_source(self) -> str:
-        """The function as the AST frontend rewrote it (mode="ast"/"auto" fallback)."""
-        return ast_convert(self._spec.fn).source if self._spec.frontend == "ast" else ""
-
-    def fusion_report(self) -> str:
-        """One line per kernel: the nodes fused into it and why its boundary stayed."""
-        return self._spec.compiled.report if self._spec.compiled else ""
-
-    def fusion_plan(self) -> Plan | None:
-        """The fused kernels as objects (``.kernels()``, ``.row_loops()``,
-        ``.alone()``): what ``fusion_report`` describes."""
-        return self._spec.compiled.plan if self._spec.compiled else None
-
-    def loops(self) -> str:
-        """The generated function as loop IR, before it became ``source()``:
-        loops with their kind (parallel, row loop, thread blocks), stores,
-        index checks and scratch buffers."""
-        from jitaic.lower.loop_ir import format_loops
-
-        return format_loops(self._spec.compiled.loops) if self._spec.compiled else ""
 
 
 class JitFunction:

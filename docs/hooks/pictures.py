@@ -29,7 +29,7 @@ def loss(w, x):
     return softmax_layer(x, w).sum()
 
 
-def graphs() -> dict[str, jitaic.api.Lowered]:
+def graphs() -> dict[str, jitaic.lowered.Lowered]:
     x, w = np.ones((256, 64)), np.ones((64, 10))
     return {
         "softmax_layer": jitaic.jit(softmax_layer).lower(x, w),
