@@ -26,10 +26,10 @@ import contextlib
 import itertools
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 import numpy as np
 
+from jitaic.autodiff import undo_log
 from jitaic.errors import UnsupportedError, at
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Region, Value, make_node
@@ -167,154 +167,6 @@ def _cond_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
 REGION_VJP_RULES[ops.cond] = _cond_vjp
 
 
-# ---------------------------------------------------------------- undo logs
-# An iteration that changes a carried array only by stores into it (a row,
-# a column, an element: A[i, j] -= ..., cp[:, j] = ...) need not save the
-# whole array: the recording loop saves what each store overwrites, and its
-# run-time indices, and the reverse loop rebuilds the array at the start of
-# iteration t from its value at the end by writing those back, last store
-# first, into one buffer it carries (in place). The iteration's own stores,
-# replayed on the rebuilt array, feed nothing but the backpropagation's
-# bookkeeping and are removed as dead code. Saving O(slice) per iteration
-# instead of O(array) is what keeps a Cholesky loop's gradient O(n^3).
-
-_SLICE_OF = {ops.setitem: ops.getitem, ops.dyn_setitem: ops.dyn_getitem}
-
-
-def _undo_chains(params: list[Value], results: list[Value], body: Region
-                 ) -> dict[int, list[Node]]:
-    """Position -> the body's stores (in order) that make result from param,
-    for carried arrays changed by nothing else, each store's overwritten
-    part of a static shape (a tape row)."""
-    produced = {id(o): n for n in body.nodes for o in n.outputs}
-    uses = [id(r) for r in results]
-    chains = {}
-    for j, (p, r) in enumerate(zip(params, results, strict=True)):
-        if p.type.ndim == 0 or uses.count(id(r)) != 1:
-            continue
-        chain, v = [], r
-        while v is not p:
-            node = produced.get(id(v))
-            if node is None or node.op not in _SLICE_OF:
-                break
-            chain.append(node)
-            v = node.inputs[0]
-        else:
-            if chain and all(_overwritten_type(n).static for n in chain):
-                chains[j] = chain[::-1]
-    return chains
-
-
-def _overwritten_type(store: Node):
-    read = _SLICE_OF[store.op]
-    return read.infer([store.inputs[0].type, *(v.type for v in store.inputs[2:])],
-                      store.attrs, ())[0]
-
-
-def _overwritten(store: Node, inputs: list[Value]) -> list[Tracer]:
-    """What a store is about to overwrite (a view: the log must copy it
-    before the store runs), and its run-time indices: its undo log entries."""
-    base, _, *dyn = inputs
-    old = current().builder.emit(_SLICE_OF[store.op], [base, *dyn], store.attrs,
-                                 loc=store.loc).output
-    return [new_tracer(old, scalar=False),
-            *(tnp.astype(new_tracer(d), np.int64) for d in dyn)]
-
-
-def _entries(store: Node) -> int:
-    """How many log entries a store makes: what it overwrites, and each
-    run-time index."""
-    return 1 + len(store.inputs[2:])
-
-
-def _log_types(chains: dict[int, list[Node]]) -> list[tuple[tuple[int, ...], np.dtype]]:
-    """(shape, dtype) of each log entry, in the order ``_overwritten`` makes them."""
-    types = []
-    for chain in chains.values():
-        for store in chain:
-            old = _overwritten_type(store)
-            types.append((old.shape, old.dtype))
-            types += [((), np.dtype(np.int64))] * (_entries(store) - 1)
-    return types
-
-
-def _element_reads_bypassing(undo: _UndoPlan) -> Callable:
-    """For the reverse replay: an element read of what a logged store wrote
-    (``A[i, j] /= A[j, j]`` right after ``A[i, j] -= ...``) becomes
-    ``v if (i, j) == (k, l) else A[k, l]`` on the array before the store.
-    The store's output is then read by later stores only, whose outputs the
-    backpropagation never reads: dead code, not a copy of the array per
-    iteration (the replay must leave the rebuilt array intact)."""
-    stores = {id(s.outputs[0]): s for chain in undo.chains.values() for s in chain}
-    written: dict[int, list[Value]] = {}  # replayed store output -> its inputs
-
-    def instead(node: Node, inputs: list[Value]) -> Value | None:
-        if id(node.outputs[0]) in stores:
-            written[id(node.outputs[0])] = inputs
-            return None
-        if node.op is not ops.dyn_getitem or node.output.type.ndim:
-            return None
-        source = stores.get(id(node.inputs[0]))
-        if source is None or source.op is not ops.dyn_setitem \
-                or id(source.outputs[0]) not in written:
-            return None
-        base, value, *wrote = written[id(source.outputs[0])]
-        read_at = _element_position(node.attrs["index"], inputs[1:], base.shape)
-        wrote_at = _element_position(source.attrs["index"], wrote, base.shape)
-        if read_at is None or wrote_at is None or value.type.ndim:
-            return None
-        old = new_tracer(current().builder.emit(ops.dyn_getitem, [base, *inputs[1:]],
-                                                node.attrs, (), node.loc).output)
-        same = None
-        for a, b in zip(read_at, wrote_at, strict=True):
-            same = (a == b) if same is None else same & (a == b)
-        return tnp.where(same, tnp.astype(new_tracer(value), old.dtype), old).value
-
-    return instead
-
-
-def _element_position(index: tuple, dyn: list[Value], shape: tuple) -> list | None:
-    """The element an index names, per axis an int64 in [0, extent) (NumPy's
-    wraparound applied); None unless it names one element of a static shape."""
-    if len(index) != len(shape) or None in shape:
-        return None
-    position, k = [], 0
-    for entry, extent in zip(index, shape, strict=True):
-        if entry == ops.DYNAMIC:
-            i = tnp.astype(new_tracer(dyn[k]), np.int64)
-            position.append(tnp.where(i < 0, i + extent, i))
-            k += 1
-        elif isinstance(entry, (int, np.integer)) and not isinstance(entry, bool):
-            position.append(tnp.as_tracer(np.int64(entry % extent)))
-        else:
-            return None
-    return position
-
-
-def _log_offsets(chains: dict[int, list[Node]]) -> dict[int, int]:
-    """id(store) -> the index of its first entry among the log entries."""
-    offsets, k = {}, 0
-    for chain in chains.values():
-        for store in chain:
-            offsets[id(store)] = k
-            k += _entries(store)
-    return offsets
-
-
-def _undone(x: Tracer, chain: list[Node], entries: list[Tracer]) -> Tracer:
-    """The carried array before the iteration's stores: ``x`` (after them)
-    with each store's overwritten part written back, last store first."""
-    per_store, k = [], 0
-    for store in chain:
-        per_store.append(entries[k:k + _entries(store)])
-        k += _entries(store)
-    for store, (old, *dyn) in zip(reversed(chain), reversed(per_store), strict=True):
-        x = new_tracer(current().builder.emit(
-            store.op, [x.value, old.value, *(d.value for d in dyn)], store.attrs,
-            loc=store.loc).output, scalar=False)
-    return x
-
-
 # ---------------------------------------------------------------- for_loop
 
 def _static_int(v: Value) -> int | None:
@@ -326,19 +178,9 @@ def _static_int(v: Value) -> int | None:
     return int(node.attrs["value"])
 
 
-@dataclass
-class _UndoPlan:
-    """The carried arrays a loop's gradient rebuilds from undo logs."""
-
-    chains: dict[int, list[Node]]  # position among the carried values -> its stores
-    params: dict[int, Value]  # position -> the body's parameter for it
-    finals: dict[int, Value]  # position -> the loop's output for it
-    read: Callable[[object], list[Tracer]]  # iteration t -> its log entries
-
-
 def _backward_loop(init: list[Value], body: Region, n: object, restore: Callable,
                    cotangents: list, backpropagate: Callable, read_next: bool = True,
-                   undo: _UndoPlan | None = None) -> list:
+                   undo: undo_log.Plan | None = None) -> list:
     """The reverse sweep shared by for and while loops.
 
     Iteration ``t`` runs from ``n - 1`` down to 0: ``restore(t)`` gives the body's
@@ -365,11 +207,11 @@ def _backward_loop(init: list[Value], body: Region, n: object, restore: Callable
         g_carried, acc, ends = state[:n_g], state[n_g:n_g + n_acc], state[n_g + n_acc:]
         t = (n - 1) - t_rev
         bindings, carried = restore(t)
-        starts = _undo_iteration(undo, t, ends, bindings, carried) if undo else []
+        starts = undo_log.rebuild_iteration(undo, t, ends, bindings, carried) if undo else []
         aliases: dict[int, Value] = {}
         known = _saved_results(body, restore(t + 1)[1]) if read_next else {}
         nodes, results = _replay(body, bindings, known, aliases,
-                                 instead=_element_reads_bypassing(undo) if undo else None)
+                                 instead=undo_log.element_reads_bypassing(undo) if undo else None)
         # the outer values' cotangents accumulate into the carried sums
         # directly: a row read adds to one row of its sum (add_cotangents)
         seeds: dict[int, Tracer] = {id(w): a for w, a in zip(captured, acc, strict=True)}
@@ -387,22 +229,6 @@ def _backward_loop(init: list[Value], body: Region, n: object, restore: Callable
     pairs = [(init[j], outs[m]) for m, j in enumerate(float_carried)]
     pairs += list(zip(captured, outs[n_g:n_g + n_acc], strict=True))
     return pairs
-
-
-def _undo_iteration(undo: _UndoPlan, t: object, ends: tuple, bindings: dict,
-                    carried: list) -> list[Tracer]:
-    """Rebuild the undo-logged carried arrays at the start of iteration ``t``
-    from ``ends`` (theirs at its end), binding them for the replay."""
-    entries, k = undo.read(t), 0
-    starts = []
-    for j, end in zip(undo.chains, ends, strict=True):
-        chain = undo.chains[j]
-        n = sum(_entries(store) for store in chain)
-        start = _undone(end, chain, entries[k:k + n])
-        k += n
-        bindings[id(undo.params[j])] = carried[j] = start.value
-        starts.append(start)
-    return starts
 
 
 def _saved_results(body: Region, after: list[Value | None]) -> dict[int, Value]:
@@ -463,11 +289,11 @@ def _for_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
     n = len(range(start, stop, step))
     k = len(init)
     index_param, carried_params = body.params[0], body.params[1:]
-    chains = {} if _differentiated_again() else _undo_chains(
+    chains = {} if _differentiated_again() else undo_log.chains_of(
         list(carried_params), list(body.results), body)
     stacked = [j for j in range(k) if j not in chains]
-    log_types = _log_types(chains)
-    log_at = _log_offsets(chains)
+    entry_types = undo_log.entry_types(chains)
+    log_at = undo_log.entry_offsets(chains)
 
     def record(i, *state):
         carried = state[:k]
@@ -479,7 +305,7 @@ def _for_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
 
         def log_overwritten(store: Node, inputs: list[Value]) -> None:
             if id(store) in log_at:
-                for m, entry in enumerate(_overwritten(store, inputs)):
+                for m, entry in enumerate(undo_log.overwritten(store, inputs)):
                     logs[log_at[id(store)] + m][t] = entry
 
         _, results = _replay(body, {id(index_param): i.value, **{
@@ -490,7 +316,7 @@ def _for_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
     def recording_loop():
         # n + 1 rows: the final carried values go in the last one
         stacks = [tnp.full_value((n + 1, *init[j].shape), 0, init[j].dtype) for j in stacked]
-        logs = [tnp.full_value((n, *shape), 0, dtype) for shape, dtype in log_types]
+        logs = [tnp.full_value((n, *shape), 0, dtype) for shape, dtype in entry_types]
         return control_flow.for_loop(start, stop, step, record,
                                      [*(new_tracer(v) for v in init), *stacks, *logs])
 
@@ -507,7 +333,7 @@ def _for_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
         return {id(index_param): i, **{id(carried_params[j]): carried[j] for j in stacked}}, \
             carried
 
-    undo = _UndoPlan(chains, {j: carried_params[j] for j in chains},
+    undo = undo_log.Plan(chains, {j: carried_params[j] for j in chains},
                      {j: node.outputs[j] for j in chains},
                      lambda t: [log[t] for log in logs]) if chains else None
     return _backward_loop(init, body, n, restore, cotangents, backpropagate, undo=undo)
@@ -542,12 +368,12 @@ def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
 
     keep_going = _loop_test(node, test, step, k)
     offset = k - len(init)  # a for loop's index comes first
-    chains = _undo_chains(list(body.params[offset:]), list(body.results), body)
+    chains = undo_log.chains_of(list(body.params[offset:]), list(body.results), body)
     stacked = [m for m in range(k) if m - offset not in chains]  # state positions
-    log_types = _log_types(chains)
-    log_at = _log_offsets(chains)
+    entry_types = undo_log.entry_types(chains)
+    log_at = undo_log.entry_offsets(chains)
     slots = [next(_TAPE_SLOTS) for _ in stacked]
-    log_slots = [next(_TAPE_SLOTS) for _ in log_types]
+    log_slots = [next(_TAPE_SLOTS) for _ in entry_types]
 
     def push(tape: Tracer, row: Tracer, count: Tracer, slot: int) -> Tracer:
         return new_tracer(builder.emit(ops.tape_push, [tape.value, row.value, count.value],
@@ -563,7 +389,7 @@ def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
 
         def log_overwritten(store: Node, inputs: list[Value]) -> None:
             if id(store) in log_at:
-                for m, entry in enumerate(_overwritten(store, inputs)):
+                for m, entry in enumerate(undo_log.overwritten(store, inputs)):
                     at_ = log_at[id(store)] + m
                     logs[at_] = push(logs[at_], entry, count, log_slots[at_])
 
@@ -581,7 +407,7 @@ def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
         tapes = [new_tape(state[m].shape, state[m].dtype, slot)
                  for m, slot in zip(stacked, slots, strict=True)]
         logs = [new_tape(shape, dtype, slot)
-                for (shape, dtype), slot in zip(log_types, log_slots, strict=True)]
+                for (shape, dtype), slot in zip(entry_types, log_slots, strict=True)]
         zero = tnp.astype(tnp.as_tracer(0), np.int64)
         return control_flow.while_loop(keep_going, record, [*state, *tapes, *logs, zero])
 
@@ -603,7 +429,7 @@ def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
         bindings = {id(body.params[m]): rows[m] for m in stacked}
         return bindings, rows[offset:]
 
-    undo = _UndoPlan(chains, {j: body.params[offset + j] for j in chains},
+    undo = undo_log.Plan(chains, {j: body.params[offset + j] for j in chains},
                      {j: node.outputs[j] for j in chains},
                      lambda t: [new_tracer(row(log, t), scalar=False) for log in logs]
                      ) if chains else None
