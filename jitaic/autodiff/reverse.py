@@ -18,7 +18,12 @@ from collections.abc import Callable, Sequence
 
 from jitaic import serialize
 from jitaic.autodiff.control_flow import REGION_VJP_RULES, recording_for_differentiation
-from jitaic.autodiff.vjp_rules import NON_DIFFERENTIABLE, VJP_RULES, add_cotangents
+from jitaic.autodiff.vjp_rules import (
+    NON_DIFFERENTIABLE,
+    VJP_RULES,
+    add_cotangents,
+    is_slice_of_zeros,
+)
 from jitaic.errors import UnsupportedError, at, located_at
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Value
@@ -51,7 +56,7 @@ def backpropagate(nodes: Sequence[Node], seeds: dict[int, Tracer],
     and cotangents that reached it count for the output, so the node itself
     may become dead code.
     """
-    cotangents = dict(seeds)
+    cotangents: dict[int, list[Tracer]] = {k: [g] for k, g in seeds.items()}
     saved = saved or {}
     for node in reversed(nodes):
         outs = [_cotangent_of(v, cotangents, saved) for v in node.outputs]
@@ -63,7 +68,7 @@ def backpropagate(nodes: Sequence[Node], seeds: dict[int, Tracer],
         with located_at(node.loc):  # the backward nodes carry the forward node's line
             for v, grad in _input_cotangents(node, outs, saved):
                 _accumulate(cotangents, v, grad)
-    return cotangents
+    return {k: _summed(parts) for k, parts in cotangents.items()}
 
 
 def _input_cotangents(node: Node, outs: list[Tracer | None],
@@ -83,22 +88,41 @@ def _input_cotangents(node: Node, outs: list[Tracer | None],
             if grad is not None and v.dtype.kind == "f"]
 
 
-def _cotangent_of(v: Value, cotangents: dict[int, Tracer],
+def _cotangent_of(v: Value, cotangents: dict[int, list[Tracer]],
                   saved: dict[int, Value]) -> Tracer | None:
-    g = cotangents.get(id(v))
+    """The sum of what reached ``v`` (and its saved copy), once every reader
+    of ``v`` has contributed."""
     copy = saved.get(id(v))
-    g_copy = cotangents.get(id(copy)) if copy is not None else None
-    return g_copy if g is None else g if g_copy is None else g + g_copy
+    parts = cotangents.get(id(v), []) + (cotangents.get(id(copy), []) if copy is not None
+                                         else [])
+    if not parts:
+        return None
+    total = _summed(parts)
+    cotangents[id(v)] = [total]
+    return total
 
 
-def _accumulate(cotangents: dict[int, Tracer], v: Value, grad: object) -> None:
+def _summed(parts: list[Tracer]) -> Tracer:
+    """Whole cotangents first, then the ones that are zero but for a slice,
+    each added into the total's slice: contributions arrive in reverse
+    program order, and a row read after a whole use must not make the sum
+    a full-size add."""
+    sliced = [g for g in parts if is_slice_of_zeros(g)]
+    whole = [g for g in parts if not is_slice_of_zeros(g)]
+    ordered = whole + sliced
+    total = ordered[0]
+    for g in ordered[1:]:
+        total = add_cotangents(total, g)
+    return total
+
+
+def _accumulate(cotangents: dict[int, list[Tracer]], v: Value, grad: object) -> None:
     grad = tnp.as_tracer(grad)
     if grad.dtype != v.dtype:
         grad = tnp.astype(grad, v.dtype)
     if grad.shape != v.shape:
         grad = tnp.broadcast_to(grad, v.shape)
-    previous = cotangents.get(id(v))
-    cotangents[id(v)] = grad if previous is None else add_cotangents(previous, grad)
+    cotangents.setdefault(id(v), []).append(grad)
 
 
 def _differentiable_leaf(x: object, argnum: int) -> Tracer:

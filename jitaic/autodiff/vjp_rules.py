@@ -400,14 +400,19 @@ def add_cotangents(total: Tracer, g: Tracer) -> Tracer:
     reading one row of a matrix per iteration then accumulates the matrix's
     gradient in O(row) per iteration (in place: the accumulator is dead
     after), not O(matrix)."""
-    node = g.value.producer
-    if (node is None or node.op not in _SLICE_READ or total.shape != g.shape
-            or total.dtype != g.dtype or not _is_zeros(node.inputs[0])):
+    if not is_slice_of_zeros(g) or total.shape != g.shape or total.dtype != g.dtype:
         return total + g
+    node = g.value.producer
     _, v, *dyn = (new_tracer(x, scalar=False) for x in node.inputs)
     part = emit(_SLICE_READ[node.op], [total, *dyn], node.attrs, scalar=False)
     summed = tnp.astype(part + v, total.dtype)
     return emit(node.op, [total, summed, *dyn], node.attrs, scalar=False)
+
+
+def is_slice_of_zeros(g: Tracer) -> bool:
+    """A cotangent that is zero but for one slice (a read's, or a store's)."""
+    node = g.value.producer
+    return node is not None and node.op in _SLICE_READ and _is_zeros(node.inputs[0])
 
 
 def _is_zeros(v) -> bool:
