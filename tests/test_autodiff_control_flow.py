@@ -281,11 +281,48 @@ def levinson(r):
     return (y * y).sum()
 
 
+def short_rows(x, w):
+    """Rows written by an inner loop that runs only while its row is in
+    range: the outer loop logs row i before the inner loop, at indices past
+    the end too (where nothing is stored, and nothing may raise)."""
+    x = x.copy()
+    n = x.shape[0]
+    for i in range(n + 2):
+        for j in range(n - i):
+            x[i, j] = x[i, j] * w[j] + x[i - 1, j]
+    return (x * x).sum()
+
+
+def paired_sweeps(a, b):
+    """One inner loop changing two carried arrays: two logged regions."""
+    a = a.copy()
+    b = b.copy()
+    for i in range(1, a.shape[0]):
+        for j in range(i):
+            a[i, j] = a[i, j] + b[i - 1, j] * a[i - 1, j]
+            b[i, j] = b[i, j] * a[i, j]
+    return (a * b).sum()
+
+
+def column_passes(x):
+    """A static inner loop storing down column i: the logged region is
+    the column x[:, i]."""
+    x = x.copy()
+    for i in range(1, x.shape[1]):
+        for j in range(x.shape[0]):
+            x[j, i] = np.tanh(x[j, i] + x[j, i - 1])
+    return (x * x).sum()
+
+
 UNDO_CASES = [
     (column_sweep, lambda r: (r.normal(size=(3, 6)), r.normal(size=(3, 6)) * 0.3), (0, 1)),
     (factorise, lambda r: ((lambda m: m @ m.T + 5 * np.eye(5))(r.random((5, 5))),), (0,)),
     (wrapped_stores, lambda r: (r.normal(size=6), r.normal(size=6)), (0, 1)),
     (levinson, lambda r: (0.5 * r.random(7) / 7,), (0,)),
+    (short_rows, lambda r: (r.normal(size=(4, 4)), r.normal(size=4) * 0.5), (0, 1)),
+    (paired_sweeps, lambda r: (r.normal(size=(5, 5)) * 0.5, r.normal(size=(5, 5)) * 0.5),
+     (0, 1)),
+    (column_passes, lambda r: (r.normal(size=(4, 6)),), (0,)),
 ]
 
 
@@ -320,3 +357,38 @@ def test_cholesky_inner_loop_logs_elements_not_the_matrix(rng) -> None:
     ir = g.specializations()[0].ir
     assert "tape_new[dtype=float64, shape=(8, 8)" not in ir
     assert "tape_new[dtype=float64, shape=()" in ir
+
+
+def test_cholesky_outer_loop_logs_the_row_its_inner_loop_writes(rng) -> None:
+    """The outer loop counts the inner loop as one store into row i: it logs
+    that row (7 iterations x 8), not the matrix per iteration (8 x 8 x 8)."""
+    m = rng.random((8, 8))
+    g = jitaic.jit(jitaic.grad(factorise))
+    g(m @ m.T + 8 * np.eye(8))
+    ir = g.specializations()[0].ir
+    assert "f64[7,8]" in ir
+    assert "f64[8,8,8]" not in ir
+
+
+def test_a_nested_loop_that_does_not_run_reads_no_row_past_the_end(rng) -> None:
+    x, w = rng.normal(size=(4, 4)), rng.normal(size=4)
+    value, grads = jitaic.jit(jitaic.value_and_grad(short_rows, argnums=(0, 1)))(x, w)
+    assert value == pytest.approx(short_rows(x, w), rel=1e-12)
+    np.testing.assert_allclose(grads[0], finite_difference(short_rows, [x, w], 0),
+                               rtol=1e-5, atol=1e-7)
+
+
+def test_a_row_read_adds_into_the_row_of_the_whole_cotangent() -> None:
+    """y's cotangent has a whole part (y * y) and one element (y[2, 3], met
+    first going backwards): the element is added into the whole one, with
+    no zero array of y's shape."""
+    def f(x):
+        y = np.sin(x)
+        return (y * y).sum() + y[2, 3]
+
+    x = np.linspace(0.1, 2.0, 20).reshape(4, 5)
+    g = jitaic.jit(jitaic.grad(f))
+    expected = np.sin(2 * x) + np.where(np.arange(20).reshape(4, 5) == 13, np.cos(x), 0)
+    np.testing.assert_allclose(g(x), expected, rtol=1e-13)
+    ir = g.specializations()[0].ir
+    assert "fill=0.0, shape=(4, 5)" not in ir and ir.count("setitem") == 1

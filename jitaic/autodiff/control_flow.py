@@ -78,7 +78,7 @@ def _captured(region: Region) -> list[Value]:
 
 def _replay(region: Region, bindings: dict[int, Value], known: dict[int, Value] | None = None,
             aliases: dict[int, Value] | None = None,
-            before: Callable[[Node, list[Value]], None] | None = None,
+            before: Callable[[Node, list[Value], dict], None] | None = None,
             instead: Callable[[Node, list[Value]], Value | None] | None = None,
             ) -> tuple[list[Node], list[Value]]:
     """Re-emit a region's nodes in the current block with its params bound.
@@ -88,9 +88,10 @@ def _replay(region: Region, bindings: dict[int, Value], known: dict[int, Value] 
     some of the region's values: later nodes read the copy, and ``aliases``
     records, per re-emitted output, the copy that stands for it (see
     ``backpropagate``), so the recomputation can become dead code.
-    ``before(node, inputs)`` runs before each node is re-emitted (the undo
-    log reads what a store will overwrite there); ``instead(node, inputs)``
-    may give the value of a one-output node instead of re-emitting it.
+    ``before(node, inputs, env)`` runs before each node is re-emitted (the undo
+    log reads what a store or a nested loop will overwrite there; ``env`` maps
+    the region's values); ``instead(node, inputs)`` may give the value of a
+    one-output node instead of re-emitting it.
     """
     env = dict(bindings)
     known = known or {}
@@ -100,7 +101,7 @@ def _replay(region: Region, bindings: dict[int, Value], known: dict[int, Value] 
         regions = tuple(_substitute(r, env) for r in node.regions)
         inputs = [env.get(id(v), v) for v in node.inputs]
         if before is not None:
-            before(node, inputs)
+            before(node, inputs, env)
         if instead is not None and len(node.outputs) == 1:
             block = builder._blocks[-1]
             first = len(block)
@@ -303,10 +304,10 @@ def _for_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
         for m, j in enumerate(stacked):
             stacks[m][t] = carried[j]
 
-        def log_overwritten(store: Node, inputs: list[Value]) -> None:
-            if id(store) in log_at:
-                for m, entry in enumerate(undo_log.overwritten(store, inputs)):
-                    logs[log_at[id(store)] + m][t] = entry
+        def log_overwritten(node: Node, inputs: list[Value], env: dict) -> None:
+            for write, first in log_at.get(id(node), ()):
+                for m, entry in enumerate(undo_log.overwritten(write, inputs, env)):
+                    logs[first + m][t] = entry
 
         _, results = _replay(body, {id(index_param): i.value, **{
             id(p): c.value for p, c in zip(carried_params, carried, strict=True)}},
@@ -387,11 +388,10 @@ def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
         pushed = [push(tape, values[m], count, slot)
                   for tape, m, slot in zip(tapes, stacked, slots, strict=True)]
 
-        def log_overwritten(store: Node, inputs: list[Value]) -> None:
-            if id(store) in log_at:
-                for m, entry in enumerate(undo_log.overwritten(store, inputs)):
-                    at_ = log_at[id(store)] + m
-                    logs[at_] = push(logs[at_], entry, count, log_slots[at_])
+        def log_overwritten(node: Node, inputs: list[Value], env: dict) -> None:
+            for write, first in log_at.get(id(node), ()):
+                for m, entry in enumerate(undo_log.overwritten(write, inputs, env)):
+                    logs[first + m] = push(logs[first + m], entry, count, log_slots[first + m])
 
         _, results = _replay(body, {id(p): v.value for p, v in
                                     zip(body.params, values, strict=True)},

@@ -10,6 +10,11 @@ first, into one buffer it carries (in place). The iteration's own stores,
 replayed on the rebuilt array, feed nothing but the backpropagation's
 bookkeeping and are removed as dead code. Saving O(slice) per iteration
 instead of O(array) is what keeps a Cholesky loop's gradient O(n^3).
+
+A nested loop that changes the array by stores only counts as one store
+into the region its stores reach (the row i of ``for j in range(i):
+A[i, j] -= ...``): the outer loop logs that region, the nested loop's own
+gradient logs its stores.
 """
 
 from __future__ import annotations
@@ -23,64 +28,166 @@ from jitaic.ir import ops
 from jitaic.ir.graph import Node, Region, Value
 from jitaic.tracer import numpy as tnp
 from jitaic.tracer.core import Tracer, current, new_tracer
+from jitaic.tracer.numpy.mathematical import clip
 
 _SLICE_OF = {ops.setitem: ops.getitem, ops.dyn_setitem: ops.dyn_getitem}
+_LOOPS = (ops.for_loop, ops.while_loop)
+
+
+@dataclass(frozen=True, eq=False)
+class Write:
+    """One step of the chain that makes a carried array's new value from its
+    old one: a store, or a nested loop that changes the array by stores only.
+    Either is logged as the region it may write (``store`` at ``attrs``,
+    whose run-time indices are ``values``): a loop's region keeps each axis
+    that all its stores index alike with values from outside the loop (the
+    row ``A[i, :]`` of ``for j in range(i): A[i, j] -= ...``)."""
+
+    node: Node
+    base: int  # where the array is among node's inputs
+    store: ops.Op  # setitem or dyn_setitem: writes the logged region back
+    attrs: dict
+    values: tuple[Value, ...]  # run-time indices, values of the body holding node
+    clipped: bool  # a loop's region is read before the loop, which may not run:
+    #                its indices are clipped into range, never checked
+
+    @property
+    def entries(self) -> int:
+        """How many log entries it makes: the region, and each run-time index."""
+        return 1 + len(self.values)
+
+    def region_type(self):
+        read = _SLICE_OF[self.store]
+        return read.infer([self.node.inputs[self.base].type, *(v.type for v in self.values)],
+                          self.attrs, ())[0]
 
 
 def chains_of(params: list[Value], results: list[Value], body: Region
-              ) -> dict[int, list[Node]]:
-    """Position -> the body's stores (in order) that make result from param,
-    for carried arrays changed by nothing else, each store's overwritten
-    part of a static shape (a tape row)."""
-    produced = {id(o): n for n in body.nodes for o in n.outputs}
-    uses = [id(r) for r in results]
+              ) -> dict[int, list[Write]]:
+    """Position -> the body's writes (in order) that make result from param,
+    for carried arrays changed by nothing else, each write's region of a
+    static shape (a tape row)."""
     chains = {}
     for j, (p, r) in enumerate(zip(params, results, strict=True)):
-        if p.type.ndim == 0 or uses.count(id(r)) != 1:
-            continue
-        chain, v = [], r
-        while v is not p:
-            node = produced.get(id(v))
-            if node is None or node.op not in _SLICE_OF:
-                break
-            chain.append(node)
-            v = node.inputs[0]
-        else:
-            if chain and all(_overwritten_type(n).static for n in chain):
-                chains[j] = chain[::-1]
+        chain = _writes(p, r, body, results)
+        if chain and all(w.region_type().static for w in chain):
+            chains[j] = chain
     return chains
 
 
-def _overwritten_type(store: Node):
-    read = _SLICE_OF[store.op]
-    return read.infer([store.inputs[0].type, *(v.type for v in store.inputs[2:])],
-                      store.attrs, ())[0]
+def _writes(p: Value, r: Value, body: Region, results: list[Value]) -> list[Write] | None:
+    if p.type.ndim == 0 or [id(x) for x in results].count(id(r)) != 1:
+        return None
+    produced = {id(o): n for n in body.nodes for o in n.outputs}
+    chain, v = [], r
+    while v is not p:
+        node = produced.get(id(v))
+        if node is not None and node.op in _SLICE_OF:
+            write = Write(node, 0, node.op, node.attrs, tuple(node.inputs[2:]), False)
+        elif node is not None and node.op in _LOOPS:
+            write = _loop_write(node, v.index)
+        else:
+            return None
+        if write is None:
+            return None
+        chain.append(write)
+        v = node.inputs[write.base]
+    return chain[::-1]
 
 
-def overwritten(store: Node, inputs: list[Value]) -> list[Tracer]:
-    """What a store is about to overwrite (a view: the log must copy it
-    before the store runs), and its run-time indices: its undo log entries."""
-    base, _, *dyn = inputs
-    old = current().builder.emit(_SLICE_OF[store.op], [base, *dyn], store.attrs,
-                                 loc=store.loc).output
-    return [new_tracer(old, scalar=False),
-            *(tnp.astype(new_tracer(d), np.int64) for d in dyn)]
+def _loop_write(loop: Node, q: int) -> Write | None:
+    """Loop output ``q`` as one write, where the loop changes that carried
+    array by stores only, into a region of a static shape."""
+    body = loop.regions[-1]
+    first, offset = (3, 1) if loop.op is ops.for_loop else (0, 0)  # start/stop/step; index
+    init = loop.inputs[first + q]
+    if sum(v is init for v in loop.inputs) != 1:
+        return None
+    inner = _writes(body.params[offset + q], body.results[q], body, list(body.results))
+    region = _region(inner, loop, init.type.shape) if inner else None
+    if region is None:
+        return None
+    index, values = region
+    store = ops.dyn_setitem if values else ops.setitem
+    return Write(loop, first + q, store, {"index": index}, values, True)
 
 
-def _entries(store: Node) -> int:
-    """How many log entries a store makes: what it overwrites, and each
-    run-time index."""
-    return 1 + len(store.inputs[2:])
+def _region(writes: list[Write], loop: Node, shape: tuple) -> tuple | None:
+    """(index, run-time indices) of a region holding every write's: an axis
+    all index alike (a static int or slice, or one value from outside the
+    loop) keeps that index, any other is whole."""
+    inside = {id(p) for r in loop.regions for p in r.params}
+    inside |= {id(o) for r in loop.regions for n in r.walk() for o in n.outputs}
+    common = None
+    for w in writes:
+        axes = _axes(w, len(shape))
+        if axes is None:
+            return None
+        common = axes if common is None else [a if _same(a, b) else None
+                                               for a, b in zip(common, axes, strict=True)]
+    index, values = [], []
+    for extent, axis in zip(shape, common, strict=True):
+        if axis is None or axis[0] == "dyn" and id(axis[1]) in inside:
+            if extent is None:
+                return None
+            index.append((0, extent, 1))
+        elif axis[0] == "dyn":
+            index.append(ops.DYNAMIC)
+            values.append(axis[1])
+        else:
+            index.append(axis[1])
+    return tuple(index), tuple(values)
 
 
-def entry_types(chains: dict[int, list[Node]]) -> list[tuple[tuple[int, ...], np.dtype]]:
+def _axes(w: Write, ndim: int) -> list | None:
+    """Per axis of the array, what a write's index is there: ("int", i),
+    ("slice", (start, stop, step)), ("dyn", value), or None (varies)."""
+    out, values = [], iter(w.values)
+    for e in w.attrs["index"]:
+        if e == ops.DYNAMIC:
+            out.append(("dyn", next(values)))
+        elif ops.is_dynamic_slice(e) or ops.is_range(e):
+            for _ in range(ops.dynamic_count((e,))):
+                next(values)
+            out.append(None)
+        elif isinstance(e, tuple):
+            out.append(("slice", e))
+        elif isinstance(e, (int, np.integer)) and not isinstance(e, bool):
+            out.append(("int", e))
+        else:
+            return None
+    return out + [None] * (ndim - len(out))
+
+
+def _same(a: tuple | None, b: tuple | None) -> bool:
+    return a is not None and b is not None and a[0] == b[0] \
+        and (a[1] is b[1] if a[0] == "dyn" else a[1] == b[1])
+
+
+def overwritten(write: Write, inputs: list[Value], env: dict[int, Value]) -> list[Tracer]:
+    """What a write is about to overwrite (a view: the log must copy it
+    before the write runs), and its run-time indices: its log entries.
+    ``inputs`` are the replayed node's, ``env`` maps the body's values."""
+    base = inputs[write.base]
+    dyn = [tnp.astype(new_tracer(env.get(id(v), v)), np.int64) for v in write.values]
+    if write.clipped:
+        extents = [n for n, e in zip(base.shape, write.attrs["index"], strict=False)
+                   if e == ops.DYNAMIC]
+        dyn = [clip(tnp.where(i < 0, i + n, i), 0, n - 1)
+               for i, n in zip(dyn, extents, strict=True)]
+    old = current().builder.emit(_SLICE_OF[write.store], [base, *(d.value for d in dyn)],
+                                 write.attrs, loc=write.node.loc).output
+    return [new_tracer(old, scalar=False), *dyn]
+
+
+def entry_types(chains: dict[int, list[Write]]) -> list[tuple[tuple[int, ...], np.dtype]]:
     """(shape, dtype) of each log entry, in the order ``overwritten`` makes them."""
     types = []
     for chain in chains.values():
-        for store in chain:
-            old = _overwritten_type(store)
+        for w in chain:
+            old = w.region_type()
             types.append((old.shape, old.dtype))
-            types += [((), np.dtype(np.int64))] * (_entries(store) - 1)
+            types += [((), np.dtype(np.int64))] * (w.entries - 1)
     return types
 
 
@@ -91,7 +198,8 @@ def element_reads_bypassing(undo: Plan) -> Callable:
     The store's output is then read by later stores only, whose outputs the
     backpropagation never reads: dead code, not a copy of the array per
     iteration (the replay must leave the rebuilt array intact)."""
-    stores = {id(s.outputs[0]): s for chain in undo.chains.values() for s in chain}
+    stores = {id(w.node.outputs[0]): w.node for chain in undo.chains.values() for w in chain
+              if w.node.op in _SLICE_OF}
     written: dict[int, list[Value]] = {}  # replayed store output -> its inputs
 
     def instead(node: Node, inputs: list[Value]) -> Value | None:
@@ -137,27 +245,29 @@ def _element_position(index: tuple, dyn: list[Value], shape: tuple) -> list | No
     return position
 
 
-def entry_offsets(chains: dict[int, list[Node]]) -> dict[int, int]:
-    """id(store) -> the index of its first entry among the log entries."""
-    offsets, k = {}, 0
+def entry_offsets(chains: dict[int, list[Write]]) -> dict[int, list[tuple[Write, int]]]:
+    """id(node) -> its writes (a loop may change several arrays), each with
+    the index of its first entry among the log entries."""
+    offsets: dict[int, list[tuple[Write, int]]] = {}
+    k = 0
     for chain in chains.values():
-        for store in chain:
-            offsets[id(store)] = k
-            k += _entries(store)
+        for w in chain:
+            offsets.setdefault(id(w.node), []).append((w, k))
+            k += w.entries
     return offsets
 
 
-def _undone(x: Tracer, chain: list[Node], entries: list[Tracer]) -> Tracer:
-    """The carried array before the iteration's stores: ``x`` (after them)
-    with each store's overwritten part written back, last store first."""
-    per_store, k = [], 0
-    for store in chain:
-        per_store.append(entries[k:k + _entries(store)])
-        k += _entries(store)
-    for store, (old, *dyn) in zip(reversed(chain), reversed(per_store), strict=True):
+def _undone(x: Tracer, chain: list[Write], entries: list[Tracer]) -> Tracer:
+    """The carried array before the iteration's writes: ``x`` (after them)
+    with each write's region written back, last write first."""
+    per_write, k = [], 0
+    for w in chain:
+        per_write.append(entries[k:k + w.entries])
+        k += w.entries
+    for w, (old, *dyn) in zip(reversed(chain), reversed(per_write), strict=True):
         x = new_tracer(current().builder.emit(
-            store.op, [x.value, old.value, *(d.value for d in dyn)], store.attrs,
-            loc=store.loc).output, scalar=False)
+            w.store, [x.value, old.value, *(d.value for d in dyn)], w.attrs,
+            loc=w.node.loc).output, scalar=False)
     return x
 
 
@@ -165,21 +275,21 @@ def _undone(x: Tracer, chain: list[Node], entries: list[Tracer]) -> Tracer:
 class Plan:
     """The carried arrays a loop's gradient rebuilds from undo logs."""
 
-    chains: dict[int, list[Node]]  # position among the carried values -> its stores
+    chains: dict[int, list[Write]]  # position among the carried values -> its writes
     params: dict[int, Value]  # position -> the body's parameter for it
     finals: dict[int, Value]  # position -> the loop's output for it
     read: Callable[[object], list[Tracer]]  # iteration t -> its log entries
 
 
 def rebuild_iteration(undo: Plan, t: object, ends: tuple, bindings: dict,
-                    carried: list) -> list[Tracer]:
+                      carried: list) -> list[Tracer]:
     """Rebuild the undo-logged carried arrays at the start of iteration ``t``
     from ``ends`` (theirs at its end), binding them for the replay."""
     entries, k = undo.read(t), 0
     starts = []
     for j, end in zip(undo.chains, ends, strict=True):
         chain = undo.chains[j]
-        n = sum(_entries(store) for store in chain)
+        n = sum(w.entries for w in chain)
         start = _undone(end, chain, entries[k:k + n])
         k += n
         bindings[id(undo.params[j])] = carried[j] = start.value
