@@ -344,6 +344,61 @@ def _store_shifted(x):
     return y
 
 
+def _store_own(x):
+    y = x * 2
+    y[1:3] = y[1:3]
+    return y
+
+
+def _store_at(x, where):
+    y = x * 2
+    y[where[0]] = y[where[0]]  # a run-time index: dyn_getitem, dyn_setitem
+    return y
+
+
+def _read_back(x):
+    y = x * 1
+    y[1:3] = x[0]
+    return y[1:3] * 2 + y[0:2]
+
+
+def _read_back_at(x, where):
+    y = x * 1
+    y[where[0]] = x[0] * 3
+    return y[where[0]] + y
+
+
+def _read_back_elsewhere(x):
+    y = x * 1
+    y[1:3] = x[0]
+    return y[0:2]
+
+
+def _store_twice(x):
+    y = x * 1
+    y[1:3] = x[0]
+    y[1:3] = x[2:4]
+    return y
+
+
+def _store_twice_at(x, where):
+    y = x * 1
+    y[where[0]] = 0.0
+    y[where[0]] = x[1]
+    return y
+
+
+def _store_twice_overlapping(x):
+    y = x * 1
+    y[1:4] = x[0]
+    y[1:3] = x[2:4]
+    return y
+
+
+def _an_index(rng, dtype) -> tuple:
+    return special_array(rng, SHAPE, dtype), np.array([-2])
+
+
 def shared_product(a, b, c):
     t = a @ b
     return t @ c, t + 1
@@ -419,9 +474,26 @@ RULE_CASES: dict[str, list[Case]] = {
         case("where(x > 0, x, 0)", lambda x: np.where(x > 0, x, 0.0), FLOATS, fires=False),
     ],
     "store_of_own_values": [
-        case("y[1:3] -= y[0]", _subtract_in_place, FLOATS + INTS, after={"setitem": 1}),
+        case("y[1:3] = y[1:3]", _store_own, FLOATS + INTS, after={"setitem": 0}),
+        case("y[1:3] -= y[0]", _subtract_in_place, FLOATS + INTS, fires=None,
+             after={"setitem": 1}),
         case("y[1:3] = y[1:3] * 1", _store_rescaled, FLOATS, fires=None),
         case("y[1:3] = y[0:2]", _store_shifted, FLOATS + INTS, fires=False),
+        case("y[i] = y[i] (run-time i)", _store_at, FLOATS + INTS, args=_an_index),
+    ],
+    "read_of_a_store": [
+        case("y[1:3] = x[0]; y[1:3]", _read_back, FLOATS + INTS),
+        case("y[i] = x[0] * 3; y[i] (run-time i)", _read_back_at, FLOATS + INTS,
+             args=_an_index),
+        case("y[1:3] = x[0]; y[0:2]", _read_back_elsewhere, FLOATS + INTS, fires=False),
+    ],
+    "store_over_a_store": [
+        case("y[1:3] = x[0]; y[1:3] = x[2:4]", _store_twice, FLOATS + INTS,
+             after={"setitem": 1}),
+        case("y[i] = 0; y[i] = x[1] (run-time i: the first store may raise)",
+             _store_twice_at, FLOATS + INTS, args=_an_index, fires=False),
+        case("y[1:4] = x[0]; y[1:3] = x[2:4]", _store_twice_overlapping, FLOATS + INTS,
+             fires=False),
     ],
     "double_negation": [
         case("-(-x)", lambda x: -(-x), FLOATS + INTS, after={"negative": 0}),  # noqa: B002

@@ -133,17 +133,61 @@ def power_small_integer(node: Node, rb: Rebuilder) -> Value | None:
     return None
 
 
-@rule(ops.setitem)
+_READ_OF = {ops.setitem: ops.getitem, ops.dyn_setitem: ops.dyn_getitem}
+_STORE_OF = {read: store for store, read in _READ_OF.items()}
+
+
+def _same_region(a: Node, b: Node) -> bool:
+    """Two stores or reads of the same elements: one index template filled
+    by the same run-time values."""
+    dyn_a, dyn_b = (n.inputs[2:] if n.op in _READ_OF else n.inputs[1:] for n in (a, b))
+    return (a.attrs["index"] == b.attrs["index"] and len(dyn_a) == len(dyn_b)
+            and all(x is y for x, y in zip(dyn_a, dyn_b, strict=True)))
+
+
+@rule(ops.setitem, ops.dyn_setitem)
 def store_of_own_values(node: Node, rb: Rebuilder) -> Value | None:
     """x[s] = x[s] -> x  (``x[s] -= y`` updates the view in place, then Python
     stores the view back into x: the same values, a copy and a loop per
-    statement, dozens in an unrolled factorisation)"""
-    x, v = node.inputs
+    statement, dozens in an unrolled factorisation; a run-time index the read
+    checks as the store would)"""
+    x, v = node.inputs[:2]
     read = v.producer
-    if (read is not None and read.op is ops.getitem and read.inputs[0] is x
-            and read.attrs["index"] == node.attrs["index"] and _same_type(node, x)):
+    if (read is not None and read.op is _READ_OF[node.op] and read.inputs[0] is x
+            and _same_region(node, read) and _same_type(node, x)):
         return x
     return None
+
+
+@rule(ops.getitem, ops.dyn_getitem)
+def read_of_a_store(node: Node, rb: Rebuilder) -> Value | None:
+    """(x[s] = v)[s] -> v, broadcast to the slice's shape (the values just
+    stored; v of x's dtype)"""
+    store = node.inputs[0].producer
+    if store is None or store.op is not _STORE_OF[node.op] or not _same_region(store, node):
+        return None
+    v = store.inputs[1]
+    if v.dtype != node.output.dtype or not node.output.type.static:
+        return None
+    if v.shape != node.output.shape:
+        v = rb.emit(ops.broadcast_to, [v], {"shape": node.output.shape}, loc=node.loc)
+    return v if v.type == node.output.type else None
+
+
+@rule(ops.setitem)
+def store_over_a_store(node: Node, rb: Rebuilder) -> Value | None:
+    """(x[s] = a)[s] = b -> x[s] = b: the second store overwrites all the
+    first wrote (when a provably fits: the first store cannot raise; a
+    run-time index may be out of range, and the store that raises for it
+    stays at the top level, so a dyn_setitem is left alone)"""
+    inner = node.inputs[0].producer
+    if inner is None or inner.op is not node.op or not _same_region(inner, node) \
+            or inner.attrs != node.attrs:
+        return None
+    a, target = inner.inputs[1], ops.slice_shape(inner.inputs[0].shape, inner.attrs["index"])
+    if a.type.ndim and not (a.type.static and None not in target and ops.fits(a.shape, target)):
+        return None
+    return rb.emit(node.op, [inner.inputs[0], *node.inputs[1:]], node.attrs, loc=node.loc)
 
 
 @rule(ops.negative)
