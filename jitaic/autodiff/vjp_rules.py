@@ -404,6 +404,14 @@ def add_cotangents(total: Tracer, g: Tracer) -> Tracer:
         return total + g
     node = g.value.producer
     _, v, *dyn = (new_tracer(x, scalar=False) for x in node.inputs)
+    cleared = total.value.producer
+    if (cleared is not None and cleared.op is node.op and cleared.attrs == node.attrs
+            and _is_zeros(cleared.inputs[1])
+            and all(a is b for a, b in zip(cleared.inputs[2:], node.inputs[2:], strict=True))):
+        # total is a store's cotangent, zero where the store wrote: the sum
+        # there is g's slice (x[s] = f(x[s]) is differentiated this way)
+        base = new_tracer(cleared.inputs[0], scalar=False)
+        return emit(node.op, [base, v, *dyn], node.attrs, scalar=False)
     part = emit(_SLICE_READ[node.op], [total, *dyn], node.attrs, scalar=False)
     summed = tnp.astype(part + v, total.dtype)
     return emit(node.op, [total, summed, *dyn], node.attrs, scalar=False)
