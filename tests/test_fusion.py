@@ -232,6 +232,40 @@ def test_kernel_output_reuses_a_dead_temporary_but_never_an_argument(rng) -> Non
     assert lowered.source().count("np.empty((4, 5)") == 2  # exp's buffer and x * 2
 
 
+def update_rows(x, w):
+    y = x * 2
+    y[1:3] = y[1:3] * w + 1.0  # reads the target at the stored rows only
+    y[0:3] = y[1:4] - 1.0  # reads rows it overwrites later in the loop
+    return y
+
+
+def test_a_kernel_writes_into_the_region_its_store_claims(rng) -> None:
+    """The first store's kernel writes rows 1:3 of y in place (no array of
+    its own, no copy loop); the second reads y[1:4] while writing y[0:3],
+    so it computes into its own array first."""
+    x, w = rng.standard_normal((4, 5)), rng.standard_normal(5)
+    lowered = compile_and_check(update_rows, x, w)
+    placed = [group.into_regions for group in lowered.fusion_plan().kernels()]
+    assert placed == [0, 1, 0]
+    assert lowered.source().count("np.empty((3, 5)") == 1
+    assert lowered.source().count("np.empty((2, 5)") == 0
+
+
+def take_then_clear(x):
+    y = x * 2
+    row = y[1].copy()
+    y[1] = 0.0
+    return y * 3 + row
+
+
+def test_a_view_read_after_a_store_is_copied_not_the_array(rng) -> None:
+    """``row`` holds y's old row 1, read after the store zeroes it: copying
+    the row (5 elements) lets the store update y in place (20)."""
+    x = rng.standard_normal((4, 5))
+    source = compile_and_check(take_then_clear, x).source()
+    assert "[1].copy()" in source and ".copy()" not in source.replace("[1].copy()", "")
+
+
 def used_twice(x):
     a = x * 2
     return a + 1, a.sum()

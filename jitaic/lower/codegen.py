@@ -145,6 +145,8 @@ class Emitter:
         self.launches_threads = False  # a prange, or a helper that runs one (rt.split_dot)
         self.overwritable: set[tuple[int, int]] = set()  # (id(value), id(node))
         self.reusable: dict[int, Value] = {}  # kernel output -> dead input whose buffer it takes
+        self.destinations: dict[int, object] = {}  # kernel output -> the store it writes for
+        self.copied: set[int] = set()  # views copied as they are taken, so a store is in place
         self.view_starts: dict[int, tuple] = {}  # run-time views: index with first indices
         self.regions = None  # plans and emits control-flow bodies (compile.Regions)
         self._bound: set[str] = set()  # loop variables an enclosing row loop already runs

@@ -32,6 +32,7 @@ from jitaic.lower.kernels import (
     element_cost,
     emit_reduction,
     load,
+    region_view,
     render,
     scalar_expression,
 )
@@ -51,10 +52,12 @@ class FusionGroup:
         return last if last.op in MONOIDS else None
 
     reuses: int = 0  # stored outputs written into a dead input's buffer
+    into_regions: int = 0  # stored outputs written into the region a store then claims
 
     def describe(self) -> str:
         names = ", ".join(n.op.name for n in self.nodes)
         reuse = f", {self.reuses} into a dead input's buffer" if self.reuses else ""
+        reuse += f", {self.into_regions} into a store's region" if self.into_regions else ""
         return (f"kernel over [{_extents_text(self.domain)}]: {names} "
                 f"(stores {len(self.stored)}{reuse}; boundary: {self.why_sealed})")
 
@@ -348,6 +351,9 @@ def emit_group(em: Emitter, group: FusionGroup, rows: tuple[str, ...] = ()) -> N
     fortran = not rows and _in_fortran_order(em, group)
     for v in group.stored:
         reused = em.reusable.get(id(v))
+        if id(v) in em.destinations:
+            region_view(em, em.destinations[id(v)], v)
+            continue
         if reused is not None:
             allocation, layout = em(reused), em.layout(reused)
         elif fortran:

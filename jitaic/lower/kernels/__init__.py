@@ -12,6 +12,7 @@ Importing the package imports every family, so every op is registered.
 """
 
 from jitaic.lower.kernels import indexing, linalg, reductions, sorting, values  # noqa: F401
+from jitaic.lower.kernels.indexing import region_view
 from jitaic.lower.kernels.loops import (
     LOWERINGS,
     LoopNest,
@@ -28,6 +29,6 @@ from jitaic.lower.kernels.scalar import SCALAR_RULES, scalar_expression
 
 __all__ = [
     "LOWERINGS", "MONOIDS", "SCALAR_RULES", "LoopNest", "check_extents", "check_index",
-    "dims", "element_cost", "emit_reduction", "load", "lowering", "render",
+    "dims", "element_cost", "emit_reduction", "load", "lowering", "region_view", "render",
     "scalar_expression",
 ]

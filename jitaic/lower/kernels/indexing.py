@@ -86,6 +86,9 @@ def _getitem(em: Emitter, node: Node) -> None:
     (x,) = node.inputs
     index = node.attrs["index"]
     out = node.output
+    if id(out) in em.copied:  # a later store overwrites x in place
+        em.line(f"{em.define(out)} = {em(x)}[{index_text(index) or '...'}].copy()")
+        return
     if not index:
         em.alias(out, em(x), em.layout(x))
         return
@@ -117,11 +120,35 @@ def _store_loop(em: Emitter, name: str, x: Value, index: tuple, v: Value,
                 f"{load(em, v, LoopNest(target, loop_vars), source)}")
 
 
+def region_view(em: Emitter, store: Node, v: Value) -> None:
+    """Define ``v`` as a view of the region ``store`` writes, for a kernel
+    that writes its elements there itself (compile._destinations); run-time
+    indices are checked here, before the kernel runs."""
+    x, _, *dyn = store.inputs
+    index = store.attrs["index"]
+    if store.op is ops.setitem:
+        subscript, layout = index_text(index), _view_layout(em, x, index)
+    else:
+        subscript = index_text(_dynamic_entries(em, x, index, dyn, store.loc))
+        layout = "A"
+    em.line(f"{em.define(v, layout=layout)} = {em(x)}[{subscript}]")
+
+
+def _written_by_its_kernel(em: Emitter, node: Node) -> bool:
+    """The stored value is a view of the region: its kernel wrote it there."""
+    if em.destinations.get(id(node.inputs[1])) is not node:
+        return False
+    em.alias(node.output, em(node.inputs[0]), em.layout(node.inputs[0]))
+    return True
+
+
 @lowering(ops.setitem)
 def _setitem(em: Emitter, node: Node) -> None:
     x, v = node.inputs
     index = node.attrs["index"]
     out = node.output
+    if _written_by_its_kernel(em, node):
+        return
     if x.type.ndim == 0:
         em.line(f"{em.define(out)} = {cast(em(v), v.dtype, out.dtype)}")
         return
@@ -416,6 +443,9 @@ def _dyn_getitem(em: Emitter, node: Node) -> None:
     out = node.output
     index = node.attrs["index"]
     subscript = index_text(_dynamic_entries(em, x, index, dyn, node.loc))
+    if id(out) in em.copied:  # a later store overwrites x in place
+        em.line(f"{em.define(out)} = {em(x)}[{subscript}].copy()")
+        return
     em.line(f"{em.define(out, layout='A')} = {em(x)}[{subscript}]")
     if out.type.ndim:
         em.view_starts[id(out)] = _normalised_starts(em, x, index, dyn)
@@ -447,6 +477,8 @@ def _normalised_starts(em: Emitter, x: Value, index: tuple, dyn: Sequence[Value]
 
 @lowering(ops.dyn_setitem)
 def _dyn_setitem(em: Emitter, node: Node) -> None:
+    if _written_by_its_kernel(em, node):
+        return
     x, v, *dyn = node.inputs
     index = node.attrs["index"]
     counts: dict[int, str] = {}

@@ -120,7 +120,7 @@ def _through_views(em: Emitter, value: Value, subs: list[str]) -> tuple[Value, l
     there of the view's element at ``subs`` (views with run-time indices use
     the first indices their lowering normalised: ``em.view_starts``)."""
     node = value.producer
-    while node is not None and (node.op is ops.broadcast_to or (
+    while node is not None and id(value) not in em.copied and (node.op is ops.broadcast_to or (
             node.op is ops.getitem and node.attrs["index"]) or (
             node.op is ops.dyn_getitem and id(value) in em.view_starts)):
         x = node.inputs[0]
