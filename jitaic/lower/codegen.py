@@ -157,6 +157,13 @@ class Emitter:
         self.constant_names.append(self.fresh(f"const{len(self.constants) - 1}"))
         return self.constant_names[-1]
 
+    def take(self, decisions) -> None:
+        """Add one block's in-place decisions (``in_place.decide``)."""
+        self.overwritable |= decisions.overwritable
+        self.copied |= decisions.copied
+        self.destinations.update(decisions.destinations)
+        self.reusable.update(decisions.reusable)
+
     def can_overwrite(self, value: Value, node) -> bool:
         """Whether ``node`` may update ``value``'s buffer in place (its last use)."""
         return (id(value), id(node)) in self.overwritable

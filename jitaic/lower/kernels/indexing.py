@@ -122,7 +122,7 @@ def _store_loop(em: Emitter, name: str, x: Value, index: tuple, v: Value,
 
 def region_view(em: Emitter, store: Node, v: Value) -> None:
     """Define ``v`` as a view of the region ``store`` writes, for a kernel
-    that writes its elements there itself (compile._destinations); run-time
+    that writes its elements there itself (in_place._destinations); run-time
     indices are checked here, before the kernel runs."""
     x, _, *dyn = store.inputs
     index = store.attrs["index"]

@@ -1,0 +1,252 @@
+"""Which buffer each store and kernel writes: the in-place decisions of one
+block (the function's, or a control-flow body's), made on its schedule.
+
+- A store updates its target in place where it is the target's last reader
+  (a fresh buffer, or a loop-carried one the loop owns); views of the target
+  read after it are copied as they are taken when they are smaller.
+- A kernel writes its result into the region its one reader, a store right
+  after it, claims (no array of its own, no copy loop).
+- A kernel writes a result into the buffer of an input it reads for the last
+  time (same shape and dtype) instead of a new one.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from jitaic.ir import ops
+from jitaic.ir.graph import Node, Value
+from jitaic.lower.fusion import FusionGroup, Scheduled, kernels
+
+
+@dataclass
+class Decisions:
+    overwritable: set[tuple[int, int]]  # (value, node): the node stores into value's buffer
+    copied: set[int]  # views copied as they are taken, so that a store is in place
+    destinations: dict[int, Node]  # kernel output -> the store whose region it is written in
+    reusable: dict[int, Value]  # kernel output -> the dead input whose buffer it takes
+    written: set[int]  # carried params the block stores into in place
+
+
+def decide(schedule: list[Scheduled], live_out: Sequence[Value],
+           carried: Sequence[Value] = ()) -> Decisions:
+    """The in-place decisions of one block whose ``live_out`` values are read
+    after it; ``carried``: a loop body's carried params."""
+    life = _lifetimes(live_out, schedule)
+    owned = _owned_params(carried, live_out, life.nodes) if carried else set()
+    pairs, copied = _overwritable(life, owned)
+    placed = _destinations(life, schedule, live_out, pairs)
+    reuse = _reusable(life, schedule, owned, placed)
+    written = {value for value, _ in pairs} | {id(v) for v in reuse.values()}
+    return Decisions(pairs, copied, placed, reuse, written & {id(p) for p in carried})
+
+
+def memory_root(value: Value) -> Value:
+    while value.producer is not None and ops.VIEW in value.producer.op.traits:
+        value = value.producer.inputs[0]
+    return value
+
+
+@dataclass
+class _Lifetimes:
+    position: dict[int, int]  # node -> schedule position
+    last_use: dict[int, int]  # value -> the last position reading its buffer
+    fresh: set[int]  # values whose buffer nothing else aliases (a node's own output)
+    nodes: list[Node]  # in schedule order
+    read_itself: dict[int, int]  # value -> the last position reading it, views aside
+    views: dict[int, list[Node]]  # value -> the views taken of it (not 0-d element reads)
+
+
+def _lifetimes(live_out: Sequence[Value], schedule: list[Scheduled]) -> _Lifetimes:
+    """When each buffer is last read.
+
+    Positions are schedule positions (a fused group reads all its inputs at its
+    own position; a control-flow node reads everything its bodies read). A view
+    keeps its base's buffer alive: the base's last use is the latest use of any
+    view derived from it (not of an element read, x[i], a number in the
+    generated code). Results and updates live to the end.
+    """
+    position: dict[int, int] = {}
+    for p, item in enumerate(kernels(schedule)):  # a row loop's kernels in order
+        for node in item.nodes if isinstance(item, FusionGroup) else [item]:
+            position[id(node)] = p
+    nodes = sorted(position_order(schedule), key=lambda n: position[id(n)])
+    last_use: dict[int, int] = {}
+    read_itself: dict[int, int] = {}
+    views: dict[int, list[Node]] = {}
+    for v in live_out:
+        last_use[id(memory_root(v))] = read_itself[id(memory_root(v))] = len(position) + 1
+    for node in reversed(nodes):
+        reads = [*node.inputs, *(v for r in node.regions for inner in r.walk()
+                                 for v in inner.inputs), *(v for r in node.regions
+                                                           for v in r.results)]
+        for v in reads:
+            use = position[id(node)]
+            read_itself[id(v)] = max(read_itself.get(id(v), -1), use)
+            if ops.VIEW in node.op.traits and node.outputs[0].type.ndim:
+                # (a 0-d "view", x[i], is loaded as a number: it holds no buffer)
+                use = max(use, last_use.get(id(node.outputs[0]), use))
+                if v is node.inputs[0]:
+                    views.setdefault(id(v), []).append(node)
+            last_use[id(v)] = max(last_use.get(id(v), -1), use)
+    fresh = {id(n.outputs[0]) for n in nodes
+             if ops.VIEW not in n.op.traits and n.op is not ops.constant and not n.regions
+             and len(n.outputs) == 1}
+    return _Lifetimes(position, last_use, fresh, nodes, read_itself, views)
+
+
+STORES = (ops.setitem, ops.dyn_setitem, ops.scatter)
+
+
+def _overwritable(life: _Lifetimes, owned: set[int] = frozenset()
+                  ) -> tuple[set[tuple[int, int]], set[int]]:
+    """(value, node) pairs where the node is the last reader of a value's buffer
+    (a fresh one, or an ``owned`` loop-carried one) and may store into it; and
+    the views to copy as they are taken so that more stores may.
+
+    A store after which the buffer is read only through views taken before it
+    (a gradient's ``dv = g[:, j]; dx = (g[:, j] = 0)``, dv read later) stores
+    in place when copying those views moves less memory than copying the
+    buffer would: the views are copied instead."""
+    pairs, copied = set(), set()
+    for n in life.nodes:
+        x = n.inputs[0] if n.op in STORES else None
+        if x is None or id(x) not in life.fresh | owned:
+            continue
+        at = life.position[id(n)]
+        late = set() if life.last_use.get(id(x)) == at else _late_views(life, x, at)
+        if late is not None:
+            pairs.add((id(x), id(n)))
+            copied |= late
+    return pairs, copied
+
+
+_COPYABLE_VIEWS = (ops.getitem, ops.dyn_getitem)
+
+
+def _late_views(life: _Lifetimes, x: Value, at: int) -> set[int] | None:
+    """The views of ``x`` read after position ``at``, when nothing else reads
+    ``x`` after it and they are smaller than ``x``; None otherwise."""
+    if life.read_itself.get(id(x)) != at:
+        return None
+    late = [v for v in life.views.get(id(x), []) if life.last_use.get(id(v.output), -1) > at]
+    if not late or any(v.op not in _COPYABLE_VIEWS or not v.output.type.static
+                       or life.position[id(v)] >= at for v in late):
+        return None
+    if x.type.static and sum(v.output.type.size for v in late) >= x.type.size:
+        return None
+    return {id(v.output) for v in late}
+
+
+def _owned_params(carried: Sequence[Value], results: Sequence[Value],
+                  nodes: Sequence[Node]) -> set[int]:
+    """Loop-carried params whose buffer the loop may update in place, once the
+    loop copies their initial value: each iteration hands the next one a
+    buffer of its own (the param stored into, or a fresh array of the body's
+    ``nodes``), used once."""
+    produced = {id(o): n for n in nodes for o in n.outputs}
+    counts = Counter(id(v) for v in results)
+    owned = set()
+    for p, result in zip(carried, results, strict=True):
+        node = produced.get(id(result))
+        if (p.type.ndim == 0 or counts[id(result)] != 1 or node is None or node.regions
+                or ops.VIEW in node.op.traits or node.op is ops.constant):
+            continue
+        if node.op in STORES and node.inputs[0] is not p \
+                and node.inputs[0].producer is None:
+            continue  # it stores into another param's buffer
+        owned.add(id(p))
+    return owned
+
+
+def _reusable(life: _Lifetimes, schedule: list[Scheduled], owned: set[int] = frozenset(),
+              placed: dict[int, Node] | None = None) -> dict[int, Value]:
+    """Stored outputs of fused kernels that can be written into the buffer of an
+    input the kernel reads for the last time (same shape and dtype: element i
+    is read before element i is written), instead of a new allocation; not
+    those ``placed`` into a store's region (``_destinations``).
+
+    Not an input the kernel also reads through a view (``y * 2 + y.T``,
+    ``y[::-1] + y``: element i of the view is another element of the buffer,
+    which a store may already have overwritten)."""
+    reuse: dict[int, Value] = {}
+    for p, item in enumerate(kernels(schedule)):
+        if not isinstance(item, FusionGroup):
+            continue
+        inside = {id(n.output) for n in item.nodes}
+        outside = [(n, v) for n in item.nodes for v in n.inputs if id(v) not in inside]
+        viewed = {id(memory_root(v)) for n, v in outside
+                  if ops.VIEW in n.op.traits or memory_root(v) is not v}
+        candidates = [v for n, v in outside
+                      if id(v) in life.fresh | owned and id(v) not in viewed
+                      and life.last_use.get(id(v)) == p and v.shape == item.domain]
+        for out in item.stored:
+            if placed and id(out) in placed:
+                continue
+            match = next((v for v in candidates if v.dtype == out.dtype), None)
+            if match is not None:
+                reuse[id(out)] = match
+                item.reuses += 1
+                candidates = [v for v in candidates if v is not match]
+    return reuse
+
+
+_READ_OF = {ops.setitem: ops.getitem, ops.dyn_setitem: ops.dyn_getitem}
+
+
+def _destinations(life: _Lifetimes, schedule: list[Scheduled], escaping: Sequence[Value],
+                  pairs: set[tuple[int, int]]) -> dict[int, Node]:
+    """Kernel outputs whose one reader, right after the kernel, stores them in
+    place into a region of their shape (``g[2:] = g[2:] + h``, a row of a
+    carried array): the kernel writes into the region itself, with no array
+    of its own and no copy loop. Not where the kernel reads the target other
+    than through that very region (element i of another view is another
+    element, which the kernel may have overwritten already)."""
+    readers = Counter(id(v) for n in life.nodes for v in n.inputs)
+    for n in life.nodes:
+        for region in n.regions:
+            readers.update(id(v) for inner in region.walk() for v in inner.inputs)
+            readers.update(id(v) for v in region.results)
+    readers.update(id(v) for v in escaping)
+    out: dict[int, Node] = {}
+    for group, store in zip(schedule, schedule[1:], strict=False):
+        if not isinstance(group, FusionGroup) or group.reduction is not None \
+                or not isinstance(store, Node) or store.op not in _READ_OF:
+            continue
+        x, v = store.inputs[:2]
+        if (v not in group.stored or readers[id(v)] != 1 or (id(x), id(store)) not in pairs
+                or v.dtype != x.dtype or not v.type.static
+                or ops.slice_shape(x.shape, store.attrs["index"]) != v.shape
+                or not _reads_target_only_at(group, store)):
+            continue
+        out[id(v)] = store
+        group.into_regions += 1
+    return out
+
+
+def _reads_target_only_at(group: FusionGroup, store: Node) -> bool:
+    """The kernel reads the store's target (any view of its buffer) only
+    through the region the store writes, and does not compute the target."""
+    x = store.inputs[0]
+    root = memory_root(x)
+    inside = {id(n.output) for n in group.nodes}
+    if id(root) in inside:
+        return False
+    for node in group.nodes:
+        for w in node.inputs:
+            if id(w) in inside or memory_root(w) is not root:
+                continue
+            read = w.producer
+            if (read is None or read.op is not _READ_OF[store.op] or read.inputs[0] is not x
+                    or read.attrs["index"] != store.attrs["index"]
+                    or any(a is not b for a, b in zip(read.inputs[1:], store.inputs[2:],
+                                                      strict=True))):
+                return False
+    return True
+
+
+def position_order(schedule: list[Scheduled]) -> list[Node]:
+    return [n for item in kernels(schedule)
+            for n in (item.nodes if isinstance(item, FusionGroup) else [item])]
