@@ -266,6 +266,26 @@ def test_a_view_read_after_a_store_is_copied_not_the_array(rng) -> None:
     assert "[1].copy()" in source and ".copy()" not in source.replace("[1].copy()", "")
 
 
+def row_updates(a):
+    a = a * 2.0
+    for i in range(1, a.shape[0]):
+        for j in range(i):
+            a[i, j] -= a[j, j] * 0.5
+        a[i, i] = np.sqrt(np.abs(a[i, i]))
+    return a
+
+
+def test_a_loop_takes_over_a_dead_buffer_and_owns_its_result(rng) -> None:
+    """The outer loop copies nothing (a * 2.0 is dead after it), nor does the
+    inner loop per outer iteration (the outer carried array is dead after
+    it), nor the store into the inner loop's result: before, each made a
+    copy of the matrix, the last two once per row."""
+    f = jitaic.jit(row_updates, mode="ast")
+    x = rng.random((6, 6))
+    np.testing.assert_array_equal(f(x), row_updates(x))
+    assert ".copy()" not in f.lower(x).source()
+
+
 def used_twice(x):
     a = x * 2
     return a + 1, a.sum()

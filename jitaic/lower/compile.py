@@ -116,7 +116,8 @@ def generate(graph: Graph, param_is_array: Sequence[bool], parallel: bool = True
     em.parallel_min_work = PARALLEL_MIN_WORK if parallel else None
     live_out = (*graph.results, *graph.updates.values())
     schedule = plan(graph.nodes, live_out)
-    em.take(in_place.decide(schedule, live_out))
+    em.regions = Regions(em)
+    em.take(in_place.decide(schedule, live_out, loop_writes=em.regions.loop_writes))
     arg_names = []
     layouts = param_layouts or ["C"] * len(graph.params)
     for p, is_array, layout in zip(graph.params, param_is_array, layouts, strict=True):
@@ -126,7 +127,6 @@ def generate(graph: Graph, param_is_array: Sequence[bool], parallel: bool = True
             em.line(f"{name} = {arg_names[-1]}[()]")
         else:
             arg_names.append(name)
-    em.regions = Regions(em)
     _emit_schedule(em, schedule)
     results = [_result(em, graph, v) for v in graph.results]
     _write_updates(em, graph, arg_names)
@@ -143,14 +143,23 @@ class Regions:
     def __init__(self, em: Emitter) -> None:
         self.em = em
         self.bodies: dict[int, list[Scheduled]] = {}  # region -> its schedule
+        self._written: dict[int, set[int]] = {}  # region -> carried params stored in place
 
     def plan(self, region: Region, carried: Sequence[Value] = ()) -> set[int]:
-        """Schedule a body (a loop lowering calls this first); returns the
-        ids of the ``carried`` params it stores into in place."""
-        schedule = self.bodies[id(region)] = plan(region.nodes, region.results)
-        decisions = in_place.decide(schedule, region.results, carried)
-        self.em.take(decisions)
-        return decisions.written
+        """Schedule a body (once: a loop lowering, or the block around the
+        loop, asks first); returns the ids of the ``carried`` params it stores
+        into in place."""
+        if id(region) not in self._written:
+            schedule = self.bodies[id(region)] = plan(region.nodes, region.results)
+            decisions = in_place.decide(schedule, region.results, carried, self.loop_writes)
+            self.em.take(decisions)
+            self._written[id(region)] = decisions.written
+        return self._written[id(region)]
+
+    def loop_writes(self, node: Node) -> set[int]:
+        """The carried params a loop's body stores into in place."""
+        body = node.regions[-1]
+        return self.plan(body, body.params[1:] if node.op is ops.for_loop else body.params)
 
     def emit(self, region: Region) -> None:
         if id(region) not in self.bodies:

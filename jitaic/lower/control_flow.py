@@ -38,10 +38,12 @@ def _cond(em: Emitter, node: Node) -> None:
 
 def _carried(em: Emitter, node: Node, init, params, in_place: set[int]) -> list[str]:
     """The loop-carried variables; those the body stores into in place start
-    from a copy of their initial value (the loop owns its buffers)."""
+    from a copy of their initial value (the loop owns its buffers), unless
+    the loop is the last reader of that value's buffer (in_place.decide)."""
     targets = [em.define(v, layout="A") for v in node.outputs]
     for target, v, p in zip(targets, init, params, strict=True):
-        em.line(f"{target} = {em(v)}" + (".copy()" if id(p) in in_place else ""))
+        copy = id(p) in in_place and not em.can_overwrite(v, node)
+        em.line(f"{target} = {em(v)}" + (".copy()" if copy else ""))
     return targets
 
 

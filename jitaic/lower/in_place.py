@@ -13,8 +13,8 @@ block (the function's, or a control-flow body's), made on its schedule.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Value
@@ -30,13 +30,19 @@ class Decisions:
     written: set[int]  # carried params the block stores into in place
 
 
+# loop node -> ids of the carried params its body stores into in place
+LoopWrites = Callable[[Node], set[int]]
+
+
 def decide(schedule: list[Scheduled], live_out: Sequence[Value],
-           carried: Sequence[Value] = ()) -> Decisions:
+           carried: Sequence[Value] = (), loop_writes: LoopWrites | None = None) -> Decisions:
     """The in-place decisions of one block whose ``live_out`` values are read
     after it; ``carried``: a loop body's carried params."""
     life = _lifetimes(live_out, schedule)
     owned = _owned_params(carried, live_out, life.nodes) if carried else set()
+    taken = _loop_takeovers(life, loop_writes, owned) if loop_writes else set()
     pairs, copied = _overwritable(life, owned)
+    pairs |= taken
     placed = _destinations(life, schedule, live_out, pairs)
     reuse = _reusable(life, schedule, owned, placed)
     written = {value for value, _ in pairs} | {id(v) for v in reuse.values()}
@@ -57,6 +63,10 @@ class _Lifetimes:
     nodes: list[Node]  # in schedule order
     read_itself: dict[int, int]  # value -> the last position reading it, views aside
     views: dict[int, list[Node]]  # value -> the views taken of it (not 0-d element reads)
+    # loop outputs the loop owns: stores may overwrite them (kernels do not
+    # take them over: writing a kernel's result into a loop's buffer made the
+    # heat-equation gradient's later loop 30% slower, for reasons not found)
+    loop_owned: set[int] = field(default_factory=set)
 
 
 def _lifetimes(live_out: Sequence[Value], schedule: list[Scheduled]) -> _Lifetimes:
@@ -113,7 +123,7 @@ def _overwritable(life: _Lifetimes, owned: set[int] = frozenset()
     pairs, copied = set(), set()
     for n in life.nodes:
         x = n.inputs[0] if n.op in STORES else None
-        if x is None or id(x) not in life.fresh | owned:
+        if x is None or id(x) not in life.fresh | life.loop_owned | owned:
             continue
         at = life.position[id(n)]
         late = set() if life.last_use.get(id(x)) == at else _late_views(life, x, at)
@@ -121,6 +131,34 @@ def _overwritable(life: _Lifetimes, owned: set[int] = frozenset()
             pairs.add((id(x), id(n)))
             copied |= late
     return pairs, copied
+
+
+def _loop_takeovers(life: _Lifetimes, loop_writes: LoopWrites,
+                    owned: set[int]) -> set[tuple[int, int]]:
+    """A loop that stores into a carried array in place owns that buffer (it
+    copies the initial value first): a later store into its output needs no
+    copy. Where the initial value is itself fresh (or owned) and the loop is
+    its last reader, the loop takes the buffer over instead of copying it:
+    those (initial value, loop) pairs."""
+    taken = set()
+    for node in life.nodes:
+        if node.op not in (ops.for_loop, ops.while_loop):
+            continue
+        writes = loop_writes(node)
+        body = node.regions[-1]
+        inits, params = (node.inputs[3:], body.params[1:]) if node.op is ops.for_loop \
+            else (node.inputs, body.params)
+        captured = {id(v) for r in node.regions for n in r.walk() for v in n.inputs}
+        captured |= {id(v) for r in node.regions for v in r.results}
+        for init, param, out in zip(inits, params, node.outputs, strict=True):
+            if id(param) not in writes:
+                continue
+            life.loop_owned.add(id(out))
+            if (id(init) in life.fresh | life.loop_owned | owned and id(init) not in captured
+                    and life.last_use.get(id(init)) == life.position[id(node)]
+                    and sum(v is init for v in node.inputs) == 1):
+                taken.add((id(init), id(node)))
+    return taken
 
 
 _COPYABLE_VIEWS = (ops.getitem, ops.dyn_getitem)
