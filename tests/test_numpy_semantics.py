@@ -367,6 +367,24 @@ def test_stores_numpy_accepts(fn, arg) -> None:
 
 # ---------------------------------------------------------------- aliasing
 
+def unit_axis_view_then_branch_write(a):
+    v = a[0][None]
+    if a.sum() > 2.0:
+        a += 1.0
+    return v
+
+
+def test_a_unit_axis_view_of_a_strided_argument_sees_later_writes() -> None:
+    """x[None] of an array with any strides is a view in NumPy (so is adding
+    or dropping any length-1 axis): a write into the base after it, here in
+    a branch, shows through. The fuzzer found the value from before the
+    write (the reshape copied, as reshapes of strided arrays must)."""
+    f = jitaic.jit(unit_axis_view_then_branch_write, mode="ast")
+    for _ in range(2):
+        want = unit_axis_view_then_branch_write(np.ones((2, 1, 3))[::-1])
+        np.testing.assert_array_equal(f(np.ones((2, 1, 3))[::-1]), want)
+
+
 def double_b_sum_a(a, b):
     b *= 2
     return a.sum()

@@ -70,9 +70,16 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
                          f"{at(user_location())}")
     if shape == a.shape:
         return view(a, ())
-    if _is_c_contiguous(a):  # NumPy returns a view: writes through it reach `a`
+    if _is_c_contiguous(a) or _unit_axes_only(a.shape, shape):
+        # NumPy returns a view: writes through it reach `a`
         return view(a, (ViewStep(ops.reshape, (("shape", shape),)),))
     return emit(ops.reshape, [a], {"shape": shape}, scalar=False)
+
+
+def _unit_axes_only(old: tuple[int, ...], new: tuple[int, ...]) -> bool:
+    """A reshape that only adds or drops length-1 axes (x[None], squeeze): a
+    view in NumPy whatever x's strides."""
+    return [d for d in old if d != 1] == [d for d in new if d != 1]
 
 
 def _is_c_contiguous(a: Tracer) -> bool:
