@@ -39,8 +39,9 @@ def decide(schedule: list[Scheduled], live_out: Sequence[Value],
     """The in-place decisions of one block whose ``live_out`` values are read
     after it; ``carried``: a loop body's carried params."""
     life = _lifetimes(live_out, schedule)
-    owned = _owned_params(carried, live_out, life.nodes) if carried else set()
-    taken = _loop_takeovers(life, loop_writes, owned) if loop_writes else set()
+    loops = _loops_writing_in_place(life, loop_writes) if loop_writes else {}
+    owned = _owned_params(carried, live_out, life) if carried else set()
+    taken = _loop_takeovers(life, loops, owned)
     pairs, copied = _overwritable(life, owned)
     pairs |= taken
     placed = _destinations(life, schedule, live_out, pairs)
@@ -133,27 +134,41 @@ def _overwritable(life: _Lifetimes, owned: set[int] = frozenset()
     return pairs, copied
 
 
-def _loop_takeovers(life: _Lifetimes, loop_writes: LoopWrites,
+def _carried_of(loop: Node) -> list[tuple[Value, Value, Value]]:
+    """(initial value, body param, output) per carried value of a loop."""
+    body = loop.regions[-1]
+    if loop.op is ops.for_loop:
+        return list(zip(loop.inputs[3:], body.params[1:], loop.outputs, strict=True))
+    return list(zip(loop.inputs, body.params, loop.outputs, strict=True))
+
+
+def _loops_writing_in_place(life: _Lifetimes, loop_writes: LoopWrites
+                            ) -> dict[int, list[tuple[Value, Value]]]:
+    """Loop -> (initial value, output) of each carried array its body stores
+    into in place. The loop owns that buffer (it copies the initial value
+    first): a later store into the output needs no copy (``loop_owned``)."""
+    loops = {}
+    for node in life.nodes:
+        if node.op in (ops.for_loop, ops.while_loop):
+            writes = loop_writes(node)
+            loops[id(node)] = [(init, out) for init, param, out in _carried_of(node)
+                               if id(param) in writes]
+            life.loop_owned.update(id(out) for _, out in loops[id(node)])
+    return loops
+
+
+def _loop_takeovers(life: _Lifetimes, loops: dict[int, list[tuple[Value, Value]]],
                     owned: set[int]) -> set[tuple[int, int]]:
-    """A loop that stores into a carried array in place owns that buffer (it
-    copies the initial value first): a later store into its output needs no
-    copy. Where the initial value is itself fresh (or owned) and the loop is
-    its last reader, the loop takes the buffer over instead of copying it:
-    those (initial value, loop) pairs."""
+    """(initial value, loop) pairs where a loop of ``loops`` takes the initial
+    value's buffer over instead of copying it: the value is fresh (or owned),
+    the loop is its last reader, and the body does not read it itself."""
     taken = set()
     for node in life.nodes:
-        if node.op not in (ops.for_loop, ops.while_loop):
+        if id(node) not in loops:
             continue
-        writes = loop_writes(node)
-        body = node.regions[-1]
-        inits, params = (node.inputs[3:], body.params[1:]) if node.op is ops.for_loop \
-            else (node.inputs, body.params)
         captured = {id(v) for r in node.regions for n in r.walk() for v in n.inputs}
         captured |= {id(v) for r in node.regions for v in r.results}
-        for init, param, out in zip(inits, params, node.outputs, strict=True):
-            if id(param) not in writes:
-                continue
-            life.loop_owned.add(id(out))
+        for init, _ in loops[id(node)]:
             if (id(init) in life.fresh | life.loop_owned | owned and id(init) not in captured
                     and life.last_use.get(id(init)) == life.position[id(node)]
                     and sum(v is init for v in node.inputs) == 1):
@@ -179,22 +194,26 @@ def _late_views(life: _Lifetimes, x: Value, at: int) -> set[int] | None:
 
 
 def _owned_params(carried: Sequence[Value], results: Sequence[Value],
-                  nodes: Sequence[Node]) -> set[int]:
+                  life: _Lifetimes) -> set[int]:
     """Loop-carried params whose buffer the loop may update in place, once the
     loop copies their initial value: each iteration hands the next one a
-    buffer of its own (the param stored into, or a fresh array of the body's
-    ``nodes``), used once."""
-    produced = {id(o): n for n in nodes for o in n.outputs}
+    buffer of its own (the param stored into, a fresh array of the body, or
+    the result of an inner loop that owns it), used once."""
+    produced = {id(o): n for n in life.nodes for o in n.outputs}
     counts = Counter(id(v) for v in results)
     owned = set()
     for p, result in zip(carried, results, strict=True):
         node = produced.get(id(result))
-        if (p.type.ndim == 0 or counts[id(result)] != 1 or node is None or node.regions
+        if (p.type.ndim == 0 or counts[id(result)] != 1 or node is None
+                or (node.regions and id(result) not in life.loop_owned)
                 or ops.VIEW in node.op.traits or node.op is ops.constant):
             continue
         if node.op in STORES and node.inputs[0] is not p \
                 and node.inputs[0].producer is None:
             continue  # it stores into another param's buffer
+        if node.regions and any(out is result and init is not p and init.producer is None
+                                for init, _, out in _carried_of(node)):
+            continue  # the loop took over another param's buffer
         owned.add(id(p))
     return owned
 
