@@ -848,6 +848,8 @@ row("complex_parts",
                np.iscomplex(z), np.isreal(z)),
     (*COMPLEX, C("f64[4]"), C("i32[3]")), differentiable=False)
 row("conjugate", lambda x: np.conjugate(x), (C("f64[3,4]"), C("c128[4]", special=True)))
+row("complex_round", lambda z: (np.round(z), np.round(z, 2), np.around(z, -1), z.round(1)),
+    (*COMPLEX,), differentiable=False)
 row("complex_predicates",
     lambda z, w: (z == w, z != w, np.isnan(z), np.isinf(z), np.isfinite(z),
                   np.logical_not(z), np.where(np.abs(z) > 1, z, w)),

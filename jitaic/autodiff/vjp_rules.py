@@ -48,8 +48,8 @@ NON_DIFFERENTIABLE = frozenset({
     # ones): the imaginary part of a real value is a constant 0.
     ops.imag,
     # np.real of a real array is the array itself: the op exists for complex
-    # values only.
-    ops.real,
+    # values only, as does the op that makes them from their parts.
+    ops.real, ops.make_complex,
     # Tapes hold saved primal values; a loop VJP that would have to
     # differentiate its own tape (grad of grad) raises UnsupportedError instead.
     ops.tape_new, ops.tape_push,

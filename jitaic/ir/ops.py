@@ -290,6 +290,28 @@ real = define("real", _part_infer, lambda x: np.array(np.real(x)), (ELEMENTWISE,
               complex=True)
 imag = define("imag", _part_infer, lambda x: np.array(np.imag(x)), (ELEMENTWISE,),
               complex=True)
+
+
+def _make_complex_infer(in_types, attrs, regions):
+    re, im = in_types
+    if re.dtype != im.dtype or re.dtype not in (np.float32, np.float64):
+        raise TypeError(f"make_complex takes float32 or float64 parts of one dtype, got "
+                        f"{re.dtype} and {im.dtype}")
+    dtype = np.dtype(np.complex64 if re.dtype == np.float32 else np.complex128)
+    return [TensorType(broadcast_shapes(re.shape, im.shape), dtype, re.weak and im.weak)]
+
+
+def _make_complex_reference(re, im):
+    out = np.empty(np.broadcast_shapes(np.shape(re), np.shape(im)),
+                   np.complex64 if np.asarray(re).dtype == np.float32 else np.complex128)
+    out.real, out.imag = re, im
+    return out
+
+
+# A complex value from its parts (np.round of complex values rounds each);
+# not re + 1j * im, which is NaN where im is infinite.
+make_complex = define("make_complex", _make_complex_infer, _make_complex_reference,
+                      (ELEMENTWISE,), complex=True)
 right_shift = binary("right_shift", np.right_shift)
 
 UFUNC_OPS: dict[np.ufunc, Op] = {op.ufunc: op for op in OPS.values() if op.ufunc}

@@ -345,6 +345,10 @@ scalar_rule(ops.imag)(
     lambda a, dt, node: f"{a[0]}.imag" if _is_complex(dt[0]) else literal(0, dt[0]))
 
 
+scalar_rule(ops.make_complex)(  # exact: the parts are stored as they are
+    lambda a, dt, node: f"{np_type(node.output.dtype)}(complex({a[0]}, {a[1]}))")
+
+
 scalar_rule(ops.conjugate)(
     lambda a, dt, node: f"{a[0]}.conjugate()" if _is_complex(dt[0]) else a[0])
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from jitaic.errors import at, user_location
-from jitaic.tracer.core import Tracer
+from jitaic.ir import ops
+from jitaic.tracer.core import Tracer, emit
 from jitaic.tracer.numpy.common import (
     as_tracer,
     astype,
@@ -53,8 +54,9 @@ def round_(a, decimals=0, out=None):
     a = as_tracer(a)
     if a.dtype == np.bool_:
         raise unsupported("np.round of a bool array (NumPy returns float16)")
-    if a.dtype.kind == "c":
-        raise unsupported("np.round of complex values")
+    if a.dtype.kind == "c":  # each part rounded as a float
+        parts = [round_(emit(part, [a]), decimals) for part in (ops.real, ops.imag)]
+        return emit(ops.make_complex, parts)
     if a.dtype.kind != "f":
         if decimals >= 0:
             return a
