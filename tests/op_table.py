@@ -850,6 +850,8 @@ row("complex_parts",
 row("conjugate", lambda x: np.conjugate(x), (C("f64[3,4]"), C("c128[4]", special=True)))
 row("complex_round", lambda z: (np.round(z), np.round(z, 2), np.around(z, -1), z.round(1)),
     (*COMPLEX,), differentiable=False)
+row("complex_nan_to_num", lambda z: (np.nan_to_num(z), np.nan_to_num(z, nan=-1.0, posinf=7.0)),
+    (*COMPLEX,), differentiable=False)
 row("complex_predicates",
     lambda z, w: (z == w, z != w, np.isnan(z), np.isinf(z), np.isfinite(z),
                   np.logical_not(z), np.where(np.abs(z) > 1, z, w)),

@@ -117,7 +117,9 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     v = as_tracer(x)
     if v.dtype.kind == "c":  # NumPy replaces in each part separately
-        raise unsupported("np.nan_to_num of complex values")
+        parts = [nan_to_num(emit(part, [v]), copy, nan, posinf, neginf)
+                 for part in (ops.real, ops.imag)]
+        return emit(ops.make_complex, parts)
     if v.dtype.kind != "f":
         return v
     info = np.finfo(v.dtype)
