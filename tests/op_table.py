@@ -845,13 +845,10 @@ row("complex_power", lambda z, w: (z ** 0.5, z ** w, z ** 3, 2.0 ** z),
 row("complex_parts",
     lambda z: (np.abs(z), np.real(z), np.imag(z), z.real, z.imag, np.conjugate(z),
                np.conj(z), z.conj(), z.conjugate(), np.angle(z), np.angle(z, deg=True),
-               np.iscomplex(z), np.isreal(z)),
+               np.iscomplex(z), np.isreal(z), np.round(z), np.round(z, 2), np.around(z, 1),
+               z.round(1), np.nan_to_num(z), np.nan_to_num(z, nan=-1.0, posinf=7.0)),
     (*COMPLEX, C("f64[4]"), C("i32[3]")), differentiable=False)
 row("conjugate", lambda x: np.conjugate(x), (C("f64[3,4]"), C("c128[4]", special=True)))
-row("complex_round", lambda z: (np.round(z), np.round(z, 2), np.around(z, -1), z.round(1)),
-    (*COMPLEX,), differentiable=False)
-row("complex_nan_to_num", lambda z: (np.nan_to_num(z), np.nan_to_num(z, nan=-1.0, posinf=7.0)),
-    (*COMPLEX,), differentiable=False)
 row("complex_predicates",
     lambda z, w: (z == w, z != w, np.isnan(z), np.isinf(z), np.isfinite(z),
                   np.logical_not(z), np.where(np.abs(z) > 1, z, w)),

@@ -144,7 +144,7 @@ def test_the_real_part_of_a_real_array_is_the_array():
 
 
 def replace_non_finite(z):
-    return np.nan_to_num(z, nan=-1.0, neginf=-7.0), np.round(z, 1)
+    return np.nan_to_num(z, nan=-1.0, neginf=-7.0), np.round(z, 1), np.round(z, -1)
 
 
 def test_nan_to_num_and_round_treat_each_part_as_numpy_does():
