@@ -924,3 +924,22 @@ def test_a_loop_body_that_always_fails_raises_only_if_the_loop_runs() -> None:
             _loop_with_a_broken_body(x.copy(), n)
         with pytest.raises(ValueError, match=message + r".*test_ast_frontend\.py:\d+"):
             f(x.copy(), np.int64(n))
+
+
+def _float32_sums(x, n):
+    v = x.argmax()  # int64
+    k = 0
+    while k < n:
+        v = x.sum(dtype=np.float32)
+        k += 1
+    return v
+
+
+def test_a_variable_widened_by_a_loop_leaves_it_with_the_computed_dtype() -> None:
+    """int64 before the loop, a float32 sum in it: the carried variable holds
+    both (float64), and leaves the loop as float32, NumPy's dtype after any
+    iteration (the fuzzer found float64)."""
+    f = jitaic.jit(_float32_sums, mode="ast")
+    x = np.arange(5.0)
+    got, want = f(x, np.int64(2)), _float32_sums(x, 2)
+    assert type(got) is type(want) is np.float32 and got == want

@@ -358,6 +358,21 @@ def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequenc
             # which NumPy updated in place.
             c.write(result[i].value)
             result[i] = c
+    return _as_computed(result, [r.type for r in body.region.results[:len(carried_types)]])
+
+
+def _as_computed(result: list, computed: list[TensorType]) -> list:
+    """A carried variable widened past what its iterations compute (an int64
+    start, a float32 sum each iteration: float64) leaves the loop with the
+    dtype an iteration computes, as NumPy's does after any iteration; the
+    widened values hold those exactly."""
+    traced = [i for i, r in enumerate(result) if isinstance(r, Tracer)]
+    for i, t in zip(traced, computed, strict=True):
+        carried = result[i].aval
+        if t.dtype != carried.dtype and not (t.weak or carried.weak):
+            from jitaic.tracer.numpy import astype
+
+            result[i] = astype(result[i], t.dtype)
     return result
 
 
