@@ -251,6 +251,27 @@ def test_a_kernel_writes_into_the_region_its_store_claims(rng) -> None:
     assert lowered.source().count("np.empty((2, 5)") == 0
 
 
+def shift_down(x):
+    y = x * 2.0
+    y[0:-2] = y[1:-1] + y[0:-2] * 0.5  # reads ahead of what it writes
+    y[2:] = y[1:-1] - 1.0  # reads behind: element i + 1 would be overwritten
+    return y
+
+
+@pytest.mark.parametrize("n", [9, 400_000])
+def test_a_serial_kernel_may_read_ahead_of_the_region_it_writes(n) -> None:
+    """A 1-D kernel writing y[0:-2] in place may read y[1:-1] (element i + 1
+    is read at iteration i, written at i + 1), but only while its loop is
+    serial: in a parallel loop (400,000 elements, on a machine with several
+    CPUs) another thread may have written it first."""
+    x = np.linspace(-1.0, 1.0, n)
+    lowered = compile_and_check(shift_down, x)
+    parallel = "prange" in lowered.source()
+    assert not parallel or n > 9
+    placed = [group.into_regions for group in lowered.fusion_plan().kernels()]
+    assert placed == [0, 0 if parallel else 1, 0]
+
+
 def take_then_clear(x):
     y = x * 2
     row = y[1].copy()

@@ -117,7 +117,8 @@ def generate(graph: Graph, param_is_array: Sequence[bool], parallel: bool = True
     live_out = (*graph.results, *graph.updates.values())
     schedule = plan(graph.nodes, live_out)
     em.regions = Regions(em)
-    em.take(in_place.decide(schedule, live_out, loop_writes=em.regions.loop_writes))
+    em.take(in_place.decide(schedule, live_out, loop_writes=em.regions.loop_writes,
+                            parallel_min_work=em.parallel_min_work))
     arg_names = []
     layouts = param_layouts or ["C"] * len(graph.params)
     for p, is_array, layout in zip(graph.params, param_is_array, layouts, strict=True):
@@ -151,7 +152,8 @@ class Regions:
         into in place."""
         if id(region) not in self._written:
             schedule = self.bodies[id(region)] = plan(region.nodes, region.results)
-            decisions = in_place.decide(schedule, region.results, carried, self.loop_writes)
+            decisions = in_place.decide(schedule, region.results, carried, self.loop_writes,
+                                        self.em.parallel_min_work)
             self.em.take(decisions)
             self._written[id(region)] = decisions.written
         return self._written[id(region)]

@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Value
+from jitaic.lower.codegen import known_size
 from jitaic.lower.fusion import FusionGroup, Scheduled, kernels
+from jitaic.lower.kernels import element_cost
 
 
 @dataclass
@@ -35,16 +37,18 @@ LoopWrites = Callable[[Node], set[int]]
 
 
 def decide(schedule: list[Scheduled], live_out: Sequence[Value],
-           carried: Sequence[Value] = (), loop_writes: LoopWrites | None = None) -> Decisions:
+           carried: Sequence[Value] = (), loop_writes: LoopWrites | None = None,
+           parallel_min_work: int | None = None) -> Decisions:
     """The in-place decisions of one block whose ``live_out`` values are read
-    after it; ``carried``: a loop body's carried params."""
+    after it; ``carried``: a loop body's carried params; kernels of less
+    work than ``parallel_min_work`` (or all, if None) run serially."""
     life = _lifetimes(live_out, schedule)
     loops = _loops_writing_in_place(life, loop_writes) if loop_writes else {}
     owned = _owned_params(carried, live_out, life) if carried else set()
     taken = _loop_takeovers(life, loops, owned)
     pairs, copied = _overwritable(life, owned)
     pairs |= taken
-    placed = _destinations(life, schedule, live_out, pairs)
+    placed = _destinations(life, schedule, live_out, pairs, parallel_min_work)
     reuse = _reusable(life, schedule, owned, placed)
     written = {value for value, _ in pairs} | {id(v) for v in reuse.values()}
     return Decisions(pairs, copied, placed, reuse, written & {id(p) for p in carried})
@@ -254,7 +258,7 @@ _READ_OF = {ops.setitem: ops.getitem, ops.dyn_setitem: ops.dyn_getitem}
 
 
 def _destinations(life: _Lifetimes, schedule: list[Scheduled], escaping: Sequence[Value],
-                  pairs: set[tuple[int, int]]) -> dict[int, Node]:
+                  pairs: set[tuple[int, int]], parallel_min_work: int | None) -> dict[int, Node]:
     """Kernel outputs whose one reader, right after the kernel, stores them in
     place into a region of their shape (``g[2:] = g[2:] + h``, a row of a
     carried array): the kernel writes into the region itself, with no array
@@ -276,16 +280,20 @@ def _destinations(life: _Lifetimes, schedule: list[Scheduled], escaping: Sequenc
         if (v not in group.stored or readers[id(v)] != 1 or (id(x), id(store)) not in pairs
                 or v.dtype != x.dtype or not v.type.static
                 or ops.slice_shape(x.shape, store.attrs["index"]) != v.shape
-                or not _reads_target_only_at(group, store)):
+                or not _reads_target_only_at(group, store, _serial(group, parallel_min_work))):
             continue
         out[id(v)] = store
         group.into_regions += 1
     return out
 
 
-def _reads_target_only_at(group: FusionGroup, store: Node) -> bool:
+def _reads_target_only_at(group: FusionGroup, store: Node, serial: bool) -> bool:
     """The kernel reads the store's target (any view of its buffer) only
-    through the region the store writes, and does not compute the target."""
+    through the region the store writes, and does not compute the target.
+    A serial 1-D kernel may also read the target at elements its loop writes
+    later or never (``g[0:n] = g[1:n + 1] + g[0:n]``: element i + 1 is read
+    at iteration i, before iteration i + 1 writes it); a parallel one may not,
+    as another thread may have written them."""
     x = store.inputs[0]
     root = memory_root(x)
     inside = {id(n.output) for n in group.nodes}
@@ -297,11 +305,44 @@ def _reads_target_only_at(group: FusionGroup, store: Node) -> bool:
                 continue
             read = w.producer
             if (read is None or read.op is not _READ_OF[store.op] or read.inputs[0] is not x
-                    or read.attrs["index"] != store.attrs["index"]
                     or any(a is not b for a, b in zip(read.inputs[1:], store.inputs[2:],
                                                       strict=True))):
                 return False
+            if read.attrs["index"] != store.attrs["index"] and not (
+                    serial and store.op is ops.setitem and len(group.domain) == 1
+                    and w.shape == group.domain
+                    and _read_ahead(read.attrs["index"], store.attrs["index"], x.shape)):
+                return False
     return True
+
+
+def _read_ahead(read: tuple, write: tuple, shape: tuple) -> bool:
+    """Static basic indices of one array, a read and a write of one
+    iterated axis: every element the read takes at iteration i is written at
+    an iteration >= i, or never (another row, another residue of the step)."""
+    full = [(0, n, 1) for n in shape]
+    read, write = (list(ix) + full[len(ix):] for ix in (read, write))
+    for r, w in zip(read, write, strict=True):
+        if isinstance(r, tuple) != isinstance(w, tuple):
+            return False
+        if not isinstance(r, tuple):
+            if r != w:
+                return True  # another row: never written
+            continue
+        if r[2] != w[2] or len(range(*r)) != len(range(*w)):
+            return False
+        if len(range(*r)) > 1:  # the iterated axis
+            delta, step = r[0] - w[0], r[2]
+            if delta % step == 0 and delta // step < 0:
+                return False
+    return True
+
+
+def _serial(group: FusionGroup, parallel_min_work: int | None) -> bool:
+    """Whether the kernel's loop will be serial (codegen.Emitter.runs_parallel)."""
+    size = known_size(group.domain)
+    return parallel_min_work is None or size is None \
+        or size * element_cost(group.nodes) < parallel_min_work
 
 
 def position_order(schedule: list[Scheduled]) -> list[Node]:
