@@ -30,7 +30,6 @@ from jitaic.tracer import numpy as tnp
 from jitaic.tracer.core import Tracer, current, new_tracer
 from jitaic.tracer.numpy.mathematical import clip
 
-_SLICE_OF = {ops.setitem: ops.getitem, ops.dyn_setitem: ops.dyn_getitem}
 _LOOPS = (ops.for_loop, ops.while_loop)
 
 
@@ -57,7 +56,7 @@ class Write:
         return 1 + len(self.values)
 
     def region_type(self):
-        read = _SLICE_OF[self.store]
+        read = ops.READ_OF_STORE[self.store]
         return read.infer([self.node.inputs[self.base].type, *(v.type for v in self.values)],
                           self.attrs, ())[0]
 
@@ -82,7 +81,7 @@ def _writes(p: Value, r: Value, body: Region, results: list[Value]) -> list[Writ
     chain, v = [], r
     while v is not p:
         node = produced.get(id(v))
-        if node is not None and node.op in _SLICE_OF:
+        if node is not None and node.op in ops.READ_OF_STORE:
             write = Write(node, 0, node.op, node.attrs, tuple(node.inputs[2:]), False)
         elif node is not None and node.op in _LOOPS:
             write = _loop_write(node, v.index)
@@ -175,8 +174,9 @@ def overwritten(write: Write, inputs: list[Value], env: dict[int, Value]) -> lis
                    if e == ops.DYNAMIC]
         dyn = [clip(tnp.where(i < 0, i + n, i), 0, n - 1)
                for i, n in zip(dyn, extents, strict=True)]
-    old = current().builder.emit(_SLICE_OF[write.store], [base, *(d.value for d in dyn)],
-                                 write.attrs, loc=write.node.loc).output
+    old = current().builder.emit(ops.READ_OF_STORE[write.store],
+                                 [base, *(d.value for d in dyn)], write.attrs,
+                                 loc=write.node.loc).output
     return [new_tracer(old, scalar=False), *dyn]
 
 
@@ -199,7 +199,7 @@ def element_reads_bypassing(undo: Plan) -> Callable:
     backpropagation never reads: dead code, not a copy of the array per
     iteration (the replay must leave the rebuilt array intact)."""
     stores = {id(w.node.outputs[0]): w.node for chain in undo.chains.values() for w in chain
-              if w.node.op in _SLICE_OF}
+              if w.node.op in ops.READ_OF_STORE}
     written: dict[int, list[Value]] = {}  # replayed store output -> its inputs
 
     def instead(node: Node, inputs: list[Value]) -> Value | None:

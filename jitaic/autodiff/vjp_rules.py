@@ -391,7 +391,6 @@ def _broadcast_to(node, g, x, out):
 
 # A slice's cotangent is zeros with the slice stored in (the VJP of reading
 # it); adding that to an accumulated cotangent touches the slice only.
-_SLICE_READ = {ops.setitem: ops.getitem, ops.dyn_setitem: ops.dyn_getitem}
 
 
 def add_cotangents(total: Tracer, g: Tracer) -> Tracer:
@@ -412,7 +411,7 @@ def add_cotangents(total: Tracer, g: Tracer) -> Tracer:
         # there is g's slice (x[s] = f(x[s]) is differentiated this way)
         base = new_tracer(cleared.inputs[0], scalar=False)
         return emit(node.op, [base, v, *dyn], node.attrs, scalar=False)
-    part = emit(_SLICE_READ[node.op], [total, *dyn], node.attrs, scalar=False)
+    part = emit(ops.READ_OF_STORE[node.op], [total, *dyn], node.attrs, scalar=False)
     summed = tnp.astype(part + v, total.dtype)
     return emit(node.op, [total, summed, *dyn], node.attrs, scalar=False)
 
@@ -420,7 +419,7 @@ def add_cotangents(total: Tracer, g: Tracer) -> Tracer:
 def is_slice_of_zeros(g: Tracer) -> bool:
     """A cotangent that is zero but for one slice (a read's, or a store's)."""
     node = g.value.producer
-    return node is not None and node.op in _SLICE_READ and _is_zeros(node.inputs[0])
+    return node is not None and node.op in ops.READ_OF_STORE and _is_zeros(node.inputs[0])
 
 
 def _is_zeros(v) -> bool:

@@ -1026,6 +1026,10 @@ dyn_setitem = define("dyn_setitem", _dyn_setitem_infer, _dyn_setitem_reference,
                      (MAY_RAISE,),
                      complex=True)
 
+# The read of the region each store writes (undo logs, cotangents of slices,
+# simplification and in-place decisions pair a store with it).
+READ_OF_STORE = {setitem: getitem, dyn_setitem: dyn_getitem}
+
 
 # ---------------------------------------------------------------- tapes
 # A tape is a stack whose length is known only at run time (leading dimension

@@ -254,7 +254,6 @@ def _reusable(life: _Lifetimes, schedule: list[Scheduled], owned: set[int] = fro
     return reuse
 
 
-_READ_OF = {ops.setitem: ops.getitem, ops.dyn_setitem: ops.dyn_getitem}
 
 
 def _destinations(life: _Lifetimes, schedule: list[Scheduled], escaping: Sequence[Value],
@@ -274,7 +273,7 @@ def _destinations(life: _Lifetimes, schedule: list[Scheduled], escaping: Sequenc
     out: dict[int, Node] = {}
     for group, store in zip(schedule, schedule[1:], strict=False):
         if not isinstance(group, FusionGroup) or group.reduction is not None \
-                or not isinstance(store, Node) or store.op not in _READ_OF:
+                or not isinstance(store, Node) or store.op not in ops.READ_OF_STORE:
             continue
         x, v = store.inputs[:2]
         if (v not in group.stored or readers[id(v)] != 1 or (id(x), id(store)) not in pairs
@@ -304,7 +303,8 @@ def _reads_target_only_at(group: FusionGroup, store: Node, serial: bool) -> bool
             if id(w) in inside or memory_root(w) is not root:
                 continue
             read = w.producer
-            if (read is None or read.op is not _READ_OF[store.op] or read.inputs[0] is not x
+            if (read is None or read.op is not ops.READ_OF_STORE[store.op]
+                    or read.inputs[0] is not x
                     or any(a is not b for a, b in zip(read.inputs[1:], store.inputs[2:],
                                                       strict=True))):
                 return False

@@ -133,14 +133,13 @@ def power_small_integer(node: Node, rb: Rebuilder) -> Value | None:
     return None
 
 
-_READ_OF = {ops.setitem: ops.getitem, ops.dyn_setitem: ops.dyn_getitem}
-_STORE_OF = {read: store for store, read in _READ_OF.items()}
+_STORE_OF = {read: store for store, read in ops.READ_OF_STORE.items()}
 
 
 def _same_region(a: Node, b: Node) -> bool:
     """Two stores or reads of the same elements: one index template filled
     by the same run-time values."""
-    dyn_a, dyn_b = (n.inputs[2:] if n.op in _READ_OF else n.inputs[1:] for n in (a, b))
+    dyn_a, dyn_b = (n.inputs[2:] if n.op in ops.READ_OF_STORE else n.inputs[1:] for n in (a, b))
     return (a.attrs["index"] == b.attrs["index"] and len(dyn_a) == len(dyn_b)
             and all(x is y for x, y in zip(dyn_a, dyn_b, strict=True)))
 
@@ -153,7 +152,7 @@ def store_of_own_values(node: Node, rb: Rebuilder) -> Value | None:
     checks as the store would)"""
     x, v = node.inputs[:2]
     read = v.producer
-    if (read is not None and read.op is _READ_OF[node.op] and read.inputs[0] is x
+    if (read is not None and read.op is ops.READ_OF_STORE[node.op] and read.inputs[0] is x
             and _same_region(node, read) and _same_type(node, x)):
         return x
     return None
