@@ -42,6 +42,7 @@ from jitaic.passes.cleanup import eliminate_common_subexpressions, eliminate_dea
 from jitaic.passes.fold import MAX_FOLDED_ELEMENTS, fold_constants
 from jitaic.passes.pipeline import MAX_ROUNDS, PASS_SECONDS, PIPELINE, optimize
 from jitaic.passes.simplify import REASSOCIATION_RULES, RULES, simplify
+from jitaic.tracer import control_flow
 from jitaic.tracer.trace import trace
 
 # The reference interpreter runs these tests, numba a fixed sample of them and
@@ -224,6 +225,36 @@ def test_cse_merges_equal_nodes_only(rng) -> None:
     assert add.inputs[0] is add.inputs[1]
     assert eliminate_common_subexpressions(after)[1] is False
     assert_same_results(before, after, x)
+
+
+def cse_in_bodies(x, n):
+    outer = np.exp(x)
+
+    def body(i, acc):
+        return (acc + np.exp(x) + np.sin(acc) * np.sin(acc),)  # exp(x) is outer's
+
+    def positive(acc):
+        return (np.cos(acc) * 2,)
+
+    def negative(acc):
+        return (np.cos(acc) * 3,)  # a sibling body's cos(acc) is not visible
+
+    (acc,) = control_flow.for_loop(0, n[0], 1, body, [x])
+    (picked,) = control_flow.cond(acc.sum() > 0, positive, negative, [acc])
+    return outer + picked
+
+
+def test_cse_reaches_bodies_and_keeps_their_values_inside() -> None:
+    x, n = np.array([0.5, -1.0, 2.0]), np.array([3])
+    before = traced(cse_in_bodies, x, n)
+    after, changed = eliminate_common_subexpressions(before)
+    assert changed
+    assert op_counts(before)["exp"] == 2 and op_counts(after)["exp"] == 1
+    assert op_counts(before)["sin"] == 2 and op_counts(after)["sin"] == 1
+    assert op_counts(after)["cos"] == 2
+    verify(after)
+    assert eliminate_common_subexpressions(after)[1] is False
+    assert_same_results(before, after, x, n)
 
 
 def signed_zero_fills(x):

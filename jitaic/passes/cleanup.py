@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections import ChainMap
+from contextlib import contextmanager
+
 import numpy as np
 
 from jitaic.ir import ops
@@ -127,14 +130,26 @@ def freeze(value: object) -> object:
 
 
 def eliminate_common_subexpressions(graph: Graph) -> tuple[Graph, bool]:
-    """Nodes with the same op, inputs and attributes compute the same value once."""
+    """Nodes with the same op, inputs and attributes compute the same value
+    once. A body sees the values computed before its node (they dominate it)
+    but not those of sibling bodies, and its own stay inside it."""
     rb = Rebuilder()
-    seen: dict[tuple, object] = {}
-    for node in graph.nodes:
+    seen = ChainMap()
+
+    @contextmanager
+    def body_scope():
+        nonlocal seen
+        seen = seen.new_child()
+        try:
+            yield
+        finally:
+            seen = seen.parents
+
+    def visit(node: Node) -> None:
         rb.keep(node)
         current = rb.nodes[-1]
-        if current.regions or current.op.traits & {EFFECTFUL, ALLOCATES}:
-            continue
+        if current.op.traits & {EFFECTFUL, ALLOCATES}:
+            return
         key = (current.op, tuple(id(v) for v in current.inputs),
                tuple(sorted((k, freeze(v)) for k, v in current.attrs.items())))
         if key in seen:
@@ -143,4 +158,6 @@ def eliminate_common_subexpressions(graph: Graph) -> tuple[Graph, bool]:
                 rb.replace(old, new)
         else:
             seen[key] = current
+
+    rb.nodes = rb.block(graph.nodes, visit, body_scope)
     return rb.finish(graph), rb.changed

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
 from jitaic import config
@@ -58,25 +59,31 @@ class Rebuilder:
             self.use_counts[id(fresh)] = self.use_counts[id(old)]
             self.replace(old, fresh)
 
-    def block(self, nodes: Sequence[Node], visit: Callable[[Node], None]) -> list[Node]:
+    def block(self, nodes: Sequence[Node], visit: Callable[[Node], None],
+              scope: Callable[[], AbstractContextManager] = nullcontext) -> list[Node]:
         """Rewrite one block: ``visit`` each node without regions (it keeps,
         drops or replaces it); nodes with regions get their bodies rewritten
-        the same way, recursively."""
+        the same way, recursively, each body inside ``scope()`` (a pass that
+        remembers values enters a body's own scope there)."""
         saved, self.nodes = self.nodes, []
         try:
             for node in nodes:
                 if node.regions:
-                    self._keep_with_bodies(node, visit)
+                    self._keep_with_bodies(node, visit, scope)
                 else:
                     visit(node)
             return self.nodes
         finally:
             self.nodes = saved
 
-    def _keep_with_bodies(self, node: Node, visit: Callable[[Node], None]) -> None:
-        self._append(node, tuple(Region(r.params, tuple(self.block(r.nodes, visit)),
-                                        tuple(self.get(v) for v in r.results))
-                                 for r in node.regions))
+    def _keep_with_bodies(self, node: Node, visit: Callable[[Node], None],
+                          scope: Callable[[], AbstractContextManager]) -> None:
+        regions = []
+        for r in node.regions:
+            with scope():
+                regions.append(Region(r.params, tuple(self.block(r.nodes, visit, scope)),
+                                      tuple(self.get(v) for v in r.results)))
+        self._append(node, tuple(regions))
 
     def _remap_region(self, region: Region) -> Region:
         """A body with replaced outer values substituted (bodies read outer values)."""
