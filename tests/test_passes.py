@@ -504,6 +504,22 @@ RULE_CASES: dict[str, list[Case]] = {
         case("where(False, 1.0, x)", lambda x: np.where(False, 1.0, x), FLOATS),
         case("where(x > 0, x, 0)", lambda x: np.where(x > 0, x, 0.0), FLOATS, fires=False),
     ],
+    "comparison_with_itself": [
+        case("i == i", lambda x: x == x, INTS, shape=(), after={"equal": 0}),
+        case("i < i", lambda x: x < x, INTS, shape=()),
+        case("i >= i", lambda x: x >= x, INTS, shape=()),
+        case("i != i", lambda x: x != x, INTS, shape=()),
+        case("x == x (float: NaN)", lambda x: x == x, FLOATS, shape=(), fires=False),
+        case("a == a for an array (not a scalar)", lambda x: x == x, INTS, fires=False),
+        case("i == i + 0", lambda x: x == x + 0 * x[()], INTS, shape=(), fires=None),
+    ],
+    "idempotent_of_itself": [
+        case("x & x", lambda x: x & x, INTS, after={"bitwise_and": 0}),
+        case("x | x", lambda x: x | x, INTS),
+        case("maximum(x, x)", lambda x: np.maximum(x, x), FLOATS + INTS),
+        case("fmin(x, x) (NaN kept)", lambda x: np.fmin(x, x), FLOATS),
+        case("x & -x", lambda x: x & -x, INTS, fires=False),
+    ],
     "store_of_own_values": [
         case("y[1:3] = y[1:3]", _store_own, FLOATS + INTS, after={"setitem": 0}),
         case("y[1:3] -= y[0]", _subtract_in_place, FLOATS + INTS, fires=None,

@@ -198,6 +198,30 @@ def double_negation(node: Node, rb: Rebuilder) -> Value | None:
     return None
 
 
+_SELF_COMPARISON = {ops.equal: True, ops.less_equal: True, ops.greater_equal: True,
+                    ops.not_equal: False, ops.less: False, ops.greater: False}
+
+
+@rule(*_SELF_COMPARISON)
+def comparison_with_itself(node: Node, rb: Rebuilder) -> Value | None:
+    """i == i -> True, i < i -> False, ... for an integer or bool scalar (a
+    float may be NaN): a gradient's replay compares an index with itself"""
+    a, b = node.inputs
+    if a is not b or a.dtype.kind not in "biu" or node.output.type.ndim:
+        return None
+    value = np.array(_SELF_COMPARISON[node.op])
+    return rb.emit(ops.constant, (), {"value": value, "weak": node.output.type.weak},
+                   loc=node.loc)
+
+
+@rule(ops.bitwise_and, ops.bitwise_or, ops.minimum, ops.maximum, ops.fmin, ops.fmax)
+def idempotent_of_itself(node: Node, rb: Rebuilder) -> Value | None:
+    """x & x, x | x, maximum(x, x), ... -> x (exact for every dtype: the
+    result is x's own bits)"""
+    a, b = node.inputs
+    return a if a is b and _same_type(node, a) else None
+
+
 @rule(ops.positive, ops.astype, ops.reshape, ops.broadcast_to)
 def identity_shape_or_cast(node: Node, rb: Rebuilder) -> Value | None:
     """+x, astype to the same dtype, reshape/broadcast to the same shape -> x"""
