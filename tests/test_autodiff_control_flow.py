@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from control_programs import cholesky_in_place, levinson_durbin
@@ -314,6 +316,18 @@ def column_passes(x):
     return (x * x).sum()
 
 
+def indirect_stores(x, w, idx):
+    """Stores at an index read from an array (saved in the log) and at a
+    carried counter (recomputed from the iteration's saved counter)."""
+    x = x.copy()
+    k = 0
+    for i in range(w.shape[0]):
+        x[idx[i]] = x[idx[i]] * w[i] + x[k]
+        x[k] = np.sin(x[k]) + w[i]
+        k = (k + 2) % x.shape[0]
+    return (x * x).sum()
+
+
 UNDO_CASES = [
     (column_sweep, lambda r: (r.normal(size=(3, 6)), r.normal(size=(3, 6)) * 0.3), (0, 1)),
     (factorise, lambda r: ((lambda m: m @ m.T + 5 * np.eye(5))(r.random((5, 5))),), (0,)),
@@ -323,6 +337,8 @@ UNDO_CASES = [
     (paired_sweeps, lambda r: (r.normal(size=(5, 5)) * 0.5, r.normal(size=(5, 5)) * 0.5),
      (0, 1)),
     (column_passes, lambda r: (r.normal(size=(4, 6)),), (0,)),
+    (indirect_stores, lambda r: (r.normal(size=5), r.normal(size=7) * 0.5,
+                                 np.array([3, 0, 4, 4, 1, 2, 0])), (0, 1)),
 ]
 
 
@@ -343,20 +359,23 @@ def test_a_column_sweep_logs_columns_not_the_array(rng) -> None:
     g(d, c)
     spec = g.specializations()[0]
     assert spec.frontend == "ast"
-    # one stack of the overwritten columns (49 x 4) and one of the indices;
-    # no (50, 4, 50) stack of the whole array
+    # one stack of the overwritten columns (49 x 4); no (50, 4, 50) stack of
+    # the whole array, and none of the column index (the loop index: recomputed)
     assert "f64[49,4]" in spec.ir and "f64[50,4,50]" not in spec.ir
+    assert "i64[49]" not in spec.ir
 
 
-def test_cholesky_inner_loop_logs_elements_not_the_matrix(rng) -> None:
-    """The inner loop (traced bounds: tapes) pushes the two elements its
-    stores overwrite and their indices, not the 8x8 matrix per iteration."""
+def test_cholesky_inner_loop_logs_one_element_not_the_matrix(rng) -> None:
+    """The inner loop (traced bounds: tapes) pushes the element its first
+    store overwrites, not the 8x8 matrix per iteration; the second store
+    writes the same element (undoing the first restores it), and the
+    indices (i from outside, the loop index j) are recomputed."""
     m = rng.random((8, 8))
     g = jitaic.jit(jitaic.grad(factorise))
     g(m @ m.T + 8 * np.eye(8))
     ir = g.specializations()[0].ir
-    assert "tape_new[dtype=float64, shape=(8, 8)" not in ir
-    assert "tape_new[dtype=float64, shape=()" in ir
+    tapes = re.findall(r"tape_new\[dtype=(\w+), shape=(\([^)]*\))", ir)
+    assert tapes == [("float64", "()")]
 
 
 def test_cholesky_outer_loop_logs_the_row_its_inner_loop_writes(rng) -> None:
@@ -368,6 +387,8 @@ def test_cholesky_outer_loop_logs_the_row_its_inner_loop_writes(rng) -> None:
     ir = g.specializations()[0].ir
     assert "f64[7,8]" in ir
     assert "f64[8,8,8]" not in ir
+    # A[i, i] once (its two stores write one element), and no index
+    assert "f64[7]" in ir and "i64[7]" not in ir
 
 
 def test_a_nested_loop_that_does_not_run_reads_no_row_past_the_end(rng) -> None:

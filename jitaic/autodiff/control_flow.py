@@ -370,7 +370,8 @@ def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
     keep_going = _loop_test(node, test, step, k)
     offset = k - len(init)  # a for loop's index comes first
     chains = undo_log.chains_of(list(body.params[offset:]), list(body.results), body)
-    stacked = [m for m in range(k) if m - offset not in chains]  # state positions
+    # state positions saved per iteration (a for loop's index is recomputed)
+    stacked = [m for m in range(offset, k) if m - offset not in chains]
     entry_types = undo_log.entry_types(chains)
     log_at = undo_log.entry_offsets(chains)
     slots = [next(_TAPE_SLOTS) for _ in stacked]
@@ -427,6 +428,9 @@ def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
         for tape, m in zip(filled, stacked, strict=True):
             rows[m] = row(tape, t)
         bindings = {id(body.params[m]): rows[m] for m in stacked}
+        if index is not None:
+            i = new_tracer(node.inputs[0]) + t * new_tracer(step)
+            bindings[id(body.params[0])] = tnp.astype(i, body.params[0].dtype).value
         return bindings, rows[offset:]
 
     undo = undo_log.Plan(chains, {j: body.params[offset + j] for j in chains},

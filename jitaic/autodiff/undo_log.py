@@ -20,7 +20,7 @@ gradient logs its stores.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -49,11 +49,16 @@ class Write:
     values: tuple[Value, ...]  # run-time indices, values of the body holding node
     clipped: bool  # a loop's region is read before the loop, which may not run:
     #                its indices are clipped into range, never checked
+    logged: tuple[bool, ...] = ()  # per run-time index: saved (else recomputed)
+    recipe: tuple[Node, ...] = ()  # the body's nodes that recompute the others
+    repeat: bool = False  # an earlier write of the chain wrote this region
 
     @property
     def entries(self) -> int:
-        """How many log entries it makes: the region, and each run-time index."""
-        return 1 + len(self.values)
+        """How many log entries it makes: the region and the run-time indices
+        the reverse cannot recompute; none for a repeated region (undoing the
+        earlier write restores it)."""
+        return 0 if self.repeat else 1 + sum(self.logged)
 
     def region_type(self):
         read = ops.READ_OF_STORE[self.store]
@@ -91,7 +96,52 @@ def _writes(p: Value, r: Value, body: Region, results: list[Value]) -> list[Writ
             return None
         chain.append(write)
         v = node.inputs[write.base]
-    return chain[::-1]
+    return _what_to_log(chain[::-1], body)
+
+
+def _what_to_log(chain: list[Write], body: Region) -> list[Write]:
+    """The chain with each write's saved entries decided: a run-time index
+    the reverse loop can recompute from the iteration's bindings is not
+    saved (a loop index, an outer value, i - 1), and a write into the region
+    an earlier write of the chain wrote saves nothing (``A[i, j] -= s;
+    A[i, j] /= d`` restores A[i, j] by undoing the first)."""
+    saved = _must_save(body)
+    out: list[Write] = []
+    for w in chain:
+        repeat = any(e.store is w.store and e.clipped == w.clipped and e.attrs == w.attrs
+                     and all(a is b for a, b in zip(e.values, w.values, strict=True))
+                     for e in out)
+        logged = tuple(id(v) in saved for v in w.values)
+        recipe = _recipe([v for v, saved in zip(w.values, logged, strict=True) if not saved],
+                         body)
+        out.append(replace(w, logged=logged, recipe=recipe, repeat=repeat))
+    return out
+
+
+_CANNOT_RECOMPUTE = {ops.EFFECTFUL, ops.ALLOCATES, ops.MAY_RAISE}
+
+
+def _must_save(body: Region) -> set[int]:
+    """Ids of the body's values the reverse loop cannot recompute from its
+    bindings (the scalar parameters) and outer values: all but the scalar
+    parameters and the pure scalar nodes reading only those."""
+    saved = {id(p) for p in body.params if p.type.ndim}
+    for node in body.nodes:
+        if node.regions or node.op.traits & _CANNOT_RECOMPUTE or len(node.outputs) != 1 \
+                or node.output.type.ndim or any(id(v) in saved for v in node.inputs):
+            saved.update(id(o) for o in node.outputs)
+    return saved
+
+
+def _recipe(values: list[Value], body: Region) -> tuple[Node, ...]:
+    """The body's nodes that compute ``values`` (recomputable ones), in order."""
+    needed = {id(v) for v in values}
+    recipe = []
+    for node in reversed(body.nodes):
+        if id(node.outputs[0]) in needed:
+            recipe.append(node)
+            needed.update(id(v) for v in node.inputs)
+    return tuple(reversed(recipe))
 
 
 def _loop_write(loop: Node, q: int) -> Write | None:
@@ -167,17 +217,27 @@ def overwritten(write: Write, inputs: list[Value], env: dict[int, Value]) -> lis
     """What a write is about to overwrite (a view: the log must copy it
     before the write runs), and its run-time indices: its log entries.
     ``inputs`` are the replayed node's, ``env`` maps the body's values."""
+    if write.repeat:
+        return []
     base = inputs[write.base]
-    dyn = [tnp.astype(new_tracer(env.get(id(v), v)), np.int64) for v in write.values]
-    if write.clipped:
-        extents = [n for n, e in zip(base.shape, write.attrs["index"], strict=False)
-                   if e == ops.DYNAMIC]
-        dyn = [clip(tnp.where(i < 0, i + n, i), 0, n - 1)
-               for i, n in zip(dyn, extents, strict=True)]
+    dyn = _positions(write, [env.get(id(v), v) for v in write.values], base.shape)
     old = current().builder.emit(ops.READ_OF_STORE[write.store],
                                  [base, *(d.value for d in dyn)], write.attrs,
                                  loc=write.node.loc).output
-    return [new_tracer(old, scalar=False), *dyn]
+    return [new_tracer(old, scalar=False),
+            *(d for d, saved in zip(dyn, write.logged, strict=True) if saved)]
+
+
+def _positions(write: Write, values: list[Value | None], shape: tuple) -> list[Tracer | None]:
+    """A write's run-time indices as int64 (clipped into range for a loop's
+    region); None stays None."""
+    dyn = [None if v is None else tnp.astype(new_tracer(v), np.int64) for v in values]
+    if write.clipped:  # a loop's region: every run-time index is one axis's
+        extents = [n for n, e in zip(shape, write.attrs["index"], strict=False)
+                   if e == ops.DYNAMIC]
+        dyn = [None if i is None else clip(tnp.where(i < 0, i + n, i), 0, n - 1)
+               for i, n in zip(dyn, extents, strict=True)]
+    return dyn
 
 
 def entry_types(chains: dict[int, list[Write]]) -> list[tuple[tuple[int, ...], np.dtype]]:
@@ -185,9 +245,10 @@ def entry_types(chains: dict[int, list[Write]]) -> list[tuple[tuple[int, ...], n
     types = []
     for chain in chains.values():
         for w in chain:
-            old = w.region_type()
-            types.append((old.shape, old.dtype))
-            types += [((), np.dtype(np.int64))] * (w.entries - 1)
+            if w.entries:
+                old = w.region_type()
+                types.append((old.shape, old.dtype))
+                types += [((), np.dtype(np.int64))] * (w.entries - 1)
     return types
 
 
@@ -257,18 +318,40 @@ def entry_offsets(chains: dict[int, list[Write]]) -> dict[int, list[tuple[Write,
     return offsets
 
 
-def _undone(x: Tracer, chain: list[Write], entries: list[Tracer]) -> Tracer:
+def _undone(x: Tracer, chain: list[Write], entries: list[Tracer], env: dict[int, Value]
+            ) -> Tracer:
     """The carried array before the iteration's writes: ``x`` (after them)
-    with each write's region written back, last write first."""
+    with each write's region written back, last write first; the indices
+    not saved are recomputed from ``env`` (the iteration's bindings)."""
     per_write, k = [], 0
     for w in chain:
         per_write.append(entries[k:k + w.entries])
         k += w.entries
-    for w, (old, *dyn) in zip(reversed(chain), reversed(per_write), strict=True):
+    for w, saved in zip(reversed(chain), reversed(per_write), strict=True):
+        if w.repeat:
+            continue
+        old, *saved_dyn = saved
+        saved_dyn = iter(saved_dyn)
+        _recompute(w.recipe, env)
+        recomputed = _positions(w, [None if logged else env.get(id(v), v)
+                                    for v, logged in zip(w.values, w.logged, strict=True)],
+                                x.shape)
+        dyn = [next(saved_dyn) if logged else r
+               for logged, r in zip(w.logged, recomputed, strict=True)]
         x = new_tracer(current().builder.emit(
             w.store, [x.value, old.value, *(d.value for d in dyn)], w.attrs,
             loc=w.node.loc).output, scalar=False)
     return x
+
+
+def _recompute(recipe: tuple[Node, ...], env: dict[int, Value]) -> None:
+    """Emit a write's recipe again, its results going into ``env`` (values a
+    saved index's recomputation would make are dead code, dropped)."""
+    for node in recipe:
+        if id(node.output) not in env:
+            env[id(node.output)] = current().builder.emit(
+                node.op, [env.get(id(v), v) for v in node.inputs], node.attrs, (),
+                node.loc).output
 
 
 @dataclass
@@ -286,11 +369,12 @@ def rebuild_iteration(undo: Plan, t: object, ends: tuple, bindings: dict,
     """Rebuild the undo-logged carried arrays at the start of iteration ``t``
     from ``ends`` (theirs at its end), binding them for the replay."""
     entries, k = undo.read(t), 0
+    env = dict(bindings)
     starts = []
     for j, end in zip(undo.chains, ends, strict=True):
         chain = undo.chains[j]
         n = sum(w.entries for w in chain)
-        start = _undone(end, chain, entries[k:k + n])
+        start = _undone(end, chain, entries[k:k + n], env)
         k += n
         bindings[id(undo.params[j])] = carried[j] = start.value
         starts.append(start)
