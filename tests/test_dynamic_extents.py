@@ -78,8 +78,12 @@ def max_of_prefix(x):
 
 
 @pytest.mark.parametrize("fn, args, message", [
-    (mismatched_add, (np.ones(5), np.ones(5)), "lengths known at run time differ"),
-    (mismatched_store, (np.ones(5),), "lengths known at run time differ"),
+    (mismatched_add, (np.ones(5), np.ones(5)),
+     r"lengths known at run time differ \(\d+ vs \d+\) at test_dynamic_extents.py:\d+ "
+     r"\(in mismatched_add\)"),
+    (mismatched_store, (np.ones(5),),
+     r"could not broadcast input array into the assigned region: lengths known at run "
+     r"time differ \(\d+ vs \d+\) at test_dynamic_extents.py:\d+ \(in mismatched_store\)"),
     (mismatched_dot, (np.ones(5),), "contracted dimension"),
     (max_of_prefix, (np.ones(4),), "zero-size array to reduction operation maximum"),
 ])

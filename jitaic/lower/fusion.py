@@ -347,7 +347,8 @@ def emit_group(em: Emitter, group: FusionGroup, rows: tuple[str, ...] = ()) -> N
     domain = dims(em, first.inputs[0] if first is group.reduction else first.output)
     for node in group.nodes:
         for v in node.inputs:
-            check_extents(em, v, domain, node.op.name)
+            check_extents(em, v, domain, f"operands could not be broadcast together in "
+                          f"{node.op.name}", node.loc)
     fortran = not rows and _in_fortran_order(em, group)
     for v in group.stored:
         reused = em.reusable.get(id(v))

@@ -40,9 +40,9 @@ IndexOutOfBounds = _numpy_error(
 SliceOutside = _numpy_error(
     "SliceOutside", IndexError, "a slice of length {} runs outside axis {} of size {}{}")
 LengthsDiffer = _numpy_error(
-    "LengthsDiffer", ValueError, "{}: lengths known at run time differ ({} vs {})")
+    "LengthsDiffer", ValueError, "{}: lengths known at run time differ ({} vs {}){}")
 ContractedMismatch = _numpy_error(
-    "ContractedMismatch", ValueError, "matmul: mismatch in the contracted dimension ({} vs {})")
+    "ContractedMismatch", ValueError, "matmul: mismatch in the contracted dimension ({} vs {}){}")
 MaskAssignCount = _numpy_error(
     "MaskAssignCount", ValueError, "NumPy boolean array indexing assignment cannot assign {} "
     "input values to the {} output values where the mask is true")

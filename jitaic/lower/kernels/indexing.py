@@ -96,7 +96,7 @@ def _getitem(em: Emitter, node: Node) -> None:
     em.line(f"{em.define(out, layout=layout)} = {em(x)}[{index_text(index)}]")
 
 
-def _store_loop(em: Emitter, name: str, x: Value, index: tuple, v: Value,
+def _store_loop(em: Emitter, name: str, x: Value, index: tuple, v: Value, loc: object,
                 target: tuple[Extent, ...] | None = None) -> None:
     """``name[index] = v`` as explicit loops over the ``target`` region's shape
     (numba compiles its generic slice assignment about ten times slower); ints
@@ -109,7 +109,7 @@ def _store_loop(em: Emitter, name: str, x: Value, index: tuple, v: Value,
         em.line(f"{source} = {em(v)}.copy()")
     else:
         source = None
-    check_extents(em, v, target, "assignment")
+    check_extents(em, v, target, "could not broadcast input array into the assigned region", loc)
     loop_vars = tuple(em.fresh(f"i{d}") for d in range(len(target)))
     it = iter(loop_vars)
     subscript = [f"{e[0]} + {e[2]} * {next(it)}" if isinstance(e, tuple) else str(e)
@@ -157,7 +157,7 @@ def _setitem(em: Emitter, node: Node) -> None:
         em.line(f"{name} = {em(x)}")
     else:
         em.line(f"{name} = {em(x)}.copy()")
-    _store_loop(em, name, x, index, v)
+    _store_loop(em, name, x, index, v, node.loc)
 
 
 def _index_dims(em: Emitter, indices: Sequence[Value]) -> tuple[Extent, ...]:
@@ -179,7 +179,8 @@ def _gathered_shape(em: Emitter, node: Node, x: Value,
     arrays' run-time lengths agree (once, before the element loops)."""
     index_dims = _index_dims(em, indices)
     for v in indices:
-        check_extents(em, v, index_dims, "integer-array index")
+        check_extents(em, v, index_dims,
+                      "shape mismatch: indexing arrays could not be broadcast together", node.loc)
     shape = ops.gather_shape(dims(em, x), index_dims, node.attrs["axes"], node.attrs["front"])
     _check_indices_of_an_empty_region(em, node, x, indices, shape)
     return shape
@@ -254,7 +255,8 @@ def _gather(em: Emitter, node: Node) -> None:
 def _scatter(em: Emitter, node: Node) -> None:
     x, v, *indices = node.inputs
     target = _gathered_shape(em, node, x, indices)
-    check_extents(em, v, target, "integer-array assignment")
+    check_extents(em, v, target, "shape mismatch: value array could not be broadcast to indexing "
+                  "result", node.loc)
     name = em.define(node.output)
     em.line(f"{name} = {em(x)}" if em.can_overwrite(x, node) else f"{name} = {em(x)}.copy()")
     index = tuple(em.fresh(f"i{d}") for d in range(len(target)))
@@ -321,7 +323,7 @@ def _if_true(em: Emitter, mask: Value, shape: tuple[Extent, ...], row: str,
 def _compress(em: Emitter, node: Node) -> None:
     x, mask = node.inputs
     shape = dims(em, x)
-    check_extents(em, mask, shape[:mask.type.ndim], "boolean index")
+    check_extents(em, mask, shape[:mask.type.ndim], "boolean index", node.loc)
     rest = shape[mask.type.ndim:]
     count = _count_true(em, mask, shape[:mask.type.ndim])
     name = em.define(node.output)
@@ -337,7 +339,7 @@ def _compress(em: Emitter, node: Node) -> None:
 def _mask_scatter(em: Emitter, node: Node) -> None:
     x, v, mask = node.inputs
     shape = dims(em, x)
-    check_extents(em, mask, shape[:mask.type.ndim], "boolean index")
+    check_extents(em, mask, shape[:mask.type.ndim], "boolean index", node.loc)
     rest = shape[mask.type.ndim:]
     name = em.define(node.output)
     em.line(f"{name} = {em(x)}" if em.can_overwrite(x, node) else f"{name} = {em(x)}.copy()")
@@ -486,4 +488,4 @@ def _dyn_setitem(em: Emitter, node: Node) -> None:
     region = _region_dims(em, x, index, counts)
     name = em.define(node.output)
     em.line(f"{name} = {em(x)}" if em.can_overwrite(x, node) else f"{name} = {em(x)}.copy()")
-    _store_loop(em, name, x, entries, v, region)
+    _store_loop(em, name, x, entries, v, node.loc, region)

@@ -9,6 +9,7 @@ import contextlib
 import numpy as np
 
 from jitaic import config
+from jitaic.errors import at
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Value
 from jitaic.lower import blas
@@ -60,11 +61,14 @@ def _vector_matrix_loops(em: Emitter, a: Value, b: Value, out: Value) -> None:
             em.line(f"{name}[{j}] += {ak} * {cast(element, b.dtype, out.dtype)}")
 
 
-def _check_core_dims(em: Emitter, a: Value, b: Value) -> None:
-    """matmul's contracted extents, when one is known at run time only."""
+def _check_core_dims(em: Emitter, a: Value, b: Value, loc: object) -> None:
+    """matmul's contracted extents, when one is known at run time only (the
+    same run-time extent on both sides, as in ``x[:i] @ x[:i]``, agrees)."""
     ka, kb = extent(em, a, a.type.ndim - 1), extent(em, b, max(b.type.ndim - 2, 0))
+    if str(ka) == str(kb):
+        return
     with em.if_(f"{ka} != {kb}"):
-        em.raise_(f"rt.ContractedMismatch({ka}, {kb})")
+        em.raise_(f"rt.ContractedMismatch({ka}, {kb}, {at(loc)!r})")
 
 
 # BLAS does this many multiply-adds in the time a fused loop takes for one
@@ -81,7 +85,7 @@ def _matmul(em: Emitter, node: Node) -> None:
     dtype = out.dtype
     k = a.shape[-1]
     if None in (k, b.shape[max(b.type.ndim - 2, 0)]):
-        _check_core_dims(em, a, b)
+        _check_core_dims(em, a, b, node.loc)
     if dtype.kind == "f" and config.get("numpy_blas") and blas.AVAILABLE:
         _numpy_blas_matmul(em, a, b, out)
         return

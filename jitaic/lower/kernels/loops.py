@@ -42,10 +42,12 @@ def dims(em: Emitter, v: Value) -> tuple[Extent, ...]:
     return tuple(extent(em, v, k) for k in range(v.type.ndim))
 
 
-def check_extents(em: Emitter, v: Value, domain: tuple[Extent, ...], what: str) -> None:
+def check_extents(em: Emitter, v: Value, domain: tuple[Extent, ...], what: str,
+                  loc: object) -> None:
     """Raise at run time where a run-time extent of ``v`` and the extent it is
-    broadcast against differ (NumPy's broadcasting error; jitaic does not
-    stretch a run-time extent that turns out to be 1)."""
+    broadcast against differ (NumPy's broadcasting error, naming the user's
+    line ``loc``; jitaic does not stretch a run-time extent that turns out
+    to be 1)."""
     offset = len(domain) - v.type.ndim
     for k, d in enumerate(v.shape):
         target = domain[offset + k]
@@ -54,7 +56,7 @@ def check_extents(em: Emitter, v: Value, domain: tuple[Extent, ...], what: str) 
         mine = extent(em, v, k)
         if str(mine) != str(target):
             with em.if_(f"{mine} != {target}"):
-                em.raise_(f"rt.LengthsDiffer({what!r}, {mine}, {target})")
+                em.raise_(f"rt.LengthsDiffer({what!r}, {mine}, {target}, {at(loc)!r})")
 
 
 def check_index(em: Emitter, i: str, n: Extent, axis: int, loc: object) -> None:
