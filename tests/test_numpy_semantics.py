@@ -624,6 +624,16 @@ def test_an_unused_view_at_a_bad_run_time_index_still_raises() -> None:
     check_like_numpy(unused_row, np.ones((2, 3)), np.array([1]))
 
 
+def unused_sum_of_run_time_lengths(a, k):
+    a + a[k[0]:]  # noqa: B018  NumPy raises for it though nothing reads it
+    return a * 2.0
+
+
+def test_an_unused_sum_whose_run_time_lengths_differ_still_raises() -> None:
+    check_raises_like_numpy(unused_sum_of_run_time_lengths, np.ones(2), np.array([3]))
+    check_like_numpy(unused_sum_of_run_time_lengths, np.ones(2), np.array([0]))
+
+
 def test_an_array_stored_into_one_element_raises_numpys_value_error() -> None:
     check_raises_like_numpy(store_array_into_element, np.array(0.0), np.ones(1))
 

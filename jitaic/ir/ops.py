@@ -129,6 +129,16 @@ def _broadcast_dim(dims: tuple[int | None, ...]) -> int | None:
     return None if None in dims else 1
 
 
+def checked_when_run(*shapes: tuple[int | None, ...]) -> bool:
+    """Whether broadcasting operands of these shapes (distinct values) is
+    checked when it runs, and may raise there: a run-time extent meets an
+    extent other than 1 (a static n, or another run-time extent)."""
+    ndim = max((len(s) for s in shapes), default=0)
+    padded = [(1,) * (ndim - len(s)) + tuple(s) for s in shapes]
+    return any(None in column and sum(d != 1 for d in column) > 1
+               for column in zip(*padded, strict=True))
+
+
 def fits(v: tuple[int | None, ...], target: tuple[int | None, ...],
          checked_when_run: bool = False) -> bool:
     """Whether an array of shape ``v`` broadcasts into ``target`` (assignment).

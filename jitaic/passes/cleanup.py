@@ -9,7 +9,7 @@ import numpy as np
 
 from jitaic.ir import ops
 from jitaic.ir.graph import Graph, Node, Region
-from jitaic.ir.ops import ALLOCATES, EFFECTFUL, MAY_RAISE
+from jitaic.ir.ops import ALLOCATES, EFFECTFUL, ELEMENTWISE, MAY_RAISE
 from jitaic.passes.rewrite import Rebuilder
 
 
@@ -26,11 +26,22 @@ def eliminate_dead_code(graph: Graph) -> tuple[Graph, bool]:
 
 
 def _runs_anyway(node: Node, kept: set[str] = frozenset({EFFECTFUL})) -> bool:
-    """Kept though nothing reads it: a node with one of the ``kept`` traits, or
-    one with an effect (a run-time check) in its bodies (an if whose branch
+    """Kept though nothing reads it: a node with one of the ``kept`` traits
+    (an elementwise op broadcasting run-time lengths may raise too), or one
+    with an effect (a run-time check) in its bodies (an if whose branch
     raises)."""
-    return bool(node.op.traits & kept) or any(
-        EFFECTFUL in inner.op.traits for region in node.regions for inner in region.walk())
+    return bool(node.op.traits & kept) or (MAY_RAISE in kept and _may_not_broadcast(node)) \
+        or any(EFFECTFUL in inner.op.traits for region in node.regions
+               for inner in region.walk())
+
+
+def _may_not_broadcast(node: Node) -> bool:
+    """An elementwise node whose operands' run-time lengths may not broadcast
+    (NumPy raises ValueError for ``x + x[k:]`` even when the sum goes unused)."""
+    if ELEMENTWISE not in node.op.traits:
+        return False
+    distinct = {id(v): v.shape for v in node.inputs}
+    return ops.checked_when_run(*distinct.values())
 
 
 def _live_nodes(nodes, results, kept: set[str] = frozenset({EFFECTFUL})):
