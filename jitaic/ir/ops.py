@@ -129,6 +129,13 @@ def _broadcast_dim(dims: tuple[int | None, ...]) -> int | None:
     return None if None in dims else 1
 
 
+def memory_root(value):
+    """The value whose buffer ``value`` views (itself when it is no view)."""
+    while value.producer is not None and VIEW in value.producer.op.traits:
+        value = value.producer.inputs[0]
+    return value
+
+
 def checked_when_run(*shapes: tuple[int | None, ...]) -> bool:
     """Whether broadcasting operands of these shapes (distinct values) is
     checked when it runs, and may raise there: a run-time extent meets an
@@ -1039,6 +1046,8 @@ dyn_setitem = define("dyn_setitem", _dyn_setitem_infer, _dyn_setitem_reference,
 # The read of the region each store writes (undo logs, cotangents of slices,
 # simplification and in-place decisions pair a store with it).
 READ_OF_STORE = {setitem: getitem, dyn_setitem: dyn_getitem}
+# Stores the lowering may do in place, into their first input's buffer.
+STORES = (setitem, dyn_setitem, scatter)
 
 
 # ---------------------------------------------------------------- tapes

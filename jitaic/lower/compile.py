@@ -170,7 +170,7 @@ class Regions:
 
 
 def _result(em: Emitter, graph: Graph, v: Value) -> str:
-    if in_place.memory_root(v) in graph.params and v.type.ndim:
+    if ops.memory_root(v) in graph.params and v.type.ndim:
         # Never hand out the caller's buffer (or a view of it); copy before the
         # argument updates are written back.
         name = em.fresh("result")
@@ -183,7 +183,7 @@ def _write_updates(em: Emitter, graph: Graph, arg_names: list[str]) -> None:
     staged = []
     for index, v in graph.updates.items():
         source = em(v)
-        if in_place.memory_root(v) in graph.params and v.type.ndim:
+        if ops.memory_root(v) in graph.params and v.type.ndim:
             source = em.fresh("staged")
             em.line(f"{source} = {em(v)}.copy()")
         staged.append((index, source))

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Value
 from jitaic.lower.codegen import known_size
-from jitaic.lower.fusion import FusionGroup, Scheduled, kernels
+from jitaic.lower.fusion import FusionGroup, Scheduled, kernels, window_keys
 from jitaic.lower.kernels import element_cost
 
 
@@ -54,12 +54,6 @@ def decide(schedule: list[Scheduled], live_out: Sequence[Value],
     return Decisions(pairs, copied, placed, reuse, written & {id(p) for p in carried})
 
 
-def memory_root(value: Value) -> Value:
-    while value.producer is not None and ops.VIEW in value.producer.op.traits:
-        value = value.producer.inputs[0]
-    return value
-
-
 @dataclass
 class _Lifetimes:
     position: dict[int, int]  # node -> schedule position
@@ -92,7 +86,7 @@ def _lifetimes(live_out: Sequence[Value], schedule: list[Scheduled]) -> _Lifetim
     read_itself: dict[int, int] = {}
     views: dict[int, list[Node]] = {}
     for v in live_out:
-        last_use[id(memory_root(v))] = read_itself[id(memory_root(v))] = len(position) + 1
+        last_use[id(ops.memory_root(v))] = read_itself[id(ops.memory_root(v))] = len(position) + 1
     for node in reversed(nodes):
         reads = [*node.inputs, *(v for r in node.regions for inner in r.walk()
                                  for v in inner.inputs), *(v for r in node.regions
@@ -112,9 +106,6 @@ def _lifetimes(live_out: Sequence[Value], schedule: list[Scheduled]) -> _Lifetim
     return _Lifetimes(position, last_use, fresh, nodes, read_itself, views)
 
 
-STORES = (ops.setitem, ops.dyn_setitem, ops.scatter)
-
-
 def _overwritable(life: _Lifetimes, owned: set[int] = frozenset()
                   ) -> tuple[set[tuple[int, int]], set[int]]:
     """(value, node) pairs where the node is the last reader of a value's buffer
@@ -127,7 +118,7 @@ def _overwritable(life: _Lifetimes, owned: set[int] = frozenset()
     buffer would: the views are copied instead."""
     pairs, copied = set(), set()
     for n in life.nodes:
-        x = n.inputs[0] if n.op in STORES else None
+        x = n.inputs[0] if n.op in ops.STORES else None
         if x is None or id(x) not in life.fresh | life.loop_owned | owned:
             continue
         at = life.position[id(n)]
@@ -212,7 +203,7 @@ def _owned_params(carried: Sequence[Value], results: Sequence[Value],
                 or (node.regions and id(result) not in life.loop_owned)
                 or ops.VIEW in node.op.traits or node.op is ops.constant):
             continue
-        if node.op in STORES and node.inputs[0] is not p \
+        if node.op in ops.STORES and node.inputs[0] is not p \
                 and node.inputs[0].producer is None:
             continue  # it stores into another param's buffer
         if node.regions and any(out is result and init is not p and init.producer is None
@@ -238,8 +229,8 @@ def _reusable(life: _Lifetimes, schedule: list[Scheduled], owned: set[int] = fro
             continue
         inside = {id(n.output) for n in item.nodes}
         outside = [(n, v) for n in item.nodes for v in n.inputs if id(v) not in inside]
-        viewed = {id(memory_root(v)) for n, v in outside
-                  if ops.VIEW in n.op.traits or memory_root(v) is not v}
+        viewed = {id(ops.memory_root(v)) for n, v in outside
+                  if ops.VIEW in n.op.traits or ops.memory_root(v) is not v}
         candidates = [v for n, v in outside
                       if id(v) in life.fresh | owned and id(v) not in viewed
                       and life.last_use.get(id(v)) == p and v.shape == item.domain]
@@ -277,13 +268,27 @@ def _destinations(life: _Lifetimes, schedule: list[Scheduled], escaping: Sequenc
             continue
         x, v = store.inputs[:2]
         if (v not in group.stored or readers[id(v)] != 1 or (id(x), id(store)) not in pairs
-                or v.dtype != x.dtype or not v.type.static
-                or ops.slice_shape(x.shape, store.attrs["index"]) != v.shape
+                or v.dtype != x.dtype or not _fills_region(v, group, store)
                 or not _reads_target_only_at(group, store, _serial(group, parallel_min_work))):
             continue
         out[id(v)] = store
         group.into_regions += 1
     return out
+
+
+def _fills_region(v: Value, group: FusionGroup, store: Node) -> bool:
+    """The kernel's output ``v`` has the shape of the region ``store`` writes:
+    statically, or a run-time length the region's window has too (``g[:i] =
+    g[:i] + s * a[:i]``)."""
+    x, _, *values = store.inputs
+    region = ops.slice_shape(x.shape, store.attrs["index"])
+    if region != v.shape or v.shape != tuple(d if isinstance(d, int) else None
+                                             for d in group.domain):
+        return False
+    keys = window_keys(x.shape, store.attrs["index"], values)
+    return all(d is not None or (k < len(keys) and keys[k] is not None
+                                 and keys[k] == group.domain[k])
+               for k, d in enumerate(v.shape))
 
 
 def _reads_target_only_at(group: FusionGroup, store: Node, serial: bool) -> bool:
@@ -294,13 +299,13 @@ def _reads_target_only_at(group: FusionGroup, store: Node, serial: bool) -> bool
     at iteration i, before iteration i + 1 writes it); a parallel one may not,
     as another thread may have written them."""
     x = store.inputs[0]
-    root = memory_root(x)
+    root = ops.memory_root(x)
     inside = {id(n.output) for n in group.nodes}
     if id(root) in inside:
         return False
     for node in group.nodes:
         for w in node.inputs:
-            if id(w) in inside or memory_root(w) is not root:
+            if id(w) in inside or ops.memory_root(w) is not root:
                 continue
             read = w.producer
             if (read is None or read.op is not ops.READ_OF_STORE[store.op]
