@@ -272,6 +272,28 @@ def test_a_serial_kernel_may_read_ahead_of_the_region_it_writes(n) -> None:
     assert placed == [0, 0 if parallel else 1, 0]
 
 
+def window_updates(g, a, b):
+    g = g * 1.0
+    for i in range(1, g.shape[0]):
+        s = a[:i] @ b[:i]
+        t = s * a[:i]  # read by the last line only: sinks to it
+        g[:i] = g[:i] + s * b[:i]
+        g[:i] = g[:i] + t
+    return g
+
+
+def test_windows_of_one_run_time_length_fuse_and_write_in_place(rng) -> None:
+    """g[:i], a[:i] and b[:i] have one run-time length (same bounds, same
+    static extent): s * b[:i] and the sum fuse and write g's window in
+    place; t = s * a[:i], read only by the last sum, moves past the store
+    to fuse with it. No array is allocated in the loop (before: four)."""
+    g, a, b = (rng.standard_normal(7) for _ in range(3))
+    lowered = compile_and_check(window_updates, g, a, b)
+    assert kernels(lowered) == [Kernel((None,), ("multiply", "add"), 1, "read by dyn_setitem")] * 2
+    assert [group.into_regions for group in lowered.fusion_plan().kernels()] == [1, 1]
+    assert lowered.source().count("np.empty") == 0
+
+
 def take_then_clear(x):
     y = x * 2
     row = y[1].copy()

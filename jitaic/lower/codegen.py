@@ -96,8 +96,9 @@ def shape_text(dims: tuple[Extent, ...]) -> str:
 
 
 def known_size(dims: tuple[Extent, ...]) -> int | None:
-    """The number of elements, or None when some extent is a run-time value."""
-    if any(isinstance(d, str) for d in dims):
+    """The number of elements, or None when some extent is a run-time value
+    (source text, or a fusion domain's key for one)."""
+    if not all(isinstance(d, (int, np.integer)) for d in dims):
         return None
     return int(np.prod(dims, dtype=np.int64))
 

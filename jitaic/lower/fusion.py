@@ -14,6 +14,7 @@ value is computed before it is read.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -160,8 +161,9 @@ def _extents_text(domain: tuple) -> str:
 
 def _domain_key(v: Value) -> tuple:
     """What a kernel iterates over, as a grouping key: static extents, and for
-    each run-time extent the array it is read from (two slices x[:i] and
-    y[:j] have different run-time lengths, so their kernels stay apart)."""
+    each run-time extent the window it comes from (x[:i] and y[:i] of equal
+    static lengths have one run-time length; x[:i] and y[:j] stay apart), or
+    else the array it is read from."""
     key = []
     for axis, d in enumerate(v.shape):
         if d is not None:
@@ -175,8 +177,39 @@ def _domain_key(v: Value) -> tuple:
             if source is None:
                 break
             root, k = source, source.type.ndim - back
-        key.append((id(root), k))
+        key.append(_window_length(root, k) or (id(root), k))
     return tuple(key)
+
+
+def _window_length(v: Value, axis: int) -> tuple | None:
+    """For axis ``axis`` of a window ``x[a:b:c]`` with run-time bounds, a key
+    that two windows of the same length share (``window_keys``)."""
+    node = v.producer
+    if node is None or node.op is not ops.dyn_getitem:
+        return None
+    keys = window_keys(node.inputs[0].shape, node.attrs["index"], node.inputs[1:])
+    return keys[axis] if axis < len(keys) else None
+
+
+def window_keys(shape: tuple, index: tuple, values: Sequence[Value]) -> list[tuple | None]:
+    """Per axis of the region ``index`` selects from an array of ``shape``
+    (run-time inputs ``values``): for a window with run-time bounds, the
+    array's static extent there and the bounds (values by identity), equal
+    for windows of equal length; None for any other axis."""
+    values, keys = iter(values), []
+    for dim, entry in enumerate(index):
+        if ops.is_range(entry):
+            _, start, stop, step = entry
+            bounds = [("value", id(next(values))) if b == ops.DYNAMIC else b
+                      for b in (start, stop)]
+            n = shape[dim]
+            keys.append(None if n is None else ("window", n, *bounds, step))
+            continue
+        if entry == ops.DYNAMIC or ops.is_dynamic_slice(entry):
+            next(values)
+        if entry != ops.DYNAMIC and not isinstance(entry, (int, np.integer)):
+            keys.append(None)
+    return keys
 
 
 def _fusible(node: Node) -> bool:
@@ -193,6 +226,7 @@ def plan(nodes: Sequence[Node], escaping: Sequence[Value]) -> list[Scheduled]:
     schedule: list[Scheduled] = []
     open_groups: dict[tuple[int, ...], FusionGroup] = {}
     owner: dict[int, FusionGroup] = {}
+    nodes = _sunk_to_their_readers(nodes, escaping)
 
     def seal(group: FusionGroup, why: str) -> None:
         if open_groups.get(group.domain) is group:
@@ -229,6 +263,58 @@ def plan(nodes: Sequence[Node], escaping: Sequence[Value]) -> list[Scheduled]:
         seal(g, "end of block")
     _mark_stored(escaping, schedule, owner)
     return _fuse_rows(schedule)
+
+
+def _sunk_to_their_readers(nodes: Sequence[Node], escaping: Sequence[Value]) -> list[Node]:
+    """The block with each elementwise node that one elementwise node of its
+    domain reads, and nothing else, moved to just before that reader: the two
+    then fuse, where a kernel sealed between them (by a store, a dot
+    product) would leave the first one's output an array of its own."""
+    readers: dict[int, list[Node]] = defaultdict(list)
+    for node in nodes:
+        for v in node.inputs:
+            readers[id(v)].append(node)
+        for region in node.regions:  # bodies read outer values
+            for v in (*(v for inner in region.walk() for v in inner.inputs), *region.results):
+                readers[id(v)].append(node)
+    for v in escaping:
+        readers[id(v)].append(None)
+    position = {id(node): k for k, node in enumerate(nodes)}
+    sunk: dict[int, list[Node]] = defaultdict(list)  # reader -> nodes placed before it
+    moved = set()
+    for k, node in enumerate(nodes):
+        if not _fusible(node) or len(node.outputs) != 1:
+            continue
+        (reader, *others) = readers[id(node.output)] or [None]
+        if others or reader is None or not _fusible(reader) \
+                or _domain_key(reader.output) != _domain_key(node.output) \
+                or _overwrites_its_inputs(nodes[k + 1:position[id(reader)]], node):
+            continue
+        sunk[id(reader)].append(node)
+        moved.add(id(node))
+    if not moved:
+        return list(nodes)
+    order: list[Node] = []
+
+    def place(node: Node) -> None:
+        for earlier in sunk.get(id(node), ()):
+            place(earlier)
+        order.append(node)
+
+    for node in nodes:
+        if id(node) not in moved:
+            place(node)
+    return order
+
+
+def _overwrites_its_inputs(between: Sequence[Node], node: Node) -> bool:
+    """Whether moving ``node`` past ``between`` would make it read a buffer
+    after a store or a loop there may have written it in place (the store
+    would then copy the array instead)."""
+    roots = {id(ops.memory_root(v)) for v in node.inputs if v.type.ndim}
+    return any(other.regions or (other.op in ops.STORES
+                                 and id(ops.memory_root(other.inputs[0])) in roots)
+               for other in between)
 
 
 def _as_kernel(item: Node | FusionGroup) -> FusionGroup | None:
@@ -347,6 +433,8 @@ def emit_group(em: Emitter, group: FusionGroup, rows: tuple[str, ...] = ()) -> N
     domain = dims(em, first.inputs[0] if first is group.reduction else first.output)
     for node in group.nodes:
         for v in node.inputs:
+            if v.type.ndim == len(group.domain) and _domain_key(v) == group.domain:
+                continue  # provably the domain's lengths (x[:i] + y[:i])
             check_extents(em, v, domain, f"operands could not be broadcast together in "
                           f"{node.op.name}", node.loc)
     fortran = not rows and _in_fortran_order(em, group)
