@@ -1049,6 +1049,15 @@ READ_OF_STORE = {setitem: getitem, dyn_setitem: dyn_getitem}
 # Stores the lowering may do in place, into their first input's buffer.
 STORES = (setitem, dyn_setitem, scatter)
 
+# What one element of these ops costs next to a simple add or multiply (~0.3 ns
+# a lane here), measured in vectorised loops (vecmath) or libm calls. The
+# parallel threshold weighs a loop's elements by them (a tanh chain of 1e5
+# elements is 0.5 ms of work on one core, far above a thread launch), and a
+# loop's gradient saves their results rather than computing them again.
+ELEMENT_COST = {exp: 6, expm1: 6, log: 8, log1p: 8, tanh: 9, power: 25, sin: 15, cos: 15,
+                tan: 20, arcsin: 15, arccos: 15, arctan: 15, arctan2: 20, sinh: 15, cosh: 15,
+                arcsinh: 20, arccosh: 20, arctanh: 20, exp2: 15, log2: 15, log10: 15, cbrt: 15}
+
 
 # ---------------------------------------------------------------- tapes
 # A tape is a stack whose length is known only at run time (leading dimension

@@ -85,20 +85,9 @@ class LoopNest:
         return None if size is None else size * self.cost
 
 
-# What one element of these ops costs next to a simple add or multiply (~0.3 ns
-# a lane here), measured in vectorised loops (vecmath) or libm calls. The
-# parallel threshold weighs a loop's elements by them: a tanh chain of 1e5
-# elements is 0.5 ms of work on one core, far above a thread launch.
-ELEMENT_COST = {ops.exp: 6, ops.expm1: 6, ops.log: 8, ops.log1p: 8, ops.tanh: 9,
-                ops.power: 25, ops.sin: 15, ops.cos: 15, ops.tan: 20, ops.arcsin: 15,
-                ops.arccos: 15, ops.arctan: 15, ops.arctan2: 20, ops.sinh: 15, ops.cosh: 15,
-                ops.arcsinh: 20, ops.arccosh: 20, ops.arctanh: 20, ops.exp2: 15,
-                ops.log2: 15, ops.log10: 15, ops.cbrt: 15}
-
-
 def element_cost(nodes: Sequence[Node]) -> int:
     """The cost of one element of a loop running ``nodes`` (1 for plain arithmetic)."""
-    return 1 + sum(ELEMENT_COST.get(n.op, 0) for n in nodes)
+    return 1 + sum(ops.ELEMENT_COST.get(n.op, 0) for n in nodes)
 
 
 def load(em: Emitter, value: Value, nest: LoopNest, name: str | None = None) -> str:
