@@ -181,7 +181,8 @@ def _static_int(v: Value) -> int | None:
 
 def _backward_loop(init: list[Value], body: Region, n: object, restore: Callable,
                    cotangents: list, backpropagate: Callable, read_next: bool = True,
-                   undo: undo_log.Plan | None = None) -> list:
+                   undo: undo_log.Plan | None = None,
+                   kept: Callable[[object], dict[int, Value]] | None = None) -> list:
     """The reverse sweep shared by for and while loops.
 
     Iteration ``t`` runs from ``n - 1`` down to 0: ``restore(t)`` gives the body's
@@ -191,7 +192,9 @@ def _backward_loop(init: list[Value], body: Region, n: object, restore: Callable
     from ``restore(t + 1)`` where ``read_next``). Cotangents of outer values the
     body reads are summed over iterations. Carried arrays with an undo log
     (``undo``; restore gives None for them) are carried backwards too, each
-    iteration writing back what the forward iteration overwrote.
+    iteration writing back what the forward iteration overwrote. ``kept(t)``
+    gives body values the recording saved at iteration ``t`` (read, not
+    recomputed).
     """
     float_carried = [j for j, v in enumerate(init) if v.dtype.kind == "f"]
     captured = [v for v in _captured(body) if v.dtype.kind == "f"]
@@ -211,6 +214,8 @@ def _backward_loop(init: list[Value], body: Region, n: object, restore: Callable
         starts = undo_log.rebuild_iteration(undo, t, ends, bindings, carried) if undo else []
         aliases: dict[int, Value] = {}
         known = _saved_results(body, restore(t + 1)[1]) if read_next else {}
+        if kept is not None:
+            known.update(kept(t))
         nodes, results = _replay(body, bindings, known, aliases,
                                  instead=undo_log.element_reads_bypassing(undo) if undo else None)
         # the outer values' cotangents accumulate into the carried sums
@@ -295,11 +300,15 @@ def _for_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
     stacked = [j for j in range(k) if j not in chains]
     entry_types = undo_log.entry_types(chains)
     log_at = undo_log.entry_offsets(chains)
+    expensive = [] if _differentiated_again() else _expensive_values(body, n)
+    n_logs = len(entry_types)
+    recorded = Region(body.params, body.nodes, (*body.results, *expensive))
 
     def record(i, *state):
         carried = state[:k]
         stacks = list(state[k:k + len(stacked)])
-        logs = list(state[k + len(stacked):])
+        logs = list(state[k + len(stacked):k + len(stacked) + n_logs])
+        saves = list(state[k + len(stacked) + n_logs:])
         t = (i - start) // step
         for m, j in enumerate(stacked):
             stacks[m][t] = carried[j]
@@ -309,20 +318,25 @@ def _for_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
                 for m, entry in enumerate(undo_log.overwritten(write, inputs, env)):
                     logs[first + m][t] = entry
 
-        _, results = _replay(body, {id(index_param): i.value, **{
+        _, results = _replay(recorded, {id(index_param): i.value, **{
             id(p): c.value for p, c in zip(carried_params, carried, strict=True)}},
             before=log_overwritten)
-        return (*(new_tracer(r) for r in results), *stacks, *logs)
+        for m, value in enumerate(results[k:]):
+            saves[m][t] = new_tracer(value)
+        return (*(new_tracer(r) for r in results[:k]), *stacks, *logs, *saves)
 
     def recording_loop():
         # n + 1 rows: the final carried values go in the last one
         stacks = [tnp.full_value((n + 1, *init[j].shape), 0, init[j].dtype) for j in stacked]
         logs = [tnp.full_value((n, *shape), 0, dtype) for shape, dtype in entry_types]
+        saves = [tnp.full_value((n, *v.shape), 0, v.dtype) for v in expensive]
         return control_flow.for_loop(start, stop, step, record,
-                                     [*(new_tracer(v) for v in init), *stacks, *logs])
+                                     [*(new_tracer(v) for v in init), *stacks, *logs, *saves])
 
     outs = _in_place_of(node, 0, recording_loop)
-    filled, logs = outs[k:k + len(stacked)], outs[k + len(stacked):]
+    filled = outs[k:k + len(stacked)]
+    logs = outs[k + len(stacked):k + len(stacked) + n_logs]
+    saves = outs[k + len(stacked) + n_logs:]
     for stack, j in zip(filled, stacked, strict=True):
         stack[n] = new_tracer(node.outputs[j])
 
@@ -337,7 +351,39 @@ def _for_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
     undo = undo_log.Plan(chains, {j: carried_params[j] for j in chains},
                      {j: node.outputs[j] for j in chains},
                      lambda t: [log[t] for log in logs]) if chains else None
-    return _backward_loop(init, body, n, restore, cotangents, backpropagate, undo=undo)
+
+    def kept(t):
+        return {id(v): tnp.astype(save[t], v.dtype).value
+                for v, save in zip(expensive, saves, strict=True)}
+
+    return _backward_loop(init, body, n, restore, cotangents, backpropagate, undo=undo,
+                          kept=kept if expensive else None)
+
+
+# A loop's gradient saves per iteration the results of expensive elementwise
+# ops (a power, an exponential: ops.ELEMENT_COST) up to this many elements in
+# all, instead of computing them again in the reverse loop.
+SAVED_ELEMENTS = 1 << 22
+_EXPENSIVE = 6  # an exponential's cost
+
+
+def _expensive_values(body: Region, n: int) -> list[Value]:
+    """The body's float values the reverse loop would recompute at a cost
+    (ops.ELEMENT_COST) and the recording saves instead, within SAVED_ELEMENTS
+    for ``n`` iterations; not the carried results (saved anyway)."""
+    results = {id(v) for v in body.results}
+    out, budget = [], SAVED_ELEMENTS
+    for node in body.nodes:
+        if ops.ELEMENT_COST.get(node.op, 0) < _EXPENSIVE or len(node.outputs) != 1:
+            continue
+        v = node.output
+        if v.dtype.kind != "f" or v.type.weak or not v.type.static or id(v) in results:
+            continue
+        size = n * int(np.prod(v.shape, dtype=np.int64))
+        if size <= budget:
+            out.append(v)
+            budget -= size
+    return out
 
 
 REGION_VJP_RULES[ops.for_loop] = _for_vjp
