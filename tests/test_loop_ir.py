@@ -113,6 +113,31 @@ def test_a_branch_of_comments_only_still_has_a_statement():
     assert _lines(em) == ["if c:", "# nothing to do", "pass", "else:", "x = 1"]
 
 
+def test_unread_pure_values_are_dropped_and_read_ones_kept():
+    """A view of a view that nothing reads goes (both); one a store reads
+    stays, and so does an impure assignment nothing reads."""
+    em = _emitter(parallel=False)
+    em.pure("row", "x[i]")
+    em.pure("part", "row[1:3]")  # unread: then row is unread too
+    em.pure("col", "x[:, j]")
+    em.assign("y", "rt.effect()")  # not pure: stays
+    with em.loops([("k", 4)]):
+        em.store("out", ["k"], "col[k]")
+    assert _lines(em) == ["col = x[:, j]", "y = rt.effect()", "for k in range(4):",
+                          "out[k] = col[k]"]
+
+
+def test_equal_scalar_constants_are_one_variable_on_top():
+    def f(x):
+        for i in range(3):
+            x = x * 2.0 + i
+        return x * 2.0
+
+    source = jitaic.jit(f, mode="ast").lower(np.ones(3)).source()
+    assert source.count("np.float64(2.0)") == 1
+    assert source.index("np.float64(2.0)") < source.index("    for it in range(")
+
+
 def softmax(x):
     e = np.exp(x - x.max(axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)

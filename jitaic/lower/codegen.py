@@ -141,6 +141,8 @@ class Emitter:
         self.constants: list[object] = []  # array constants (and tape pools), as arguments
         self.tape_pools: dict[int, str] = {}  # tape slot -> its pool argument
         self.constant_names: list[str] = []
+        self.scalar_constants: dict[str, str] = {}  # literal -> its variable
+        self.prologue: list[loop_ir.Stmt] = []  # statements at the top of the function
         self.parallel_min_work: int | None = None  # None: serial loops only
         self.uses_prange = False
         self.launches_threads = False  # a prange, or a helper that runs one (rt.split_dot)
@@ -157,6 +159,14 @@ class Emitter:
         self.constants.append(value)
         self.constant_names.append(self.fresh(f"const{len(self.constants) - 1}"))
         return self.constant_names[-1]
+
+    def scalar_constant(self, value: Value, text: str) -> None:
+        """``value`` as a variable holding the literal ``text``, assigned once
+        at the top of the function however often the graph holds it."""
+        if text not in self.scalar_constants:
+            self.scalar_constants[text] = self.fresh("k")
+            self.prologue.append(loop_ir.Assign(self.scalar_constants[text], text, pure=True))
+        self.alias(value, self.scalar_constants[text])
 
     def take(self, decisions) -> None:
         """Add one block's in-place decisions (``in_place.decide``)."""
@@ -227,6 +237,15 @@ class Emitter:
 
     def assign(self, target: str, expr: str) -> None:
         self.emit(loop_ir.Assign(target, expr))
+
+    def pure(self, target: str, expr: str) -> None:
+        """``target = expr``, an expression with no effect (a view, an element
+        of an array, index arithmetic): dropped if nothing reads ``target``."""
+        self.emit(loop_ir.Assign(target, expr, pure=True))
+
+    def view(self, value: Value, expr: str, layout: str = "C") -> None:
+        """Define ``value`` as ``expr``, an expression with no effect."""
+        self.pure(self.define(value, layout=layout), expr)
 
     def store(self, array: str, index: Sequence[str], expr: str) -> None:
         self.emit(loop_ir.Store(array, tuple(index), expr))
@@ -348,7 +367,8 @@ class Emitter:
         """The function emitted so far, after the loop passes; its parameters
         are ``params`` then the array constants."""
         fn = loop_ir.Function(name, list(params), self.body, self.fresh, self.constant_arg,
-                              self.constant_names, self.parallel_min_work)
+                              self.constant_names, self.parallel_min_work,
+                              prologue=list(self.prologue))
         loop_ir.run_passes(fn)
         self.uses_prange |= fn.uses_prange
         self.launches_threads |= fn.uses_prange

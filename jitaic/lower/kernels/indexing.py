@@ -30,7 +30,7 @@ def _reshape(em: Emitter, node: Node) -> None:
     (x,) = node.inputs
     out = node.output
     if out.type.ndim == 0:  # size-1 array -> scalar
-        em.line(f"{em.define(out)} = {em(x)}[{', '.join(['0'] * x.type.ndim) or '()'}]")
+        em.view(out, f"{em(x)}[{', '.join(['0'] * x.type.ndim) or '()'}]")
     elif x.type.ndim == 0:
         em.line(f"{em.define(out)} = np.full({out.shape}, {em(x)}, {np_type(out.dtype)})")
     else:
@@ -38,7 +38,7 @@ def _reshape(em: Emitter, node: Node) -> None:
         shape = tuple(d if d is not None else extent(em, x, moved[k])
                       for k, d in enumerate(out.shape))
         source = em(x) if em.layout(x) == "C" else f"np.ascontiguousarray({em(x)})"
-        em.line(f"{em.define(out)} = {source}.reshape({shape_text(shape)})")
+        em.view(out, f"{source}.reshape({shape_text(shape)})")
 
 
 @lowering(ops.transpose)
@@ -53,7 +53,7 @@ def _transpose(em: Emitter, node: Node) -> None:
     # numba types np.transpose(x, perm) as layout "A", which sends np.dot down
     # a copying slow path (4x on a matrix-vector product); x.T keeps C <-> F.
     view = f"{em(x)}.T" if layout != "A" else f"np.transpose({em(x)}, {perm})"
-    em.line(f"{em.define(node.output, layout=layout)} = {view}")
+    em.view(node.output, view, layout)
 
 
 @lowering(ops.broadcast_to)
@@ -63,7 +63,7 @@ def _broadcast_to(em: Emitter, node: Node) -> None:
     if x.type.ndim == 0:
         em.line(f"{em.define(out)} = np.full({out.shape}, {em(x)}, {np_type(out.dtype)})")
     else:
-        em.line(f"{em.define(out, layout='A')} = np.broadcast_to({em(x)}, {out.shape})")
+        em.view(out, f"np.broadcast_to({em(x)}, {out.shape})", "A")
 
 
 # A broadcast scalar joins the kernels that read it (they read the scalar)
@@ -93,7 +93,7 @@ def _getitem(em: Emitter, node: Node) -> None:
         em.alias(out, em(x), em.layout(x))
         return
     layout = _view_layout(em, x, index)
-    em.line(f"{em.define(out, layout=layout)} = {em(x)}[{index_text(index)}]")
+    em.view(out, f"{em(x)}[{index_text(index)}]", layout)
 
 
 def _store_loop(em: Emitter, name: str, x: Value, index: tuple, v: Value, loc: object,
@@ -448,7 +448,7 @@ def _dyn_getitem(em: Emitter, node: Node) -> None:
     if id(out) in em.copied:  # a later store overwrites x in place
         em.line(f"{em.define(out)} = {em(x)}[{subscript}].copy()")
         return
-    em.line(f"{em.define(out, layout='A')} = {em(x)}[{subscript}]")
+    em.view(out, f"{em(x)}[{subscript}]", "A")
     if out.type.ndim:
         em.view_starts[id(out)] = _normalised_starts(em, x, index, dyn)
 
@@ -465,8 +465,7 @@ def _normalised_starts(em: Emitter, x: Value, index: tuple, dyn: Sequence[Value]
     for dim, (template, entry) in enumerate(zip(index, entries, strict=True)):
         if template == ops.DYNAMIC:
             first = em.fresh("row")
-            em.line(f"{first} = max({entry} + {extent(em, x, dim)} if {entry} < 0 "
-                    f"else {entry}, 0)")
+            em.pure(first, f"max({entry} + {extent(em, x, dim)} if {entry} < 0 else {entry}, 0)")
             out.append(first)
         elif isinstance(template, tuple) and isinstance(entry[0], str):
             first = em.fresh("first") if ops.is_dynamic_slice(template) else entry[0]
