@@ -73,7 +73,7 @@ def _lower_node(em: Emitter, node: Node) -> None:
     rule = LOWERINGS.get(node.op)
     if rule is None:
         raise CompileError(f"no lowering for op {node.op.name} (a jitaic bug)")
-    if node.loc is not None:
+    if node.loc is not None and node.op is not ops.constant:  # constants go on top
         em.comment(f"{node.op.name}  {node.loc}")
     rule(em, node)
 

@@ -16,7 +16,7 @@ from jitaic.lower.kernels.loops import extent, lowering
 def _constant(em: Emitter, node: Node) -> None:
     value = node.attrs["value"]
     if value.ndim == 0:
-        em.line(f"{em.define(node.output, 'k')} = {literal(value.item(), value.dtype)}")
+        em.scalar_constant(node.output, literal(value.item(), value.dtype))
     else:
         em.alias(node.output, em.constant_arg(value))
 
