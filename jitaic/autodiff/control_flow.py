@@ -300,7 +300,8 @@ def _for_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
     stacked = [j for j in range(k) if j not in chains]
     entry_types = undo_log.entry_types(chains)
     log_at = undo_log.entry_offsets(chains)
-    expensive = [] if _differentiated_again() else _expensive_values(body, n)
+    expensive = [] if _differentiated_again() else _expensive_values(
+        body, SAVED_ELEMENTS // max(n, 1))
     n_logs = len(entry_types)
     recorded = Region(body.params, body.nodes, (*body.results, *expensive))
 
@@ -360,30 +361,43 @@ def _for_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
                           kept=kept if expensive else None)
 
 
-# A loop's gradient saves per iteration the results of expensive elementwise
-# ops (a power, an exponential: ops.ELEMENT_COST) up to this many elements in
-# all, instead of computing them again in the reverse loop.
+# A loop's gradient saves per iteration the results that cost more to compute
+# than to keep: those of expensive elementwise ops (a power, an exponential:
+# ops.ELEMENT_COST) and of reductions and products smaller than what they
+# read (a dot product of two rows), up to this many elements in all (a while
+# loop: per iteration, a 1024th of it), instead of computing them again in the
+# reverse loop.
 SAVED_ELEMENTS = 1 << 22
 _EXPENSIVE = 6  # an exponential's cost
 
 
-def _expensive_values(body: Region, n: int) -> list[Value]:
+def _expensive_values(body: Region, per_iteration: int) -> list[Value]:
     """The body's float values the reverse loop would recompute at a cost
-    (ops.ELEMENT_COST) and the recording saves instead, within SAVED_ELEMENTS
-    for ``n`` iterations; not the carried results (saved anyway)."""
+    and the recording saves instead, ``per_iteration`` elements at most; not
+    the carried results (saved anyway)."""
     results = {id(v) for v in body.results}
-    out, budget = [], SAVED_ELEMENTS
+    out, budget = [], per_iteration
     for node in body.nodes:
-        if ops.ELEMENT_COST.get(node.op, 0) < _EXPENSIVE or len(node.outputs) != 1:
+        if len(node.outputs) != 1 or not _worth_saving(node):
             continue
         v = node.output
         if v.dtype.kind != "f" or v.type.weak or not v.type.static or id(v) in results:
             continue
-        size = n * int(np.prod(v.shape, dtype=np.int64))
+        size = int(np.prod(v.shape, dtype=np.int64))
         if size <= budget:
             out.append(v)
             budget -= size
     return out
+
+
+def _worth_saving(node: Node) -> bool:
+    if ops.ELEMENT_COST.get(node.op, 0) >= _EXPENSIVE:
+        return True
+    if node.op is not ops.matmul and ops.REDUCTION not in node.op.traits:
+        return False
+    size = int(np.prod(node.output.shape, dtype=np.int64))
+    return any(not v.type.static or int(np.prod(v.shape, dtype=np.int64)) > size
+               for v in node.inputs)
 
 
 REGION_VJP_RULES[ops.for_loop] = _for_vjp
@@ -422,6 +436,10 @@ def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
     log_at = undo_log.entry_offsets(chains)
     slots = [next(_TAPE_SLOTS) for _ in stacked]
     log_slots = [next(_TAPE_SLOTS) for _ in entry_types]
+    expensive = _expensive_values(body, SAVED_ELEMENTS >> 10)
+    save_slots = [next(_TAPE_SLOTS) for _ in expensive]
+    n_logs = len(entry_types)
+    recorded = Region(body.params, body.nodes, (*body.results, *expensive))
 
     def push(tape: Tracer, row: Tracer, count: Tracer, slot: int) -> Tracer:
         return new_tracer(builder.emit(ops.tape_push, [tape.value, row.value, count.value],
@@ -430,7 +448,8 @@ def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
     def record(*carried):
         values = carried[:k]
         tapes = carried[k:k + len(stacked)]
-        logs = list(carried[k + len(stacked):-1])
+        logs = list(carried[k + len(stacked):k + len(stacked) + n_logs])
+        saves = carried[k + len(stacked) + n_logs:-1]
         count = carried[-1]
         pushed = [push(tape, values[m], count, slot)
                   for tape, m, slot in zip(tapes, stacked, slots, strict=True)]
@@ -440,11 +459,15 @@ def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
                 for m, entry in enumerate(undo_log.overwritten(write, inputs, env)):
                     logs[first + m] = push(logs[first + m], entry, count, log_slots[first + m])
 
-        _, results = _replay(body, {id(p): v.value for p, v in
-                                    zip(body.params, values, strict=True)},
+        _, results = _replay(recorded, {id(p): v.value for p, v in
+                                        zip(body.params, values, strict=True)},
                              before=log_overwritten)
+        kept = [push(tape, new_tracer(r), count, slot)
+                for tape, r, slot in zip(saves, results[len(body.results):], save_slots,
+                                         strict=True)]
         advanced = [values[0] + new_tracer(step)] if index is not None else []
-        return (*advanced, *(new_tracer(r) for r in results), *pushed, *logs, count + 1)
+        return (*advanced, *(new_tracer(r) for r in results[:len(body.results)]), *pushed,
+                *logs, *kept, count + 1)
 
     def new_tape(shape: tuple, dtype: np.dtype, slot: int) -> Tracer:
         return new_tracer(builder.emit(ops.tape_new, [], {"shape": shape, "dtype": dtype,
@@ -455,12 +478,16 @@ def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
                  for m, slot in zip(stacked, slots, strict=True)]
         logs = [new_tape(shape, dtype, slot)
                 for (shape, dtype), slot in zip(entry_types, log_slots, strict=True)]
+        saves = [new_tape(v.shape, v.dtype, slot)
+                 for v, slot in zip(expensive, save_slots, strict=True)]
         zero = tnp.astype(tnp.as_tracer(0), np.int64)
-        return control_flow.while_loop(keep_going, record, [*state, *tapes, *logs, zero])
+        return control_flow.while_loop(keep_going, record,
+                                       [*state, *tapes, *logs, *saves, zero])
 
     outs = _in_place_of(node, offset, recording_loop)
     filled = outs[k:k + len(stacked)]
-    logs, count = outs[k + len(stacked):-1], outs[-1]
+    logs = outs[k + len(stacked):k + len(stacked) + n_logs]
+    saves, count = outs[k + len(stacked) + n_logs:-1], outs[-1]
     finals = [*outs[:offset], *(new_tracer(v) for v in node.outputs)]
     filled = [push(tape, finals[m], count, slot)  # the end state
               for tape, m, slot in zip(filled, stacked, slots, strict=True)]
@@ -483,8 +510,12 @@ def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
                      {j: node.outputs[j] for j in chains},
                      lambda t: [new_tracer(row(log, t), scalar=False) for log in logs]
                      ) if chains else None
+
+    def kept(t):
+        return {id(v): row(save, t) for v, save in zip(expensive, saves, strict=True)}
+
     return _backward_loop(list(init), body, count, restore, cotangents, backpropagate,
-                          undo=undo)
+                          undo=undo, kept=kept if expensive else None)
 
 
 REGION_VJP_RULES[ops.while_loop] = _while_vjp
