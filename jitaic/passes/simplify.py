@@ -31,13 +31,23 @@ def rule(*op_list: ops.Op, table: dict[ops.Op, list[Rule]] = RULES):
     return register
 
 
+def _constant(v: Value) -> np.ndarray | None:
+    """The values of a constant, a filled array, or a broadcast of either (a
+    gradient's seed), else None."""
+    node = v.producer
+    while node is not None and node.op is ops.broadcast_to:
+        node = node.inputs[0].producer
+    if node is None:
+        return None
+    if node.op is ops.full:
+        return np.asarray(node.attrs["fill"], node.output.dtype)
+    return node.attrs["value"] if node.op is ops.constant else None
+
+
 def _scalar(v: Value) -> float | None:
     """The value of a constant whose elements are all equal, else None."""
-    node = v.producer
-    if node is None or node.op is not ops.constant:
-        return None
-    value = node.attrs["value"]
-    if value.size == 0 or np.any(value != value.flat[0]):
+    value = _constant(v)
+    if value is None or value.size == 0 or np.any(value != value.flat[0]):
         return None
     return value.flat[0].item()
 
@@ -59,7 +69,7 @@ def _other(node: Node, value: float) -> Value | None:
 
 
 def _is_negzero(v: Value) -> bool:
-    value = v.producer.attrs["value"]
+    value = _constant(v)
     return bool(np.signbit(np.real(value)).any() or np.signbit(np.imag(value)).any())
 
 
@@ -82,6 +92,16 @@ def divide_by_one(node: Node, rb: Rebuilder) -> Value | None:
     if node.output.dtype.kind == "c":
         return None
     return x if _scalar(c) == 1 and _same_type(node, x) else None
+
+
+@rule(ops.floor_divide)
+def floor_divide_by_one(node: Node, rb: Rebuilder) -> Value | None:
+    """i // 1 -> i  (integers: a float's floor differs; a loop's iteration
+    number from its index)"""
+    x, c = node.inputs
+    if node.output.dtype.kind not in "iu" or _scalar(c) != 1:
+        return None
+    return x if _same_type(node, x) else None
 
 
 @rule(ops.true_divide)
