@@ -112,8 +112,7 @@ def _what_to_log(chain: list[Write], body: Region) -> list[Write]:
                      and all(a is b for a, b in zip(e.values, w.values, strict=True))
                      for e in out)
         logged = tuple(id(v) in saved for v in w.values)
-        recipe = _recipe([v for v, saved in zip(w.values, logged, strict=True) if not saved],
-                         body)
+        recipe = _recipe([v for v, log in zip(w.values, logged, strict=True) if not log], body)
         out.append(replace(w, logged=logged, recipe=recipe, repeat=repeat))
     return out
 
@@ -345,8 +344,8 @@ def _undone(x: Tracer, chain: list[Write], entries: list[Tracer], env: dict[int,
 
 
 def _recompute(recipe: tuple[Node, ...], env: dict[int, Value]) -> None:
-    """Emit a write's recipe again, its results going into ``env`` (values a
-    saved index's recomputation would make are dead code, dropped)."""
+    """Emit a write's recipe again (the nodes computing the indices it does
+    not save) where ``env`` lacks their results, which go into ``env``."""
     for node in recipe:
         if id(node.output) not in env:
             env[id(node.output)] = current().builder.emit(
