@@ -638,6 +638,10 @@ def test_an_array_stored_into_one_element_raises_numpys_value_error() -> None:
     check_raises_like_numpy(store_array_into_element, np.array(0.0), np.ones(1))
 
 
+def test_an_array_stored_into_a_complex_element_raises_numpys_type_error() -> None:
+    check_raises_like_numpy(store_array_into_element, np.array(0j, np.complex64), np.ones(1))
+
+
 def test_a_masked_store_casts_the_value_to_the_arrays_dtype_first() -> None:
     check_like_numpy(fill_positive_with_uint64_max, np.array([3, 0], np.int32))
 

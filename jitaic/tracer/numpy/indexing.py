@@ -437,6 +437,9 @@ def setitem(self: Tracer, key: object, value: object) -> None:
         raise unsupported("assignment with None (np.newaxis) in the index")
     v = as_tracer(value)
     if _selects_one_element(key, self.ndim) and v.ndim and self.dtype != np.bool_:
+        if self.dtype.kind == "c":  # NumPy converts the value to a Python complex
+            raise TypeError(f"only 0-dimensional arrays can be converted to Python "
+                            f"scalars{at(user_location())}")
         raise ValueError(f"setting an array element with a sequence.{at(user_location())}")
     v = _without_leading_ones(v, len(ops.slice_shape(self.shape, index)))
     if v.dtype != self.dtype:
