@@ -164,7 +164,8 @@ class Specialization:
         if self.traced.out_tree != LEAF or self.compiled.constants:
             return None
         described = self.traced.out_leaves[0]
-        if described[0] != "result" or described[1] != 0 or described[3] is not None:
+        if described[0] != "result" or described[1] != 0 or described[3] is not None \
+                or described[4] is not None:
             return None
         value = self.graph.results[0]
         if value.type.ndim > 0:
@@ -207,11 +208,14 @@ def _output_converters(traced: Traced) -> list[Callable]:
         if described[0] == "static":
             converters.append(lambda raw, leaves, v=described[1]: v)
             continue
-        _, i, as_scalar, argument = described
+        _, i, as_scalar, argument, kind = described
         value = traced.graph.results[i]
         dtype = value.dtype
         if argument is not None:
             converters.append(lambda raw, leaves, k=argument: leaves[k])
+        elif kind is not None:  # a scalar on some paths, a 0-d array on others
+            converters.append(lambda raw, leaves, i=i, k=kind, d=dtype:
+                              d.type(raw[i]) if raw[k] else np.array(raw[i], dtype=d))
         elif as_scalar:
             converters.append(lambda raw, leaves, i=i, t=dtype.type: t(raw[i]))
         elif value.type.ndim == 0:

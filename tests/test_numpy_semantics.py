@@ -646,6 +646,42 @@ def test_a_masked_store_casts_the_value_to_the_arrays_dtype_first() -> None:
     check_like_numpy(fill_positive_with_uint64_max, np.array([3, 0], np.int32))
 
 
+def scalar_or_array(a):
+    if a > 1.0:
+        v = np.abs(a)  # a NumPy scalar
+    else:
+        v = a[...]  # a 0-d array
+    return v
+
+
+def nested_scalar_or_array(a):
+    if a > 0.0:
+        if a > 1.0:
+            v = a * 2.0
+        else:
+            v = a.copy()
+    else:
+        v = a - 1.0
+    return v, v + 1.0
+
+
+def array_on_both_paths(a):
+    if a > 1.0:
+        v = a.copy()
+    else:
+        v = a.reshape(())
+    return v
+
+
+@pytest.mark.parametrize("fn", [scalar_or_array, nested_scalar_or_array,
+                                array_on_both_paths])
+@pytest.mark.parametrize("x", [2.0, 0.5, -1.0])
+def test_a_result_is_a_scalar_or_a_0d_array_as_the_path_taken_makes_it(fn, x) -> None:
+    """NumPy returns a scalar from a ufunc and a 0-d array from a[...] or a
+    copy: which one an if leaves in a variable is decided when it runs."""
+    check_like_numpy(fn, np.array(x), mode="ast")
+
+
 # ---------------------------------------------------------------- found by the fuzzer
 
 def shift_by_loop_index(c):

@@ -31,6 +31,9 @@ class _Body:
     written: dict[int, tuple[Buffer, Value]]  # outer buffers written: final inner value
     same_as_arg: list[int | None]  # per output leaf: index of the argument returned as is
     outer_view: list[bool]  # per output leaf: an array (or view of one) from outside
+    # per output leaf: a NumPy scalar (True), an array (False), or a run-time
+    # bool Value saying which (a leaf of a nested if)
+    kind: list[bool | Value]
 
 
 def _trace_body(fn: Callable, args: Sequence[object], carried: Sequence[Buffer] = (),
@@ -92,7 +95,15 @@ def _trace_body(fn: Callable, args: Sequence[object], carried: Sequence[Buffer] 
             buf.value, buf.version = value, version
     for k in [k for k in written if any(id(b) == k for b in carried)]:
         del written[k]
-    return _Body(Region(tuple(params), nodes, tuple(results)), static, written, same, outer)
+    return _Body(Region(tuple(params), nodes, tuple(results)), static, written, same, outer,
+                 [_kind_of(leaf) for leaf in leaves])
+
+
+def _kind_of(leaf: object) -> bool | Value:
+    """Whether NumPy would hold ``leaf`` as a scalar (True) or an array."""
+    if isinstance(leaf, Tracer):
+        return leaf._kind if leaf._kind is not None else leaf._scalar
+    return not isinstance(leaf, np.ndarray)
 
 
 def _with_results(region: Region, results: Sequence[Value]) -> Region:
@@ -200,21 +211,31 @@ def cond(pred: object, then_fn: Callable, else_fn: Callable, operands: Sequence[
     plan = _join_outputs(then_b, else_b, names, undefined)
     buffers = {**{k: b for k, (b, _) in then_b.written.items()},
                **{k: b for k, (b, _) in else_b.written.items()}}
+    kinds = _path_kinds(then_b, else_b, plan)
     regions = []
-    for body in (then_b, else_b):
+    for body, path in zip((then_b, else_b), (0, 1), strict=True):
         traced = _traced_by_position(body)
         results = [traced[i] for i, kind in enumerate(plan) if kind is None]
         results += [body.written.get(k, (b, b.value))[1] for k, b in buffers.items()]
+        results += [flags[path] for flags in kinds.values()]
         regions.append(_with_results(body.region, results))
     labels = [names[i] if i < len(names) else f"#{i}" for i, k in enumerate(plan) if k is None]
     labels += [f"array written in a branch #{i}" for i in range(len(buffers))]
+    labels += [f"kind of #{i}" for i in kinds]
     types = [_joined(a, b, f"variable {label}", branches=True) for a, b, label in
              zip(regions[0].results, regions[1].results, labels, strict=True)]
     regions = [_cast_results(r, types) for r in regions]
     outs = _emit(ops.cond, [pred], regions)
+    outs, flags = outs[:len(outs) - len(kinds)], outs[len(outs) - len(kinds):]
     n = len(outs) - len(buffers)
     _update_buffers(list(buffers.values()), outs[n:])
     result = _outputs(outs[:n], plan)
+    for i, leaf in enumerate(result):
+        if isinstance(leaf, Tracer) and leaf.ndim == 0:
+            a, b = then_b.kind[i], else_b.kind[i]
+            leaf._scalar = a if a is b else True
+    for i, flag in zip(kinds, flags, strict=True):
+        result[i]._kind = flag
     for i, (a, b) in enumerate(zip(then_b.same_as_arg, else_b.same_as_arg, strict=True)):
         if a is not None and a == b:  # the same array on both paths (maybe updated in place)
             result[i] = operands[a]
@@ -228,6 +249,17 @@ def cond(pred: object, then_fn: Callable, else_fn: Callable, operands: Sequence[
                 f"make it a copy (.copy()) on every path or write into the outer array "
                 f"itself")
     return result
+
+
+def _path_kinds(a: _Body, b: _Body, plan: list) -> dict[int, tuple[Value, Value]]:
+    """Per 0-d output that is a NumPy scalar on one path and a 0-d array on the
+    other (or a run-time kind on either): each branch's bool saying which."""
+    kinds = {}
+    for i, (x, y) in enumerate(zip(a.kind, b.kind, strict=True)):
+        if plan[i] is None and x is not y and _traced_by_position(a)[i].type.ndim == 0:
+            kinds[i] = tuple(k if isinstance(k, Value) else to_value(np.bool_(k))
+                             for k in (x, y))
+    return kinds
 
 
 # Errors NumPy raises from the values and shapes it meets (not jitaic's own

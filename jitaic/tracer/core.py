@@ -131,7 +131,7 @@ class Tracer:
     """An abstract array: shape and dtype known, value recorded as IR."""
 
     __array_priority__ = 1000
-    __slots__ = ("_buffer", "_view", "_cache", "_scalar", "__weakref__")
+    __slots__ = ("_buffer", "_view", "_cache", "_scalar", "_kind", "__weakref__")
 
     def __init__(self, buffer: Buffer, view: tuple[ViewStep, ...] = (),
                  scalar: bool = False) -> None:
@@ -139,6 +139,10 @@ class Tracer:
         self._view = view
         self._cache: tuple[int, int, Value] | None = None  # (version, block, value)
         self._scalar = scalar
+        # a 0-d value that is a NumPy scalar on some paths of an if and a 0-d
+        # array on others: a run-time bool, True where it is the scalar (what
+        # the function returns follows it; operations see ``_scalar``)
+        self._kind: Value | None = None
 
     # ------------------------------------------------------------ value access
     @property

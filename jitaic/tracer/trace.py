@@ -131,8 +131,10 @@ class Traced:
 
     graph: Graph
     out_tree: tuple
-    # One entry per output leaf: ("result", i, as_scalar, argument) or ("static",
-    # value); ``argument`` is the index of the array argument returned as itself.
+    # One entry per output leaf: ("result", i, as_scalar, argument, kind) or
+    # ("static", value); ``argument`` is the index of the array argument returned
+    # as itself, ``kind`` that of a bool result saying whether a 0-d result is a
+    # NumPy scalar, where that depends on the path an if took (else None).
     out_leaves: list[tuple]
 
 
@@ -200,9 +202,12 @@ def _collect_outputs(out: object) -> tuple[list[Value], list[tuple]]:
             # an array argument returned as itself (not a view): the caller's object
             argument = leaf._buffer.param_index if not leaf._view and not leaf._scalar \
                 else None
+            kind = len(results) + 1 if leaf._kind is not None and argument is None else None
             described.append(("result", len(results), leaf._scalar and leaf.ndim == 0,
-                              argument))
+                              argument, kind))
             results.append(leaf.value)
+            if kind is not None:
+                results.append(leaf._kind)
         else:
             described.append(("static", leaf))
     return results, described
