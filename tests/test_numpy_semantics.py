@@ -682,6 +682,18 @@ def test_a_result_is_a_scalar_or_a_0d_array_as_the_path_taken_makes_it(fn, x) ->
     check_like_numpy(fn, np.array(x), mode="ast")
 
 
+def index_then_broadcast_error(a, i):
+    row = a[i[0]]  # noqa: F841  a run-time index NumPy checks first
+    return a + np.ones(7)  # a shape error jitaic sees when tracing
+
+
+@pytest.mark.parametrize("i", [5, 0])
+def test_a_run_time_error_before_a_static_one_is_raised_first(i) -> None:
+    """The static broadcast error is raised where NumPy would meet it: after
+    the run-time index, whose IndexError comes first when it is out of range."""
+    check_raises_like_numpy(index_then_broadcast_error, np.ones(3), np.array([i]))
+
+
 # ---------------------------------------------------------------- found by the fuzzer
 
 def shift_by_loop_index(c):

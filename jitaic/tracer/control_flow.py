@@ -267,24 +267,36 @@ def _path_kinds(a: _Body, b: _Body, plan: list) -> dict[int, tuple[Value, Value]
 _NUMPY_ERRORS = (TypeError, ValueError, IndexError, OverflowError)
 
 
+def numpys_error(exc: Exception) -> bool:
+    """An error NumPy raises from the values and shapes it meets (jitaic's
+    shape checks included), not one of jitaic's refusals."""
+    return isinstance(exc, _NUMPY_ERRORS) and (
+        not isinstance(exc, JitaicError) or isinstance(exc, ShapeError))
+
+
 def _trace_branch(fn: Callable, operands: Sequence[object]) -> tuple:
     try:
         return _trace_body(fn, operands, bind_params=False), None
     except _NUMPY_ERRORS as exc:
-        if isinstance(exc, JitaicError) and not isinstance(exc, ShapeError):
+        if not numpys_error(exc):
             raise
         return None, exc
+
+
+def raise_when_run(error: Exception) -> None:
+    """Emit a check that raises ``error`` (NumPy's type, its message) when
+    the compiled code gets there."""
+    kind = next(c.__name__ for c in type(error).__mro__ if c.__name__ in ops.CHECK_ERRORS)
+    never = current().constant(np.bool_(False))
+    current().builder.emit(ops.check, [never], {"error": kind, "message": str(error)},
+                           loc=user_location())
 
 
 def _failing(error: Exception, other_fn: Callable) -> Callable:
     """A branch that raises ``error`` when it runs, with the other branch's
     outputs (it never gets to compute them) so the two join."""
-    kind = next(c.__name__ for c in type(error).__mro__ if c.__name__ in ops.CHECK_ERRORS)
-
     def branch(*operands):
-        never = current().constant(np.bool_(False))
-        current().builder.emit(ops.check, [never], {"error": kind, "message": str(error)},
-                               loc=user_location())
+        raise_when_run(error)
         return other_fn(*operands)
 
     return branch
@@ -351,7 +363,7 @@ def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequenc
         try:
             body = _trace_body(body_fn, carried, buffers, leading, index_range=index_range)
         except _NUMPY_ERRORS as exc:
-            if attempt or (isinstance(exc, JitaicError) and not isinstance(exc, ShapeError)):
+            if attempt or not numpys_error(exc):
                 raise
             # NumPy's error on the first iteration: raised if the loop runs at all
             return _failing_loop(exc, cond_fn, bounds, carried, names)

@@ -15,8 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from jitaic.errors import UnsupportedError, recursion_error
-from jitaic.ir.graph import Graph, Value
+from jitaic.ir import ops
+from jitaic.ir.graph import Graph, Node, Value
 from jitaic.ir.types import SUPPORTED_DTYPES, SUPPORTED_TEXT, TensorType
+from jitaic.tracer.control_flow import numpys_error, raise_when_run
 from jitaic.tracer.core import TraceContext, Tracer, new_tracer
 from jitaic.tracer.numpy_proxy import Converter
 
@@ -184,6 +186,13 @@ def trace(fn: Callable, args: Sequence, kwargs: dict, arg_names: Sequence[str],
             out = call(*traced_args, **traced_kwargs)
         except RecursionError as exc:
             raise recursion_error(exc) from None
+        except Exception as exc:
+            if not (numpys_error(exc) and _may_raise_when_run(ctx.builder.nodes)):
+                raise
+            # NumPy raises a run-time error the code before may meet (an index
+            # out of bounds) before this one: raise it where NumPy would
+            raise_when_run(exc)
+            out = None
         results, out_leaves = _collect_outputs(out)
         out_tree = flatten(out)[1]
         updates = {t._buffer.param_index: t._buffer.value for t in tracers
@@ -191,6 +200,13 @@ def trace(fn: Callable, args: Sequence, kwargs: dict, arg_names: Sequence[str],
         graph = Graph(tuple(params), ctx.builder.nodes, tuple(results),
                       name=getattr(fn, "__name__", "f"), updates=updates)
     return Traced(graph, out_tree, out_leaves)
+
+
+def _may_raise_when_run(nodes: Sequence[Node]) -> bool:
+    """Whether running ``nodes`` may raise (a run-time index, a check)."""
+    return any(node.op.traits & {ops.MAY_RAISE, ops.EFFECTFUL} or
+               any(_may_raise_when_run(region.nodes) for region in node.regions)
+               for node in nodes)
 
 
 def _collect_outputs(out: object) -> tuple[list[Value], list[tuple]]:
