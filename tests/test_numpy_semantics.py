@@ -329,6 +329,20 @@ def test_python_int_beyond_int64_in_an_integer_loop_is_an_overflow_error() -> No
         jitaic.jit(lambda b: b + 2**64)(B)
 
 
+def bool_above_huge(b):
+    return b > 2**64
+
+
+def bool_plus_huge(b):
+    return b + (-(2**63) - 1)
+
+
+@pytest.mark.parametrize("fn", [bool_above_huge, bool_plus_huge])
+def test_a_bool_operand_and_a_python_int_beyond_int64_overflow(fn) -> None:
+    """NumPy converts the int to a C long for a bool operand, even to compare."""
+    check_raises_like_numpy(fn, np.array([True, False]))
+
+
 def test_a_list_of_traced_values_handed_to_numpy_is_named() -> None:
     with pytest.raises(jitaic.UnsupportedError, match=r"a Python list or tuple holding traced "
                                                       r"values.*test_numpy_semantics\.py:\d+"):

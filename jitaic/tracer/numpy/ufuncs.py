@@ -74,6 +74,10 @@ def _python_ints_for_loop(op: ops.Op, inputs: tuple) -> tuple | Tracer:
             info = np.iinfo(loop[i])
             if info.min <= inputs[i] <= info.max:
                 continue
+            if any(getattr(x, "dtype", None) == np.bool_ for x in inputs):
+                # NumPy converts the int to a C long for a bool operand first
+                raise OverflowError(f"Python int too large to convert to C long"
+                                    f"{at(user_location())}")
             if op in _ABOVE and len(inputs) == 2:
                 other = as_tracer(inputs[1 - i])
                 above = (inputs[i] > info.max) == (i == 1)  # c on the right and large
