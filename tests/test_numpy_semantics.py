@@ -696,6 +696,31 @@ def test_a_result_is_a_scalar_or_a_0d_array_as_the_path_taken_makes_it(fn, x) ->
     check_like_numpy(fn, np.array(x), mode="ast")
 
 
+def array_then_scalar_in_a_loop(a, n):
+    v = a[...]
+    for _ in range(n[0]):
+        v = np.abs(v)  # a NumPy scalar after any iteration
+    return v
+
+
+def kind_from_an_if_through_a_loop(a, n):
+    if a > 0.0:
+        v = np.abs(a)
+    else:
+        v = a[...]
+    k = 0
+    while k < n[0]:
+        v = v  # noqa: PLW0127  carried, handed on as it is
+        k += 1
+    return v, k
+
+
+@pytest.mark.parametrize("fn", [array_then_scalar_in_a_loop, kind_from_an_if_through_a_loop])
+@pytest.mark.parametrize("x, n", [(1.5, 0), (1.5, 2), (-1.5, 0), (-1.5, 2)])
+def test_a_loop_carried_result_is_a_scalar_or_a_0d_array_as_numpys(fn, x, n) -> None:
+    check_like_numpy(fn, np.array(x), np.array([n]), mode="ast")
+
+
 def index_then_broadcast_error(a, i):
     row = a[i[0]]  # noqa: F841  a run-time index NumPy checks first
     return a + np.ones(7)  # a shape error jitaic sees when tracing

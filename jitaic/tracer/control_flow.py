@@ -390,8 +390,12 @@ def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequenc
                                    f"{at(user_location())}")
         region = _with_results(test.region, test.region.results[:1])  # the test only
         regions.insert(0, _cast_results(region, [TensorType((), np.bool_)]))
+    kinds = _carried_kinds(carried, body)
+    regions = [_with_kind_flags(r, kinds, r is regions[-1]) for r in regions]
     init_values = [to_value(c) for c in carried if isinstance(c, Tracer)]
-    outs = _emit(op, [*bounds, *init_values, *(b.value for b in buffers)], regions)
+    outs = _emit(op, [*bounds, *init_values, *(b.value for b in buffers),
+                      *(before for before, _ in kinds.values())], regions)
+    outs, flags = outs[:len(outs) - len(kinds)], outs[len(outs) - len(kinds):]
     n = len(outs) - len(buffers)
     _update_buffers(buffers, outs[n:])
     result = _outputs(outs[:n], body.out_static, carried)
@@ -402,7 +406,41 @@ def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequenc
             # which NumPy updated in place.
             c.write(result[i].value)
             result[i] = c
-    return _as_computed(result, [r.type for r in body.region.results[:len(carried_types)]])
+    result = _as_computed(result, [r.type for r in body.region.results[:len(carried_types)]])
+    for i, flag in zip(kinds, flags, strict=True):
+        result[i]._scalar, result[i]._kind = True, flag
+    return result
+
+
+def _carried_kinds(carried: list[object], body: _Body) -> dict[int, tuple[Value, Value]]:
+    """Per 0-d carried variable whose kind (a NumPy scalar or a 0-d array) an
+    iteration changes: bools saying which it is before the loop and after an
+    iteration, carried along so it leaves the loop as NumPy's would."""
+    traced = _traced_by_position(body)
+    kinds = {}
+    for i, c in enumerate(carried):
+        if i not in traced or not isinstance(c, Tracer) or c.ndim:
+            continue
+        before, after = _kind_of(c), body.kind[i]
+        if body.same_as_arg[i] == i:  # handed on as it is: its kind too
+            after = None
+        if before is not after and (after is not None or isinstance(before, Value)):
+            kinds[i] = (_as_flag(before), None if after is None else _as_flag(after))
+    return kinds
+
+
+def _as_flag(kind: bool | Value) -> Value:
+    return kind if isinstance(kind, Value) else to_value(np.bool_(kind))
+
+
+def _with_kind_flags(region: Region, kinds: dict, is_body: bool) -> Region:
+    """A loop region with a parameter per carried kind flag (and, the body,
+    each flag's value after an iteration as a result: its parameter where the
+    variable is handed on unchanged)."""
+    flags = tuple(Value(TensorType((), np.bool_)) for _ in kinds)
+    after = tuple(p if a is None else a for p, (_, a) in zip(flags, kinds.values(),
+                                                             strict=True)) if is_body else ()
+    return Region((*region.params, *flags), region.nodes, (*region.results, *after))
 
 
 def _as_computed(result: list, computed: list[TensorType]) -> list:
