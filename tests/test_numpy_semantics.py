@@ -721,6 +721,15 @@ def test_a_loop_carried_result_is_a_scalar_or_a_0d_array_as_numpys(fn, x, n) -> 
     check_like_numpy(fn, np.array(x), np.array([n]), mode="ast")
 
 
+def window_from_an_array_bound(a, k):
+    return a[k:]
+
+
+@pytest.mark.parametrize("k", [np.array([1]), np.array(1.0), np.array(True)])
+def test_a_slice_bound_that_is_not_an_integer_scalar_raises_numpys_type_error(k) -> None:
+    check_raises_like_numpy(window_from_an_array_bound, np.arange(5.0), k)
+
+
 def index_then_broadcast_error(a, i):
     row = a[i[0]]  # noqa: F841  a run-time index NumPy checks first
     return a + np.ones(7)  # a shape error jitaic sees when tracing

@@ -68,6 +68,11 @@ def _normalize_index(key: object, shape: tuple[int, ...]) -> tuple[tuple, list[i
             raise unsupported("indexing with an array (advanced indexing)")
         if _is_traced_slice(k) and isinstance(k.step, Tracer):
             raise unsupported("a slice with a traced step")
+        if _is_traced_slice(k) and any(isinstance(b, Tracer) and (b.ndim or b.dtype.kind
+                                                                  not in "iu")
+                                       for b in (k.start, k.stop)):
+            raise TypeError(f"only integer scalar arrays can be converted to a scalar index"
+                            f"{at(user_location())}")
     n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
     if n_real > len(shape):
         raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, "
