@@ -638,6 +638,17 @@ def test_an_unused_view_at_a_bad_run_time_index_still_raises() -> None:
     check_like_numpy(unused_row, np.ones((2, 3)), np.array([1]))
 
 
+def unused_reads_in_a_loop(a, n):
+    for i in range(n[0]):
+        v = a[i]  # noqa: F841  (never read: NumPy still checks each index)
+    return a.sum()
+
+
+def test_unused_reads_in_a_loop_at_bad_indices_still_raise() -> None:
+    check_raises_like_numpy(unused_reads_in_a_loop, np.ones(2), np.array([3]))
+    check_like_numpy(unused_reads_in_a_loop, np.ones(2), np.array([2]))
+
+
 def unused_sum_of_run_time_lengths(a, k):
     a + a[k[0]:]  # noqa: B018  NumPy raises for it though nothing reads it
     return a * 2.0

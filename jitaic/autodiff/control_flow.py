@@ -80,7 +80,7 @@ def _replay(region: Region, bindings: dict[int, Value], known: dict[int, Value] 
             aliases: dict[int, Value] | None = None,
             before: Callable[[Node, list[Value], dict], None] | None = None,
             instead: Callable[[Node, list[Value]], Value | None] | None = None,
-            ) -> tuple[list[Node], list[Value]]:
+            bounded: bool = False) -> tuple[list[Node], list[Value]]:
     """Re-emit a region's nodes in the current block with its params bound.
 
     Nested bodies (a cond inside a loop) read values of this region, so they
@@ -91,14 +91,16 @@ def _replay(region: Region, bindings: dict[int, Value], known: dict[int, Value] 
     ``before(node, inputs, env)`` runs before each node is re-emitted (the undo
     log reads what a store or a nested loop will overwrite there; ``env`` maps
     the region's values); ``instead(node, inputs)`` may give the value of a
-    one-output node instead of re-emitting it.
+    one-output node instead of re-emitting it. ``bounded``: the forward
+    already checked the region's reads at run-time indices (a reverse loop's
+    replay), so their copies are not checked again (``ops.dyn_getitem``).
     """
     env = dict(bindings)
     known = known or {}
     builder = current().builder
     nodes = []
     for node in region.nodes:
-        regions = tuple(_substitute(r, env) for r in node.regions)
+        regions = tuple(_substitute(r, env, bounded) for r in node.regions)
         inputs = [env.get(id(v), v) for v in node.inputs]
         if before is not None:
             before(node, inputs, env)
@@ -110,7 +112,7 @@ def _replay(region: Region, bindings: dict[int, Value], known: dict[int, Value] 
                 nodes += block[first:]
                 env[id(node.outputs[0])] = value
                 continue
-        new = builder.emit(node.op, inputs, node.attrs, regions, node.loc)
+        new = builder.emit(node.op, inputs, _attrs(node, bounded), regions, node.loc)
         for o, n in zip(node.outputs, new.outputs, strict=True):
             env[id(o)] = known.get(id(o), n)
             if id(o) in known and aliases is not None:
@@ -119,18 +121,32 @@ def _replay(region: Region, bindings: dict[int, Value], known: dict[int, Value] 
     return nodes, [env.get(id(v), v) for v in region.results]
 
 
-def _substitute(region: Region, env: dict[int, Value]) -> Region:
+def _substitute(region: Region, env: dict[int, Value], bounded: bool = False) -> Region:
     """A copy of a body whose reads of outer values go through ``env``."""
     inner = dict(env)
     nodes = []
     for node in region.nodes:
-        regions = tuple(_substitute(r, inner) for r in node.regions)
-        new = make_node(node.op, [inner.get(id(v), v) for v in node.inputs], node.attrs,
-                        regions, node.loc)
+        regions = tuple(_substitute(r, inner, bounded) for r in node.regions)
+        new = make_node(node.op, [inner.get(id(v), v) for v in node.inputs],
+                        _attrs(node, bounded), regions, node.loc)
         inner.update({id(o): n for o, n in zip(node.outputs, new.outputs, strict=True)})
         nodes.append(new)
     return Region(region.params, tuple(nodes), tuple(inner.get(id(v), v)
                                                      for v in region.results))
+
+
+def _attrs(node: Node, bounded: bool) -> dict:
+    """A replayed node's attributes: a read the forward checked, ``bounded``."""
+    if bounded and node.op is ops.dyn_getitem:
+        return {**node.attrs, "bounded": True}
+    return node.attrs
+
+
+def _row(array: Tracer, t: Tracer, loc: object) -> Value:
+    """Row ``t`` of a gradient's own stack or tape (in range by construction),
+    at the loop's line ``loc``."""
+    return current().builder.emit(ops.dyn_getitem, [array.value, t.value],
+                                  {"index": (ops.DYNAMIC,), "bounded": True}, loc=loc).output
 
 
 def _zeros(v: Value) -> Tracer:
@@ -217,7 +233,8 @@ def _backward_loop(init: list[Value], body: Region, n: object, restore: Callable
         if kept is not None:
             known.update(kept(t))
         nodes, results = _replay(body, bindings, known, aliases,
-                                 instead=undo_log.element_reads_bypassing(undo) if undo else None)
+                                 instead=undo_log.element_reads_bypassing(undo) if undo else None,
+                                 bounded=True)
         # the outer values' cotangents accumulate into the carried sums
         # directly: a row read adds to one row of its sum (add_cotangents)
         seeds: dict[int, Tracer] = {id(w): a for w, a in zip(captured, acc, strict=True)}
@@ -344,18 +361,18 @@ def _for_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
     def restore(t):
         carried: list[Value | None] = [None] * k
         for stack, j in zip(filled, stacked, strict=True):
-            carried[j] = tnp.astype(stack[t], init[j].dtype).value
+            carried[j] = tnp.astype(new_tracer(_row(stack, t, node.loc)), init[j].dtype).value
         i = tnp.as_tracer(t * step + start).value
         return {id(index_param): i, **{id(carried_params[j]): carried[j] for j in stacked}}, \
             carried
 
     undo = undo_log.Plan(chains, {j: carried_params[j] for j in chains},
                      {j: node.outputs[j] for j in chains},
-                     lambda t: [log[t] for log in logs]) if chains else None
+                     lambda t: [new_tracer(_row(log, t, node.loc), scalar=False) for log in logs]
+                     ) if chains else None
 
     def kept(t):
-        return {id(v): tnp.astype(save[t], v.dtype).value
-                for v, save in zip(expensive, saves, strict=True)}
+        return {id(v): _row(save, t, node.loc) for v, save in zip(expensive, saves, strict=True)}
 
     return _backward_loop(init, body, n, restore, cotangents, backpropagate, undo=undo,
                           kept=kept if expensive else None)
@@ -492,14 +509,10 @@ def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
     filled = [push(tape, finals[m], count, slot)  # the end state
               for tape, m, slot in zip(filled, stacked, slots, strict=True)]
 
-    def row(tape: Tracer, t: Tracer) -> Value:
-        return builder.emit(ops.dyn_getitem, [tape.value, t.value],
-                            {"index": (ops.DYNAMIC,)}, loc=node.loc).output
-
     def restore(t):
         rows: list[Value | None] = [None] * k
         for tape, m in zip(filled, stacked, strict=True):
-            rows[m] = row(tape, t)
+            rows[m] = _row(tape, t, node.loc)
         bindings = {id(body.params[m]): rows[m] for m in stacked}
         if index is not None:
             i = new_tracer(node.inputs[0]) + t * new_tracer(step)
@@ -508,11 +521,11 @@ def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
 
     undo = undo_log.Plan(chains, {j: body.params[offset + j] for j in chains},
                      {j: node.outputs[j] for j in chains},
-                     lambda t: [new_tracer(row(log, t), scalar=False) for log in logs]
+                     lambda t: [new_tracer(_row(log, t, node.loc), scalar=False) for log in logs]
                      ) if chains else None
 
     def kept(t):
-        return {id(v): row(save, t) for v, save in zip(expensive, saves, strict=True)}
+        return {id(v): _row(save, t, node.loc) for v, save in zip(expensive, saves, strict=True)}
 
     return _backward_loop(list(init), body, count, restore, cotangents, backpropagate,
                           undo=undo, kept=kept if expensive else None)

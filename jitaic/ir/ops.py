@@ -1022,9 +1022,13 @@ def _check_dynamic(dyn, index, shape) -> None:
                              f"{shape[dim]}")
 
 
+# A dyn_getitem with attr ``bounded`` reads at indices in range by construction
+# (a gradient's reads of its tapes, its replay of reads the forward checked):
+# no run-time check, and dead code where nothing reads it.
 dyn_getitem = define(
     "dyn_getitem", _dyn_getitem_infer,
-    lambda x, *dyn, index: np.asarray(x[to_numpy_index(_fill(index, dyn, x.shape))]).copy(),
+    lambda x, *dyn, index, bounded=False:
+    np.asarray(x[to_numpy_index(_fill(index, dyn, x.shape))]).copy(),
     (VIEW, MAY_RAISE),
                      complex=True)
 

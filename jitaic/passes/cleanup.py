@@ -27,12 +27,19 @@ def eliminate_dead_code(graph: Graph) -> tuple[Graph, bool]:
 
 def _runs_anyway(node: Node, kept: set[str] = frozenset({EFFECTFUL})) -> bool:
     """Kept though nothing reads it: a node with one of the ``kept`` traits
-    (an elementwise op broadcasting run-time lengths may raise too), or one
-    with an effect (a run-time check) in its bodies (an if whose branch
-    raises)."""
+    (an elementwise op broadcasting run-time lengths may raise too), a read
+    at a run-time index a gradient did not make (``bounded``), or one with an
+    effect (a run-time check) in its bodies (an if whose branch raises)."""
     return bool(node.op.traits & kept) or (MAY_RAISE in kept and _may_not_broadcast(node)) \
-        or any(EFFECTFUL in inner.op.traits for region in node.regions
-               for inner in region.walk())
+        or _checked_read(node) \
+        or any(EFFECTFUL in inner.op.traits or _checked_read(inner)
+               for region in node.regions for inner in region.walk())
+
+
+def _checked_read(node: Node) -> bool:
+    """A read at a run-time index that may be out of range (not a gradient's
+    own, ``bounded``): NumPy raises for it whether or not its value is used."""
+    return node.op is ops.dyn_getitem and not node.attrs.get("bounded")
 
 
 def _may_not_broadcast(node: Node) -> bool:
@@ -45,10 +52,11 @@ def _may_not_broadcast(node: Node) -> bool:
 
 
 def _live_nodes(nodes, results, kept: set[str] = frozenset({EFFECTFUL})):
-    """The nodes ``results`` need, and whether any went. At the top level an
-    unread index that may be out of bounds stays (NumPy raises for it); in
-    bodies it goes: loop bodies hold autodiff's own reads of its tapes, and
-    keeping those would keep whole forward loops alive."""
+    """The nodes ``results`` need, and whether any went. An unread index that
+    may be out of bounds stays (NumPy raises for it); at the top level any
+    node that may raise does, in bodies reads only (autodiff marks its own
+    reads of tapes and replays ``bounded``: keeping those would keep whole
+    forward loops alive)."""
     live = {id(v) for v in results}
     kept_nodes, changed = [], False
     for node in reversed(nodes):

@@ -444,7 +444,8 @@ def _dyn_getitem(em: Emitter, node: Node) -> None:
     x, *dyn = node.inputs
     out = node.output
     index = node.attrs["index"]
-    subscript = index_text(_dynamic_entries(em, x, index, dyn, node.loc))
+    subscript = index_text(_dynamic_entries(em, x, index, dyn, node.loc,
+                                            check=not node.attrs.get("bounded")))
     if id(out) in em.copied:  # a later store overwrites x in place
         em.line(f"{em.define(out)} = {em(x)}[{subscript}].copy()")
         return
