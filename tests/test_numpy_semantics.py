@@ -741,6 +741,20 @@ def test_a_slice_bound_that_is_not_an_integer_scalar_raises_numpys_type_error(k)
     check_raises_like_numpy(window_from_an_array_bound, np.arange(5.0), k)
 
 
+def add_into_a_run_time_tail(x, k):
+    x[k[0]:] += np.ones_like(x)  # a run-time length against a static one
+    return x
+
+
+def test_an_in_place_op_on_a_run_time_window_checks_its_length_when_it_runs() -> None:
+    check_like_numpy(add_into_a_run_time_tail, np.arange(3.0), np.array([0]))
+    check_like_numpy(add_into_a_run_time_tail, np.arange(3.0), np.array([-3]))
+    with pytest.raises(ValueError):  # NumPy: (2,) and (3,) do not broadcast
+        add_into_a_run_time_tail(np.arange(3.0), np.array([1]))
+    with pytest.raises(ValueError, match="lengths known at run time differ"):
+        jitaic.jit(add_into_a_run_time_tail)(np.arange(3.0), np.array([1]))
+
+
 def index_then_broadcast_error(a, i):
     row = a[i[0]]  # noqa: F841  a run-time index NumPy checks first
     return a + np.ones(7)  # a shape error jitaic sees when tracing

@@ -112,15 +112,17 @@ def assign_inplace(target: object, result: Tracer, name: str) -> Tracer:
     shape = ops.broadcast_shapes(result.shape, target.shape)
     # (a run-time extent, x[i:], against a static one is checked when it runs)
     if len(shape) != len(target.shape) or any(
-            d is not None and d != t for d, t in zip(shape, target.shape)):
+            d is not None and t is not None and d != t for d, t in zip(shape, target.shape)):
         raise ValueError(f"non-broadcastable output operand with shape {target.shape} "
                          f"doesn't match the broadcast shape {result.shape}"
                          f"{at(user_location())}")
     value = result
     if value.dtype != target.dtype:
         value = astype(value, target.dtype)
-    if value.shape != target.shape:
-        value = broadcast_to(value, target.shape)
+    # the target's extents, the value's where the target's is a run-time one
+    wanted = tuple(d if t is None else t for d, t in zip(shape, target.shape))
+    if value.shape != wanted and None not in wanted:
+        value = broadcast_to(value, wanted)
     target.write(value.value)
     return target
 
