@@ -213,7 +213,7 @@ def cond(pred: object, then_fn: Callable, else_fn: Callable, operands: Sequence[
                **{k: b for k, (b, _) in else_b.written.items()}}
     kinds = _path_kinds(then_b, else_b, plan)
     regions = []
-    for body, path in zip((then_b, else_b), (0, 1), strict=True):
+    for path, body in enumerate((then_b, else_b)):
         traced = _traced_by_position(body)
         results = [traced[i] for i, kind in enumerate(plan) if kind is None]
         results += [body.written.get(k, (b, b.value))[1] for k, b in buffers.items()]
@@ -257,8 +257,7 @@ def _path_kinds(a: _Body, b: _Body, plan: list) -> dict[int, tuple[Value, Value]
     kinds = {}
     for i, (x, y) in enumerate(zip(a.kind, b.kind, strict=True)):
         if plan[i] is None and x is not y and _traced_by_position(a)[i].type.ndim == 0:
-            kinds[i] = tuple(k if isinstance(k, Value) else to_value(np.bool_(k))
-                             for k in (x, y))
+            kinds[i] = (_as_flag(x), _as_flag(y))
     return kinds
 
 
