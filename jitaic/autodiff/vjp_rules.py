@@ -411,9 +411,18 @@ def add_cotangents(total: Tracer, g: Tracer) -> Tracer:
         # there is g's slice (x[s] = f(x[s]) is differentiated this way)
         base = new_tracer(cleared.inputs[0], scalar=False)
         return emit(node.op, [base, v, *dyn], node.attrs, scalar=False)
-    part = emit(ops.READ_OF_STORE[node.op], [total, *dyn], node.attrs, scalar=False)
+    part = emit(ops.READ_OF_STORE[node.op], [total, *dyn], _bounded(node), scalar=False)
     summed = tnp.astype(part + v, total.dtype)
     return emit(node.op, [total, summed, *dyn], node.attrs, scalar=False)
+
+
+def _bounded(store) -> dict:
+    """The attributes of the read of a store's region, at indices the forward
+    op checked (a cotangent's slice sits where the forward read or wrote):
+    not checked again (``ops.dyn_getitem``)."""
+    if store.op is ops.dyn_setitem:
+        return {**store.attrs, "bounded": True}
+    return store.attrs
 
 
 def is_slice_of_zeros(g: Tracer) -> bool:
@@ -479,7 +488,8 @@ def _dyn_setitem(node, g, x, v, *dyn_and_out):
     *dyn, _ = dyn_and_out
     index = node.attrs["index"]
     zero = tnp.full_value((), 0.0, x.dtype)  # broadcast over the overwritten region
-    dv = emit(ops.dyn_getitem, [g, *dyn], {"index": index}, scalar=False)  # read first
+    dv = emit(ops.dyn_getitem, [g, *dyn], {"index": index, "bounded": True},  # read first
+              scalar=False)
     dx = emit(ops.dyn_setitem, [g, zero, *dyn], {"index": index}, scalar=False)
     return (dx, unbroadcast(dv, v.shape), *(None for _ in dyn))
 
