@@ -755,6 +755,19 @@ def test_an_in_place_op_on_a_run_time_window_checks_its_length_when_it_runs() ->
         jitaic.jit(add_into_a_run_time_tail)(np.arange(3.0), np.array([1]))
 
 
+def errors_differ_by_path(x):
+    if x.sum() > 0:
+        y = x[5]  # IndexError
+    else:
+        y = x + np.ones(4)  # ValueError
+    return y
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_an_if_whose_branches_both_fail_raises_the_error_of_the_path_taken(sign) -> None:
+    check_raises_like_numpy(errors_differ_by_path, sign * np.ones(3))
+
+
 def index_then_broadcast_error(a, i):
     row = a[i[0]]  # noqa: F841  a run-time index NumPy checks first
     return a + np.ones(7)  # a shape error jitaic sees when tracing

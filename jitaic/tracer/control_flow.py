@@ -199,8 +199,11 @@ def cond(pred: object, then_fn: Callable, else_fn: Callable, operands: Sequence[
         pred = current().builder.emit(ops.not_equal, [pred, current().constant(0)]).output
     then_b, then_error = _trace_branch(then_fn, operands)
     else_b, else_error = _trace_branch(else_fn, operands)
-    if then_error is not None and else_error is not None:
-        raise then_error  # NumPy fails on either path
+    if then_error is not None and else_error is not None:  # NumPy fails on either path
+        bodies = [_trace_body(_failing(error, _unchanged), operands, bind_params=False)
+                  for error in (then_error, else_error)]
+        _emit(ops.cond, [pred], [_with_results(b.region, []) for b in bodies])
+        raise then_error  # what follows never runs: where it is traced, the cond raises
     if then_error is not None:
         then_b = _trace_body(_failing(then_error, else_fn), operands, bind_params=False)
     if else_error is not None:
