@@ -741,6 +741,16 @@ def test_a_slice_bound_that_is_not_an_integer_scalar_raises_numpys_type_error(k)
     check_raises_like_numpy(window_from_an_array_bound, np.arange(5.0), k)
 
 
+def compare_a_window_with_an_int_out_of_range(a, k):
+    w = a[k[0]:]
+    return (w > 300).sum() + (w != -300).sum()
+
+
+def test_a_run_time_window_compared_with_an_int_out_of_its_range() -> None:
+    check_like_numpy(compare_a_window_with_an_int_out_of_range,
+                     np.arange(5, dtype=np.int8), np.array([2]))
+
+
 def add_into_a_run_time_tail(x, k):
     x[k[0]:] += np.ones_like(x)  # a run-time length against a static one
     return x

@@ -85,6 +85,8 @@ def _python_ints_for_loop(op: ops.Op, inputs: tuple) -> tuple | Tracer:
                     else not _ABOVE[op]
                 if other.ndim == 0:  # a ufunc of 0-d operands gives a NumPy scalar
                     return as_tracer(np.bool_(answer))
+                if None in other.shape:  # a run-time length: an integer equals itself
+                    return emit(ops.equal if answer else ops.not_equal, [other, other])
                 return full_value(other.shape, answer, np.bool_)
             raise OverflowError(f"Python integer {inputs[i]} out of bounds for "
                                 f"{loop[i]}{at(user_location())}")
