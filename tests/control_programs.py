@@ -633,6 +633,17 @@ def lower_triangle_update(C, alpha):
     return C
 
 
+@program(lambda r: (normal(r, 7, 7) + 8.0 * np.eye(7),),
+         lambda r: (normal(r, 3, 3, dtype=np.float32) + 4.0 * np.eye(3, dtype=np.float32),),
+         data_dependent=False, ir=("for_loop",))
+def right_looking_lu(a):
+    # np.outer of a column and a row of run-time length, subtracted from a 2-D window
+    for k in range(a.shape[0]):
+        a[k + 1:, k] = a[k + 1:, k] / a[k, k]
+        a[k + 1:, k + 1:] -= np.outer(a[k + 1:, k], a[k, k + 1:])
+    return a
+
+
 @program(lambda r: (normal(r, 6, 5),), lambda r: (normal(r, 3, 2),), data_dependent=False,
          ir=("for_loop",))
 def covariance_triangle(data):

@@ -147,6 +147,22 @@ def test_gradients_through_run_time_slices(fn, make, argnums) -> None:
         np.testing.assert_allclose(g, finite_difference(fn, args, k), rtol=1e-6, atol=1e-8)
 
 
+def flattened_prefixes(x):
+    total = 0.0
+    for i in range(1, x.shape[0]):
+        head = x[:i]
+        total += (np.ravel(head) * 2.0).sum() + np.outer(head, x[i:]).sum()
+        total += head.ravel()[-1]
+    return total
+
+
+def test_ravel_and_outer_of_run_time_lengths() -> None:
+    x = np.arange(1.0, 9.0)  # integers: any summation order gives the same sums
+    f = jitaic.jit(flattened_prefixes, mode="ast")
+    assert f(x) == flattened_prefixes(x)
+    assert f.lower(x).as_text().count("for_loop") == 1
+
+
 def test_store_regions_follow_pythons_slice_rules() -> None:
     """rt.slice_range (first index and count of a RANGE store region) against
     Python's own range slicing, negative bounds and steps included."""

@@ -54,7 +54,7 @@ def outer(a, b, out=None):
     if out is not None:
         raise unsupported("np.outer(out=)")
     a, b = ravel(a), ravel(b)
-    return reshape(a, (a.size, 1)) * reshape(b, (1, b.size))
+    return reshape(a, (-1, 1)) * reshape(b, (1, -1))
 
 
 @implements(np.kron)

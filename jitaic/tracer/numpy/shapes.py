@@ -100,7 +100,7 @@ def _is_c_contiguous(a: Tracer) -> bool:
 @implements(np.ravel, method="ravel")
 def ravel(a, order="C"):
     a = as_tracer(a)
-    return reshape(a, (a.size,), order)
+    return reshape(a, -1, order)
 
 
 @implements(np.transpose)
@@ -256,7 +256,7 @@ def vstack(tup, dtype=None, casting="same_kind"):
 @implements(np.column_stack)
 def column_stack(tup):
     arrays = [as_tracer(a) for a in tup]
-    arrays = [reshape(a, (a.size, 1)) if a.ndim < 2 else a for a in arrays]
+    arrays = [reshape(a, (-1, 1)) if a.ndim < 2 else a for a in arrays]
     return concatenate(arrays, 1)
 
 
