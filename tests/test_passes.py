@@ -263,9 +263,28 @@ def signed_zero_fills(x):
 
 def test_cse_keeps_fills_of_different_zero_sign_apart() -> None:
     """full(0.0) and full(-0.0) compare equal with == but are different values:
-    -0.0 + 0.0 is +0.0 while -0.0 + -0.0 is -0.0."""
+    -0.0 + 0.0 is +0.0 while -0.0 + -0.0 is -0.0 (no fill is merged now,
+    but a constant of either is)."""
     x = np.full(3, -0.0)
     before = traced(signed_zero_fills, x)
+    after, _ = eliminate_common_subexpressions(before)
+    assert op_counts(after)["full"] == 2
+    assert_same_results(before, after, x)
+
+
+def two_zero_buffers(x):
+    a = np.zeros(3)
+    b = np.zeros(3)
+    a[0] = x[0]
+    b[1] = x[1]
+    return a, b
+
+
+def test_cse_keeps_filled_buffers_apart() -> None:
+    """Two np.zeros of one shape are two buffers: merged, every store into one
+    of them would copy it first; apart, each is written in place."""
+    x = np.array([1.0, 2.0, 3.0])
+    before = traced(two_zero_buffers, x)
     after, _ = eliminate_common_subexpressions(before)
     assert op_counts(after)["full"] == 2
     assert_same_results(before, after, x)

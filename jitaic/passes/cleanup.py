@@ -151,7 +151,9 @@ def freeze(value: object) -> object:
 def eliminate_common_subexpressions(graph: Graph) -> tuple[Graph, bool]:
     """Nodes with the same op, inputs and attributes compute the same value
     once. A body sees the values computed before its node (they dominate it)
-    but not those of sibling bodies, and its own stay inside it."""
+    but not those of sibling bodies, and its own stay inside it. Filled
+    arrays stay apart: fusion reads their fill as a constant, and a store
+    into a merged one would copy it first (two np.zeros(n) a loop fills)."""
     rb = Rebuilder()
     seen = ChainMap()
 
@@ -167,7 +169,7 @@ def eliminate_common_subexpressions(graph: Graph) -> tuple[Graph, bool]:
     def visit(node: Node) -> None:
         rb.keep(node)
         current = rb.nodes[-1]
-        if current.op.traits & {EFFECTFUL, ALLOCATES}:
+        if current.op.traits & {EFFECTFUL, ALLOCATES} or current.op is ops.full:
             return
         key = (current.op, tuple(id(v) for v in current.inputs),
                tuple(sorted((k, freeze(v)) for k, v in current.attrs.items())))
