@@ -118,3 +118,67 @@ def test_a_run_time_error_raised_while_another_is_handled_keeps_its_type_and_mes
                                              r"size 2 at test_index_checks\.py:\d+") as caught:
             f(np.zeros(2), np.array([5]))
     assert type(caught.value) is IndexError
+
+
+def shifted_sums(x):
+    total = 0.0
+    for i in range(1, x.shape[0]):
+        total += x[i] - x[i - 1] + x[i - x.shape[0]] * x[2 * (i - 1) - (i - 1)]
+    for i in range(x.shape[0] - 1, -1, -1):
+        total += x[i]
+    return total
+
+
+def one_past_the_end(x):
+    total = 0.0
+    for i in range(x.shape[0] + 1):
+        total += x[i]
+    return total
+
+
+def reversed_one_past_the_end(x):
+    total = 0.0
+    for i in range(x.shape[0], 0, -1):
+        total += x[i - 1] * x[-i] + x[i]
+    return total
+
+
+def test_indices_that_loop_bounds_keep_in_range_are_not_checked() -> None:
+    """ir.int_ranges: the loop index of range(1, n), i - 1, i - n and a
+    descending range are within an axis of n: no check, and no normalisation
+    of a negative index where the index cannot be negative. Bounds are
+    intervals: 2 * (i - 1) - (i - 1) may be anything in [-6, 12] for them."""
+    x = np.arange(1.0, 9.0)
+    f = jitaic.jit(shifted_sums, mode="ast")
+    assert f(x) == shifted_sums(x)
+    source = f.lower(x).source()
+    assert source.count("raise rt.IndexOutOfBounds") == 1, source  # 2 * (i - 1) - (i - 1)
+
+
+def shifted_rows(a):
+    total = 0.0
+    for i in range(1, a.shape[0]):
+        total += (a[i] * a[i - 1]).sum() + a[i - a.shape[0]].sum() + a[i - 1:i + 1].sum()
+    return total
+
+
+def test_rows_and_windows_that_loop_bounds_keep_in_range_are_not_checked() -> None:
+    a = np.arange(1.0, 25.0).reshape(6, 4)
+    f = jitaic.jit(shifted_rows, mode="ast")
+    assert f(a) == shifted_rows(a)
+    source = f.lower(a).source()
+    assert "IndexOutOfBounds" not in source and "SliceOutside" not in source, source
+    assert source.count(" < 0 else ") == 1, source  # a[i - n] counts from the end
+
+
+@pytest.mark.parametrize("fn, line", [(one_past_the_end, "total += x[i]"),
+                                      (reversed_one_past_the_end, "+ x[i]")])
+def test_a_loop_index_that_can_leave_the_axis_is_checked(fn, line) -> None:
+    x = np.arange(1.0, 9.0)
+    with pytest.raises(IndexError) as numpys:
+        fn(x)
+    with pytest.raises(IndexError) as ours:
+        jitaic.jit(fn, mode="ast")(x)
+    assert str(ours.value).startswith(str(numpys.value)), (ours.value, numpys.value)
+    assert "test_index_checks.py:" in str(ours.value)
+    assert jitaic.jit(fn, mode="ast").lower(x).source().count("raise rt.IndexOutOfBounds") == 1

@@ -16,6 +16,7 @@ import numpy as np
 
 from jitaic import config
 from jitaic.ir.graph import Value
+from jitaic.ir.int_ranges import IntRanges
 from jitaic.lower import buffers, loop_ir
 
 
@@ -152,6 +153,7 @@ class Emitter:
         self.copied: set[int] = set()  # views copied as they are taken, so a store is in place
         self.view_starts: dict[int, tuple] = {}  # run-time views: index with first indices
         self.regions = None  # plans and emits control-flow bodies (compile.Regions)
+        self.ranges: IntRanges | None = None  # bounds of the graph's integers (generate)
         self._bound: set[str] = set()  # loop variables an enclosing row loop already runs
         self._in_prange = False
 

@@ -20,6 +20,7 @@ import numpy as np
 from jitaic.errors import CompileError
 from jitaic.ir import ops
 from jitaic.ir.graph import Graph, Node, Region, Value
+from jitaic.ir.int_ranges import IntRanges
 from jitaic.lower import blas, buffers, disk_cache, in_place, loop_ir, runtime, threads
 from jitaic.lower import control_flow as _control_flow  # noqa: F401  (registers lowerings)
 from jitaic.lower.codegen import Emitter, comment_text
@@ -112,6 +113,7 @@ def generate(graph: Graph, param_is_array: Sequence[bool], parallel: bool = True
     it follows, and the emitter (names, constants, what the code launches).
     ``param_layouts``: numba's layout of each array argument ("C" if not given)."""
     em = Emitter()
+    em.ranges = IntRanges(graph)
     parallel = parallel and not _has_threaded_product(graph) and threads.parallel_loops_pay()
     em.parallel_min_work = PARALLEL_MIN_WORK if parallel else None
     live_out = (*graph.results, *graph.updates.values())

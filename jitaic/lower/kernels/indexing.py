@@ -383,6 +383,14 @@ def _index_name(em: Emitter, v: Value) -> str:
     return name
 
 
+def _slice_fits(em: Emitter, start: Value, span: int, n: Extent) -> bool:
+    """Whether a run-time slice of ``span`` elements from ``start`` lies in a
+    static axis of ``n`` (ir.int_ranges)."""
+    bounds = em.ranges.of(start)
+    return isinstance(n, int) and bounds is not None and bounds[0] >= 0 \
+        and bounds[1] + span <= n
+
+
 def _dynamic_entries(em: Emitter, x: Value, index: tuple, dyn: Sequence[Value],
                      loc: object = None, counts: dict[int, str] | None = None,
                      check: bool = True) -> tuple:
@@ -390,17 +398,19 @@ def _dynamic_entries(em: Emitter, x: Value, index: tuple, dyn: Sequence[Value],
     (start name, stop text, step) after a check that it fits the axis. A RANGE
     becomes a slice numba resolves (a view), or, given ``counts``, its first
     index and length (Python's rules, through rt.slice_range): a store region."""
+    starts = _start_values(index, dyn)  # for their bounds (ir.int_ranges)
     names = iter(_index_name(em, v) for v in dyn)
     out = []
     for dim, e in enumerate(index):
         if e == ops.DYNAMIC:
             out.append(next(names))
-            if check:
+            if check and not em.ranges.within(starts[dim], extent(em, x, dim)):
                 check_index(em, out[-1], extent(em, x, dim), dim, loc)
         elif ops.is_dynamic_slice(e):
             _, length, step = e
             start, n = next(names), extent(em, x, dim)
-            if length and check:
+            fits = _slice_fits(em, starts[dim], ops.slice_span(length, step), n)
+            if length and check and not fits:
                 with em.if_(f"{start} < 0 or {start} + {ops.slice_span(length, step)} > {n}"):
                     where = f" at {loc}" if loc else ""
                     em.raise_(f"rt.SliceOutside({length}, {dim}, {n}, {where!r})")
@@ -462,19 +472,41 @@ def _normalised_starts(em: Emitter, x: Value, index: tuple, dyn: Sequence[Value]
     non-negative (numba would otherwise check for wraparound on every load)."""
     counts: dict[int, str] = {}
     entries = _dynamic_entries(em, x, index, dyn, None, counts, check=False)
+    starts = _start_values(index, dyn)
     out = []
     for dim, (template, entry) in enumerate(zip(index, entries, strict=True)):
         if template == ops.DYNAMIC:
+            if em.ranges.non_negative_within(starts[dim], extent(em, x, dim)):
+                out.append(entry)
+                continue
             first = em.fresh("row")
             em.pure(first, f"max({entry} + {extent(em, x, dim)} if {entry} < 0 else {entry}, 0)")
             out.append(first)
         elif isinstance(template, tuple) and isinstance(entry[0], str):
+            bounds = em.ranges.of(starts[dim]) if ops.is_dynamic_slice(template) else None
+            if bounds is not None and bounds[0] >= 0:
+                out.append((entry[0], None, entry[2]))
+                continue
             first = em.fresh("first") if ops.is_dynamic_slice(template) else entry[0]
             em.line(f"{first} = max({entry[0]}, 0)")
             out.append((first, None, entry[2]))
         else:
             out.append(entry)
     return tuple(out)
+
+
+def _start_values(index: tuple, dyn: Sequence[Value]) -> dict[int, Value]:
+    """The run-time index, or run-time slice start, of each axis that has one
+    (a range's run-time bounds are passed over)."""
+    values = iter(dyn)
+    starts = {}
+    for dim, e in enumerate(index):
+        if e == ops.DYNAMIC or ops.is_dynamic_slice(e):
+            starts[dim] = next(values)
+        elif ops.is_range(e):
+            for _ in range(sum(bound == ops.DYNAMIC for bound in e[1:3])):
+                next(values)
+    return starts
 
 
 @lowering(ops.dyn_setitem)
