@@ -12,7 +12,16 @@ import numpy as np
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Value
 from jitaic.ir.ops import slice_shape
-from jitaic.lower.codegen import Emitter, Extent, cast, empty, index_text, np_type, shape_text
+from jitaic.lower.codegen import (
+    Emitter,
+    Extent,
+    cast,
+    empty,
+    index_text,
+    known_size,
+    np_type,
+    shape_text,
+)
 from jitaic.lower.kernels.loops import (
     LoopNest,
     check_extents,
@@ -45,14 +54,16 @@ def _reshape(em: Emitter, node: Node) -> None:
 def _transpose(em: Emitter, node: Node) -> None:
     (x,) = node.inputs
     perm = node.attrs["perm"]
-    flipped = {"C": "F", "F": "C"}.get(em.layout(x), "A")
-    layout = flipped if list(perm) == list(range(x.type.ndim))[::-1] else "A"
+    reversed_axes = list(perm) == list(range(x.type.ndim))[::-1]
+    layout = {"C": "F", "F": "C"}.get(em.layout(x), "A") if reversed_axes else "A"
     if x.type.ndim <= 1:
         em.alias(node.output, em(x), em.layout(x))
         return
-    # numba types np.transpose(x, perm) as layout "A", which sends np.dot down
-    # a copying slow path (4x on a matrix-vector product); x.T keeps C <-> F.
-    view = f"{em(x)}.T" if layout != "A" else f"np.transpose({em(x)}, {perm})"
+    # x.T where it will do: numba types np.transpose(x, perm) as layout "A",
+    # which sends np.dot down a copying slow path (4x on a matrix-vector
+    # product), and its implementation formats error messages: 0.1-0.2 s of
+    # numba's compile per call (an n-body step transposes three columns).
+    view = f"{em(x)}.T" if reversed_axes else f"np.transpose({em(x)}, {perm})"
     em.view(node.output, view, layout)
 
 
@@ -360,16 +371,19 @@ def _mask_scatter(em: Emitter, node: Node) -> None:
 
 @lowering(ops.concatenate)
 def _concatenate(em: Emitter, node: Node) -> None:
+    """One copying loop nest per operand. Not numba's slice assignment
+    ``out[:, 0:1] = v``: its shape check formats an error message, whose
+    string code costs 0.2 s of numba's compile for each one."""
     out, axis = node.output, node.attrs["axis"]
     name = em.define(out)
     em.line(f"{name} = {empty(out.shape, out.dtype)}")
     start = 0
     for v in node.inputs:
-        stop = start + v.shape[axis]
-        index = [(0, d, 1) for d in out.shape[:axis]] + [(start, stop, 1)]
-        source = em(v) if v.dtype == out.dtype else f"{em(v)}.astype({np_type(out.dtype)})"
-        em.line(f"{name}[{index_text(tuple(index))}] = {source}")
-        start = stop
+        index = tuple(em.fresh(f"c{d}") for d in range(out.type.ndim))
+        with em.loops(list(zip(index, v.shape, strict=True)), known_size(v.shape)):
+            target = [f"{start} + {i}" if d == axis and start else i for d, i in enumerate(index)]
+            em.store(name, target, cast(load(em, v, LoopNest(v.shape, index)), v.dtype, out.dtype))
+        start += v.shape[axis]
 
 
 def _index_name(em: Emitter, v: Value) -> str:
