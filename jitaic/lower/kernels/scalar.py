@@ -184,7 +184,11 @@ def _power_of_array(a, dt, node):
     -inf); a NumPy scalar base goes through C's pow."""
     x, exponent = node.inputs
     if _is_float(dt[0]) and exponent.type.ndim == 0 and node.output.type.ndim:
-        return f"(np.sqrt({a[0]}) if {a[1]} == 0.5 else {_power(a, dt, node)})"
+        known = exponent.producer is not None and exponent.producer.op is ops.constant
+        if not known:
+            return f"(np.sqrt({a[0]}) if {a[1]} == 0.5 else {_power(a, dt, node)})"
+        if exponent.producer.attrs["value"] == 0.5:  # (typing both costs numba's time)
+            return f"np.sqrt({a[0]})"
     if np.dtype(dt[0]) == np.uint64:
         return f"rt.uint64_power({a[0]}, {a[1]})"
     if _is_complex(dt[0]):  # (z ** 0.5 and z ** -1: the tracer's power operator)
