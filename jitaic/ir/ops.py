@@ -535,15 +535,14 @@ def check_square_stack(t: TensorType, name: str) -> None:
                                     f"least two-dimensional")
     if t.shape[-1] != t.shape[-2]:
         raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
-    if t.dtype.kind == "c":
-        raise UnsupportedError(f"{name} of complex values is not supported yet")
-    if t.dtype.kind != "f":  # the tracer converts integers first, as NumPy does
-        raise TypeError(f"{name} of {t.dtype}: jitaic expects a float array here")
+    if t.dtype.kind not in "fc":  # the tracer converts integers first, as NumPy does
+        raise TypeError(f"{name} of {t.dtype}: jitaic expects a float or complex array here")
 
 
-def _linalg(name: str, out_shape: Callable, reference) -> Op:
-    """A LAPACK-backed op on stacks of square float matrices (the last two axes);
-    ``out_shape(a_shape, *other_shapes)``. The dtype stays the input's."""
+def _linalg(name: str, out_shape: Callable, reference, complex: bool = True) -> Op:
+    """A LAPACK-backed op on stacks of square float or complex matrices (the
+    last two axes); ``out_shape(a_shape, *other_shapes)``. The dtype stays
+    the input's."""
 
     def infer(in_types, attrs, regions):
         a, *rest = in_types
@@ -552,7 +551,7 @@ def _linalg(name: str, out_shape: Callable, reference) -> Op:
             check_static(t, f"np.linalg.{name}")
         return [TensorType(out_shape(a.shape, *(t.shape for t in rest)), a.dtype)]
 
-    return define(name, infer, reference)
+    return define(name, infer, reference, complex=complex)
 
 
 def _solve_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
@@ -578,7 +577,8 @@ def _slogdet_reference(a):
 solve = _linalg("solve", _solve_shape, _solve_reference)
 inv = _linalg("inv", lambda a: a, np.linalg.inv)
 det = _linalg("det", lambda a: a[:-2], np.linalg.det)
-slogdet = _linalg("slogdet", lambda a: a[:-2] + (2,), _slogdet_reference)
+# (sign, log|det|) packed in one array of the input's dtype: real input only
+slogdet = _linalg("slogdet", lambda a: a[:-2] + (2,), _slogdet_reference, complex=False)
 cholesky = _linalg("cholesky", lambda a: a, np.linalg.cholesky)
 
 # ---------------------------------------------------------------- shape ops

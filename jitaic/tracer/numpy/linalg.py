@@ -165,14 +165,14 @@ def matrix_power(a, n):
     return result
 
 
-def _linalg_operand(a) -> Tracer:
+def _linalg_operand(a, complex_ok: bool = True) -> Tracer:
     """A LAPACK operand: integers and bools become float64 (NumPy's rule);
     float16 is rejected as NumPy rejects it."""
     x = as_tracer(a)
     if x.dtype == np.float16:
         raise TypeError("array type float16 is unsupported in linalg")
-    if x.dtype.kind == "c":
-        raise unsupported("np.linalg on complex values")
+    if x.dtype.kind == "c" and not complex_ok:
+        raise unsupported("np.linalg.slogdet of complex values")
     return astype(x, np.float64) if x.dtype.kind in "biu" else x
 
 
@@ -211,7 +211,7 @@ _SLOGDET_RESULT = type(np.linalg.slogdet(np.eye(1)))  # NumPy's (sign, logabsdet
 
 @implements(np.linalg.slogdet)
 def slogdet(a):
-    both = emit(ops.slogdet, [_linalg_operand(a)], scalar=False)
+    both = emit(ops.slogdet, [_linalg_operand(a, complex_ok=False)], scalar=False)
     scalar = both.ndim == 1
     sign, logdet = both[..., 0], both[..., 1]
     if scalar:  # NumPy returns scalars for one matrix
