@@ -61,10 +61,15 @@ def _transpose(em: Emitter, node: Node) -> None:
         return
     # x.T where it will do: numba types np.transpose(x, perm) as layout "A",
     # which sends np.dot down a copying slow path (4x on a matrix-vector
-    # product), and its implementation formats error messages: 0.1-0.2 s of
-    # numba's compile per call (an n-body step transposes three columns).
-    view = f"{em(x)}.T" if reversed_axes else f"np.transpose({em(x)}, {perm})"
-    em.view(node.output, view, layout)
+    # product). Other permutations are a view with permuted strides: numba's
+    # np.transpose checks the axes with formatted error messages, 0.1-0.2 s
+    # of its compile per call (an n-body step transposes three columns).
+    if reversed_axes:
+        em.view(node.output, f"{em(x)}.T", layout)
+        return
+    shape = shape_text(tuple(extent(em, x, d) for d in perm))
+    strides = shape_text(tuple(f"{em(x)}.strides[{d}]" for d in perm))
+    em.view(node.output, f"np.lib.stride_tricks.as_strided({em(x)}, {shape}, {strides})", "A")
 
 
 @lowering(ops.broadcast_to)
