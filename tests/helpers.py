@@ -110,3 +110,17 @@ def finite_difference(fn, args, argnum, eps=1e-6):
         lo = fn(*args[:argnum], minus, *args[argnum + 1:])
         grad.flat[i] = (hi - lo) / (2 * eps)
     return grad
+
+
+def emitted_lines(em) -> list[str]:
+    """An Emitter's statements after the loop passes, as stripped source
+    lines, with the bodies of its outlined parallel loops in place of their
+    calls (the order the function runs them in)."""
+    from jitaic.lower import loop_ir
+
+    fn = em.function("f", [])
+    lines = []
+    for stmt in fn.prologue + fn.body:
+        helper = next((h for h in fn.helpers if h.name in str(getattr(stmt, "text", ""))), None)
+        lines += loop_ir.render_block(helper.body[:-1] if helper else [stmt], "")
+    return [line.strip() for line in lines]

@@ -7,6 +7,7 @@ import logging
 import typing
 
 import numpy as np
+from helpers import emitted_lines
 
 import jitaic
 from jitaic import config
@@ -20,9 +21,7 @@ def _emitter(parallel: bool = True) -> codegen.Emitter:
 
 
 def _lines(em: codegen.Emitter) -> list[str]:
-    """The emitted statements after the loop passes, as stripped source lines."""
-    source = loop_ir.render(em.function("f", []))
-    return [line.strip() for line in source.splitlines()[1:]]
+    return emitted_lines(em)
 
 
 def test_every_statement_kind_has_a_rendering_rule_or_a_pass_lowering_it():
@@ -58,19 +57,19 @@ def test_a_long_row_is_reduced_in_subtrees_of_numpys_pairwise_sum():
     assert f"for chunk in range({len(lengths)}):" in lines
     assert "i = c + j" in lines and "chunk_sums[chunk] = rt.pairwise_sum(lanes, 0, n, 0.0)" in lines
     assert lines[-1] == "acc = acc + rt.combine_postfix(chunk_sums, const2)"
-    assert not em.uses_prange
+    assert not em.launches_threads
 
 
 def test_a_whole_arrays_chunks_run_on_the_threads_each_with_its_own_buffer():
     em = _emitter()
     _row_sum(em, 1 << 20, 1024, whole=True)
     lines = _lines(em)
-    assert em.uses_prange and "for thread in numba.prange(threads):" in lines
+    assert em.launches_threads and "for thread in numba.prange(threads):" in lines
     assert lines.index("for thread in numba.prange(threads):") \
         < lines.index("lanes = np.empty(1024, np.float64)")
     em = _emitter()
     _row_sum(em, 1 << 20, 1024, whole=False)  # a row among others: serial chunks
-    assert not em.uses_prange and "numba.prange" not in "\n".join(_lines(em))
+    assert "numba.prange" not in "\n".join(_lines(em)) and not em.launches_threads
 
 
 def test_scratch_outside_parallel_loops_is_allocated_once_per_call():

@@ -13,6 +13,7 @@ import textwrap
 import numba
 import numpy as np
 import pytest
+from helpers import emitted_lines
 
 import jitaic
 from jitaic.lower import codegen, loop_ir, threads
@@ -127,9 +128,31 @@ def _emitter() -> codegen.Emitter:
 
 
 def _lines(em: codegen.Emitter) -> list[str]:
-    """The emitted statements after the loop passes, as stripped source lines."""
-    source = loop_ir.render(em.function("f", []))
-    return [line.strip() for line in source.splitlines()[1:]]
+    return emitted_lines(em)
+
+
+def test_parallel_loops_are_functions_of_their_own():
+    """numba's parfor passes then run over the loop, not the whole function;
+    the helper takes what the loop reads and gives back what it assigns and
+    the rest of the function reads (here a reduction's accumulator)."""
+    em = _emitter()
+    em.line("acc = 0.0")
+    em.line("unused = 1.0")
+    with em.loops([("i", 100)], work=100):
+        em.line("e = x[i] * 1e-05")
+        em.line("acc += e * scale")
+        em.store("out", ["i"], "x[i]")
+    em.comment("e and out.shape are no reads of e and shape, nor are 'e' and 2e-05")
+    em.line("return (acc + unused * 2e-05 + out.shape[0], )")
+    fn = em.function("f", ["x", "out", "scale"])
+    assert not em.uses_prange and em.launches_threads
+    (helper,) = fn.helpers
+    assert helper.params == ["acc", "out", "scale", "x"] and helper.uses_prange
+    source = loop_ir.render(fn)
+    assert source.startswith("@numba.njit(parallel=True, error_model=\"numpy\")\n"
+                             f"def {helper.name}(acc, out, scale, x):"), source
+    assert f"    acc = {helper.name}(acc, out, scale, x)" in source
+    assert source.count("numba.prange") == 1 and "return (acc, )" in source
 
 
 def test_a_parallel_loop_is_bracketed_by_the_thread_limit():

@@ -369,9 +369,9 @@ class Emitter:
         """The function emitted so far, after the loop passes; its parameters
         are ``params`` then the array constants."""
         fn = loop_ir.Function(name, list(params), self.body, self.fresh, self.constant_arg,
-                              self.constant_names, self.parallel_min_work,
+                              self.constant_names, self.parallel_min_work, self.uses_prange,
                               prologue=list(self.prologue))
         loop_ir.run_passes(fn)
-        self.uses_prange |= fn.uses_prange
-        self.launches_threads |= fn.uses_prange
+        self.launches_threads |= fn.uses_prange or bool(fn.helpers)
+        self.uses_prange = fn.uses_prange  # (its parallel loops may be helpers now)
         return fn
