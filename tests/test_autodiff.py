@@ -28,6 +28,7 @@ from op_table import ROWS, make_args, make_array
 import jitaic
 from jitaic.autodiff.control_flow import REGION_VJP_RULES
 from jitaic.autodiff.vjp_rules import NON_DIFFERENTIABLE, VJP_RULES
+from jitaic.errors import CompileError
 from jitaic.ir import ops
 from jitaic.ir.ops import OPS
 
@@ -1120,3 +1121,16 @@ def test_assignments_with_repeated_indices_pass_only_the_last_write_back() -> No
     op-table row gather_run_time_length covers index arrays of run-time length."""
     x = np.linspace(0.5, 2.0, 4)
     check_grad(_assign_through, (x, np.array([1, 2, 1])), argnums=0)
+
+
+def test_a_failing_vjp_rule_is_reported_as_jitaics_bug_when_traced(monkeypatch):
+    """An error inside the backward pass is jitaic's, not a NumPy error of the
+    user's code: it must not become a check that raises when the code runs."""
+    def broken(*args, **kwargs):
+        raise TypeError("a broken rule")
+
+    monkeypatch.setitem(VJP_RULES, ops.sin, broken)
+    loss = jitaic.grad(lambda x: np.sin(x[0]) + x[1])
+    with pytest.raises(CompileError, match=r"internal error while differentiating .*"
+                                                  r"TypeError: a broken rule"):
+        jitaic.jit(loss)(np.array([1.0, 2.0]))

@@ -133,10 +133,19 @@ def window_statistics(x):
     return total
 
 
+def covariance_loss(data):
+    m = data.shape[1]
+    cov = np.zeros((m, m))
+    for i in range(m):  # a product of run-time length, assigned to a row and a column
+        cov[i:m, i] = cov[i, i:m] = data[:, i] @ data[:, i:m] / (data.shape[0] - 1.0)
+    return (np.sin(cov) * cov).sum()
+
+
 @pytest.mark.parametrize("fn, make, argnums", [
     (substitution_loss, lambda r: (np.tril(r.random((5, 5))) + 5 * np.eye(5), r.random(5)),
      (0, 1)),
     (window_statistics, lambda r: (r.normal(size=7),), 0),
+    (covariance_loss, lambda r: (r.normal(size=(6, 4)),), 0),
 ])
 def test_gradients_through_run_time_slices(fn, make, argnums) -> None:
     args = make(np.random.default_rng(3))

@@ -395,10 +395,11 @@ def _expensive_values(body: Region, per_iteration: int) -> list[Value]:
     results = {id(v) for v in body.results}
     out, budget = [], per_iteration
     for node in body.nodes:
-        if len(node.outputs) != 1 or not _worth_saving(node):
+        if len(node.outputs) != 1:
             continue
         v = node.output
-        if v.dtype.kind != "f" or v.type.weak or not v.type.static or id(v) in results:
+        if v.dtype.kind != "f" or v.type.weak or not v.type.static or id(v) in results \
+                or not _worth_saving(node):
             continue
         size = int(np.prod(v.shape, dtype=np.int64))
         if size <= budget:

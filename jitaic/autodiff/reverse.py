@@ -24,9 +24,9 @@ from jitaic.autodiff.vjp_rules import (
     add_cotangents,
     is_slice_of_zeros,
 )
-from jitaic.errors import UnsupportedError, at, located_at
+from jitaic.errors import CompileError, JitaicError, UnsupportedError, at, located_at
 from jitaic.ir import ops
-from jitaic.ir.graph import Node, Value
+from jitaic.ir.graph import GraphTooLarge, Node, Value
 from jitaic.scale.dask_arrays import has_dask_arrays
 from jitaic.tracer import numpy as tnp
 from jitaic.tracer.core import Tracer, current, emit, is_tracing, new_tracer
@@ -181,7 +181,14 @@ def value_and_grad_traced(fn: Callable, argnums, has_aux: bool, args: tuple,
     producer = value.value.producer
     with located_at(producer.loc if producer is not None else None):
         seed = tnp.full_value((), 1.0, value.dtype)  # a constant: the value may be dead
-    cotangents = backpropagate(nodes, {id(value.value): seed})
+    try:
+        cotangents = backpropagate(nodes, {id(value.value): seed})
+    except (JitaicError, GraphTooLarge):  # (auto mode's budget: it tries the AST frontend)
+        raise
+    except Exception as exc:  # not the user's: the forward pass traced without error
+        raise CompileError(f"internal error while differentiating "
+                           f"{getattr(fn, '__name__', 'the function')!r} (a jitaic bug; "
+                           f"please report it): {type(exc).__name__}: {exc}") from exc
     grads = tuple(_gradients(cotangents, tree, fresh, values) for tree, fresh, values in wrt)
     grads = grads if as_tuple else grads[0]
     return ((value, aux), grads) if has_aux else (value, grads)
