@@ -943,3 +943,26 @@ def test_a_variable_widened_by_a_loop_leaves_it_with_the_computed_dtype() -> Non
     x = np.arange(5.0)
     got, want = f(x, np.int64(2)), _float32_sums(x, 2)
     assert type(got) is type(want) is np.float32 and got == want
+
+
+CSR_ROWS = np.array([0, 2, 3, 3, 6], np.uint32)  # a matrix the function closes over
+CSR_COLUMNS = np.array([0, 3, 1, 0, 2, 3], np.uint32)
+
+
+def csr_product_of_constants(values, x):
+    y = np.zeros(CSR_ROWS.size - 1)
+    for i in range(CSR_ROWS.size - 1):
+        row = slice(CSR_ROWS[i], CSR_ROWS[i + 1])
+        y[i] = values[row] @ x[CSR_COLUMNS[CSR_ROWS[i]:CSR_ROWS[i + 1]]]
+    return y
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_constant_arrays_read_at_traced_indices(mode: str) -> None:
+    """NumPy cannot index a constant array with a traced loop index: the
+    rewritten read makes it a constant of the trace, and the loop stays one."""
+    values, x = np.arange(1.0, 7.0), np.array([1.0, -2.0, 3.0, 0.5])
+    f = jitaic.jit(csr_product_of_constants, mode=mode)
+    np.testing.assert_array_equal(f(values, x), csr_product_of_constants(values, x))
+    if mode == "ast":
+        assert f.lower(values, x).as_text().count("for_loop") == 1

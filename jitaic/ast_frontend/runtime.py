@@ -8,13 +8,14 @@ structured control-flow ops of ``jitaic.tracer.control_flow``.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
 from jitaic.ast_frontend.loop_exits import VALUE_PREFIX
 from jitaic.errors import ConcretizationError, UnsupportedError, at, user_location
 from jitaic.tracer import control_flow
+from jitaic.tracer import numpy as tnp
 from jitaic.tracer.core import Tracer
 from jitaic.tracer.trace import flatten, unflatten
 
@@ -70,6 +71,23 @@ def get(namespace: dict, name: str) -> object:
 
 def _traced(value: object) -> bool:
     return isinstance(value, Tracer)
+
+
+def subscript(x: object, index: object) -> object:
+    """``x[index]``. A NumPy array the function closes over, read at a traced
+    index, becomes a constant of the trace first (NumPy cannot index with a
+    traced value): ``A_col[A_row[i]:A_row[i + 1]]`` in a loop over ``i``."""
+    if isinstance(x, np.ndarray) and any(_traced(leaf) for leaf in _index_leaves(index)):
+        x = tnp.as_tracer(x)
+    return x[index]
+
+
+def _index_leaves(index: object) -> Iterator[object]:
+    for entry in index if isinstance(index, tuple) else (index,):
+        if isinstance(entry, slice):
+            yield from (entry.start, entry.stop, entry.step)
+        else:
+            yield entry
 
 
 def if_stmt(test: object, then_fn: Callable, else_fn: Callable, values: Sequence,

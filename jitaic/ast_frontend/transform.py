@@ -254,6 +254,15 @@ class ControlFlowRewriter(ast.NodeTransformer):
         self.generic_visit(node)
         return _call("not_", node.operand) if isinstance(node.op, ast.Not) else node
 
+    def visit_Subscript(self, node: ast.Subscript):
+        """A read ``x[i]`` goes through the runtime: NumPy cannot index an
+        array the function closes over (a constant) with a traced index."""
+        self.generic_visit(node)
+        if not isinstance(node.ctx, ast.Load):
+            return node
+        call = _call("subscript", node.value, _index_value(node.slice))
+        return _located([call], node)[0]  # (its new nodes: on the subscript's first line)
+
     def visit_Call(self, node: ast.Call):
         """Builtin ``max``/``min`` of several values compare them in Python; on
         traced scalars that needs run-time values, so they go to the runtime."""
@@ -274,6 +283,17 @@ def _iterable(expr: ast.expr) -> ast.expr:
         args = [_iterable(a) if expr.func.id != "range" else a for a in expr.args]
         return ast.Call(_rt(f"{expr.func.id}_"), args, expr.keywords)
     return _call("iterate", expr)
+
+
+def _index_value(index: ast.expr) -> ast.expr:
+    """An index as an expression: ``a:b`` becomes ``slice(a, b, None)``."""
+    if isinstance(index, ast.Slice):
+        none = ast.Constant(None)
+        return ast.Call(ast.Name("slice", ast.Load()),
+                        [index.lower or none, index.upper or none, index.step or none], [])
+    if isinstance(index, ast.Tuple):
+        return ast.Tuple([_index_value(e) for e in index.elts], ast.Load())
+    return index
 
 
 def _lambda(expr: ast.expr) -> ast.Lambda:
