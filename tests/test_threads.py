@@ -131,10 +131,19 @@ def _lines(em: codegen.Emitter) -> list[str]:
     return emitted_lines(em)
 
 
-def test_parallel_loops_are_functions_of_their_own():
+def test_a_short_functions_parallel_loops_stay_in_it():
+    em = _emitter()
+    with em.loops([("i", 100)], work=100):
+        em.store("out", ["i"], "x[i]")
+    fn = em.function("f", ["x", "out"])
+    assert em.uses_prange and not fn.helpers and "numba.prange" in loop_ir.render(fn)
+
+
+def test_a_long_functions_parallel_loops_are_functions_of_their_own(monkeypatch):
     """numba's parfor passes then run over the loop, not the whole function;
     the helper takes what the loop reads and gives back what it assigns and
     the rest of the function reads (here a reduction's accumulator)."""
+    monkeypatch.setattr(loop_ir, "OUTLINE_FROM_STATEMENTS", 3)
     em = _emitter()
     em.line("acc = 0.0")
     em.line("unused = 1.0")

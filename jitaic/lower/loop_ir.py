@@ -524,18 +524,35 @@ def _drop_unread(stmts: list, read: Counter[str]) -> bool:
     return dropped
 
 
+# Serial statements a function holds besides its parallel loops from which on
+# those loops become functions of their own (below, one function compiles
+# faster: LLVM optimises an outlined loop twice, alone and linked in).
+OUTLINE_FROM_STATEMENTS = 200
+
+
 def outline_parallel_loops(fn: Function) -> None:
-    """Each parallel loop (with the thread-count bracket around it) becomes a
-    function of its own, compiled with numba's parallel pipeline, which the
-    entry function calls. numba runs its parfor passes over the whole of a
-    function that holds one prange, and they grow faster than the function:
-    an ADI gradient of 1,100 lines with one parallel loop spent 15 s of its
-    21 s compile in them. The loop's text is unchanged: the helper's
-    parameters and results have the names the entry uses."""
-    if not fn.uses_prange:
+    """In a long function, each parallel loop (with the thread-count bracket
+    around it) becomes a function of its own, compiled with numba's parallel
+    pipeline, which the entry function calls. numba runs its parfor passes
+    over the whole of a function that holds one prange, and they grow faster
+    than the function: an ADI gradient of 1,100 lines with one parallel loop
+    spent 15 s of its 21 s compile in them. The loop's text is unchanged: the
+    helper's parameters and results have the names the entry uses."""
+    if not fn.uses_prange or _serial_statements(fn.body) < OUTLINE_FROM_STATEMENTS:
         return
     fn.body = _outlined(fn.body, fn)
     fn.uses_prange = False
+
+
+def _serial_statements(stmts: list) -> int:
+    count = 0
+    for stmt in stmts:
+        if isinstance(stmt, Loop) and stmt.parallel:
+            continue
+        count += 1
+        for block in blocks_of(stmt):
+            count += _serial_statements(block)
+    return count
 
 
 def _outlined(stmts: list, fn: Function) -> list:
