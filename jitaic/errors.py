@@ -122,6 +122,12 @@ class ShapeError(JitaicError, ValueError):
     """Shapes that NumPy would reject (broadcasting, matmul, reshape)."""
 
 
+class PathShapeError(ShapeError):
+    """A variable whose shape differs between two paths (the branches of an
+    if, a loop's iterations): jitaic's limit, found while tracing, never an
+    error NumPy would raise when the code runs."""
+
+
 class CompileError(JitaicError):
     """The backend failed on generated code: a bug in jitaic, never the user's."""
 

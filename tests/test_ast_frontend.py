@@ -634,6 +634,23 @@ def test_shape_differs_between_branches() -> None:
     assert first in message and second in message, message
 
 
+def shape_differs_after_a_run_time_index(x, i):
+    x[i] += 1.0  # may raise IndexError when it runs
+    if x.sum() > 0:  # <- error
+        y = x[:2]  # <- error
+    else:
+        y = x[:3]  # <- error
+    return y
+
+
+def test_shape_differs_between_branches_after_code_that_may_raise() -> None:
+    """jitaic's limit, not NumPy's error: refused while tracing, as a ShapeError,
+    not made a check that raises a plain ValueError when the code runs."""
+    with pytest.raises(jitaic.ShapeError) as info:
+        jitaic.jit(shape_differs_after_a_run_time_index)(np.ones(4), np.array(0))
+    assert_names_line(info.value, shape_differs_after_a_run_time_index, "y", "(2,)", "(3,)")
+
+
 # ---------------------------------------------------------------- more semantics
 
 

@@ -15,7 +15,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from jitaic.errors import JitaicError, ShapeError, UnsupportedError, at, user_location
+from jitaic.errors import (
+    JitaicError,
+    PathShapeError,
+    ShapeError,
+    UnsupportedError,
+    at,
+    user_location,
+)
 from jitaic.ir import ops
 from jitaic.ir.graph import Region, Value, make_node
 from jitaic.ir.types import TensorType, example_value
@@ -134,7 +141,7 @@ def _joined(va: Value, vb: Value, what: str, branches: bool = False) -> TensorTy
     would depend on the data); the errors name where each value was computed."""
     a, b = va.type, vb.type
     if a.shape != b.shape:
-        raise ShapeError(f"{what} has shape {a.shape} on one path{_computed_at(va)} and "
+        raise PathShapeError(f"{what} has shape {a.shape} on one path{_computed_at(va)} and "
                          f"{b.shape} on the other{_computed_at(vb)}{at(user_location())}; "
                          f"jitaic needs static shapes")
     if branches and a.dtype != b.dtype and not (a.weak or b.weak):
@@ -272,7 +279,7 @@ _NUMPY_ERRORS = (TypeError, ValueError, IndexError, OverflowError)
 def numpys_error(exc: Exception) -> bool:
     """An error NumPy raises from the values and shapes it meets (jitaic's
     shape checks included), not one of jitaic's refusals."""
-    return isinstance(exc, _NUMPY_ERRORS) and (
+    return isinstance(exc, _NUMPY_ERRORS) and not isinstance(exc, PathShapeError) and (
         not isinstance(exc, JitaicError) or isinstance(exc, ShapeError))
 
 
