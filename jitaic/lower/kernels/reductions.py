@@ -186,7 +186,9 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
                    f"{np_type(acc_dtype)})")
     with em.loops([(index[d], shape[d]) for d in range(x.type.ndim)]):
         combine_into(f"{acc}[{', '.join(index[d] for d in kept)}]")
-    em.assign(name, f"{acc}.astype({np_type(out.dtype)}).reshape({shape_text(out_shape)})")
+    # (astype copies even to the same dtype)
+    converted = acc if acc_dtype == out.dtype else f"{acc}.astype({np_type(out.dtype)})"
+    em.assign(name, f"{converted}.reshape({shape_text(out_shape)})")
 
 
 def _row_in_memory(em: Emitter, node: Node, nest: LoopNest, element: str) -> str | None:
