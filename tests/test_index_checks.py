@@ -182,3 +182,18 @@ def test_a_loop_index_that_can_leave_the_axis_is_checked(fn, line) -> None:
     assert str(ours.value).startswith(str(numpys.value)), (ours.value, numpys.value)
     assert "test_index_checks.py:" in str(ours.value)
     assert jitaic.jit(fn, mode="ast").lower(x).source().count("raise rt.IndexOutOfBounds") == 1
+
+
+def unsigned_before_the_start(x):
+    total = 0.0
+    for i in range(x.shape[0]):
+        total += x[i.astype(np.uint8) - np.uint8(1)]  # 0 - 1 wraps around to 255
+    return total
+
+
+def test_bounds_of_an_index_that_wraps_around_in_its_dtype_are_unknown() -> None:
+    x = np.arange(1.0, 9.0)
+    f = jitaic.jit(unsigned_before_the_start, mode="ast")
+    with pytest.raises(IndexError, match=r"^index 255 is out of bounds for axis 0 with size 8 "
+                                         r"at test_index_checks\.py:\d+"):
+        f(x)

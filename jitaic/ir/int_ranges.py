@@ -16,8 +16,6 @@ from jitaic.ir.graph import Graph, Region, Value
 
 Bounds = tuple[int, int]  # the smallest and largest value, inclusive
 
-_LIMIT = 2**62  # beyond this, sums could wrap around in int64: no bounds
-
 
 class IntRanges:
     """Bounds of the integer scalars of one graph, computed on demand."""
@@ -42,7 +40,8 @@ class IntRanges:
         if id(v) not in self._known:
             self._known[id(v)] = None  # (a cycle would read None: no bounds)
             found = self._derive(v)
-            self._known[id(v)] = found if found and -_LIMIT < found[0] <= found[1] < _LIMIT \
+            info = np.iinfo(v.dtype)  # outside its dtype's range the value wrapped around
+            self._known[id(v)] = found if found and info.min <= found[0] <= found[1] <= info.max \
                 else None
         return self._known[id(v)]
 
@@ -55,8 +54,8 @@ class IntRanges:
         if node.op is ops.constant:
             value = int(node.attrs["value"])
             return value, value
-        if node.op is ops.astype:
-            return self._cast(self.of(node.inputs[0]), v)
+        if node.op is ops.astype:  # (of: the bounds must fit the new dtype)
+            return self.of(node.inputs[0])
         operands = [self.of(x) for x in node.inputs]
         if None in operands or not operands:
             return None
@@ -82,13 +81,6 @@ class IntRanges:
         if stride[0] < 0:
             return last[0] + 1, first[1]
         return None
-
-    def _cast(self, bounds: Bounds | None, v: Value) -> Bounds | None:
-        """A cast keeps the bounds that fit its type (no wraparound)."""
-        info = np.iinfo(v.dtype)
-        if bounds is None or bounds[0] < info.min or bounds[1] > info.max:
-            return None
-        return bounds
 
     def within(self, v: Value, extent: object) -> bool:
         """Whether ``v`` is a valid index (negative ones count from the end)
