@@ -78,7 +78,7 @@ def _op_names(graph) -> set[str]:
 
 
 def test_every_op_is_exercised_by_the_table() -> None:
-    """The table reaches every op of ir/ops.py (the coverage test of STYLE 1.2)."""
+    """The table reaches every op of ops.OPS (the coverage test of STYLE 1.2)."""
     seen: set[str] = set()
     broken = []
     for row in ROWS:

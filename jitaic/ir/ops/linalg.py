@@ -1,0 +1,97 @@
+"""Matrix products and LAPACK-backed ops on stacks of matrices."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from jitaic.errors import ShapeError
+from jitaic.ir.ops.core import Op, broadcast_shapes, check_dtype, check_static, define
+from jitaic.ir.types import TensorType, example_value
+
+# ---------------------------------------------------------------- linear algebra
+
+
+def matmul_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    """np.matmul's shape rule, with NumPy's error for mismatched core dims."""
+    if len(a) == 0 or len(b) == 0:
+        raise ValueError("matmul: Input operand does not have enough dimensions")
+    a2 = (1,) + a if len(a) == 1 else a
+    b2 = b + (1,) if len(b) == 1 else b
+    if a2[-1] != b2[-2] and None not in (a2[-1], b2[-2]):  # run-time: checked when run
+        raise ShapeError(
+            f"matmul: Input operand 1 has a mismatch in its core dimension 0, with "
+            f"gufunc signature (n?,k),(k,m?)->(n?,m?) (size {b2[-2]} is different "
+            f"from {a2[-1]}) for shapes {a} and {b}"
+        )
+    batch = broadcast_shapes(a2[:-2], b2[:-2])
+    core = (() if len(a) == 1 else (a2[-2],)) + (() if len(b) == 1 else (b2[-1],))
+    return tuple(batch) + core
+
+
+def _matmul_infer(in_types, attrs, regions):
+    a, b = in_types
+    dtype = np.matmul(example_value(a.with_shape((1,) * max(a.ndim, 1))),
+                      example_value(b.with_shape((1,) * max(b.ndim, 1)))).dtype
+    return [TensorType(matmul_shape(a.shape, b.shape), check_dtype(dtype, "matmul"))]
+
+
+matmul = define("matmul", _matmul_infer, np.matmul, complex=True)
+
+
+def check_square_stack(t: TensorType, name: str) -> None:
+    """NumPy's LinAlgErrors for an operand that is not a stack of square matrices."""
+    check_static(t, name)
+    if t.ndim < 2:
+        raise np.linalg.LinAlgError(f"{t.ndim}-dimensional array given. Array must be at "
+                                    f"least two-dimensional")
+    if t.shape[-1] != t.shape[-2]:
+        raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
+    if t.dtype.kind not in "fc":  # the tracer converts integers first, as NumPy does
+        raise TypeError(f"{name} of {t.dtype}: jitaic expects a float or complex array here")
+
+
+def _linalg(name: str, out_shape: Callable, reference, complex: bool = True) -> Op:
+    """A LAPACK-backed op on stacks of square float or complex matrices (the
+    last two axes); ``out_shape(a_shape, *other_shapes)``. The dtype stays
+    the input's."""
+
+    def infer(in_types, attrs, regions):
+        a, *rest = in_types
+        check_square_stack(a, f"np.linalg.{name}")
+        for t in rest:
+            check_static(t, f"np.linalg.{name}")
+        return [TensorType(out_shape(a.shape, *(t.shape for t in rest)), a.dtype)]
+
+    return define(name, infer, reference, complex=complex)
+
+
+def _solve_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    vectors = len(b) == len(a) - 1  # the tracer broadcast the stacks
+    if (b if vectors else b[:-1]) != a[:-1] or len(b) not in (len(a) - 1, len(a)):
+        raise ShapeError(f"np.linalg.solve: shapes {a} and {b} do not match")
+    return b
+
+
+def _solve_reference(a, b):
+    if b.ndim == a.ndim - 1:  # vectors (NumPy 2 reads a 2-D b as matrices)
+        return np.linalg.solve(a, b[..., None])[..., 0]
+    return np.linalg.solve(a, b)
+
+
+def _slogdet_reference(a):
+    return np.stack(np.linalg.slogdet(a), axis=-1)
+
+
+# b of solve is a's stack of vectors (b.shape == a.shape[:-1]) or of matrices
+# (b.shape[:-2] == a.shape[:-2]); slogdet packs (sign, log|det|) in a last axis
+# of 2, so it is one output (VJP rules have one cotangent per node).
+solve = _linalg("solve", _solve_shape, _solve_reference)
+inv = _linalg("inv", lambda a: a, np.linalg.inv)
+det = _linalg("det", lambda a: a[:-2], np.linalg.det)
+# (sign, log|det|) packed in one array of the input's dtype: real input only
+slogdet = _linalg("slogdet", lambda a: a[:-2] + (2,), _slogdet_reference, complex=False)
+cholesky = _linalg("cholesky", lambda a: a, np.linalg.cholesky)
+
+
