@@ -536,18 +536,43 @@ row("cumprod", lambda x: (np.cumprod(x), np.cumprod(x, axis=1)), (C("f64[3,4]"),
 
 def _linalg(a, b):
     """LAPACK ops on matrices made well conditioned (a + 6I; a a^T + I for
-    Cholesky), a stack of two included; b a vector, then matrices."""
+    Cholesky and eigh), a stack of two included; b a vector, then matrices.
+    Factors are squared where LAPACK may choose their signs."""
     n = a.shape[-1]
     m = a + 6.0 * np.eye(n, dtype=a.dtype)
     spd = m @ np.swapaxes(m, -1, -2) + np.eye(n, dtype=a.dtype)
     sign, logdet = np.linalg.slogdet(m)
     return (np.linalg.solve(m, b), np.linalg.solve(m, np.stack([b, 2 * b], axis=-1)),
             np.linalg.inv(m), np.linalg.det(m), sign, logdet, np.linalg.cholesky(spd),
-            np.linalg.cholesky(spd, upper=True))
+            np.linalg.cholesky(spd, upper=True), *_decompositions(m, spd))
+
+
+def _decompositions(m, spd):
+    tall = m[..., :-1]
+    w, v = np.linalg.eigh(spd)
+    u, s, vh = np.linalg.svd(tall, full_matrices=False)
+    q, r = np.linalg.qr(tall)
+    flat = tall.reshape(-1, tall.shape[-1])
+    x, residuals, rank, singular = np.linalg.lstsq(flat, np.cos(flat[:, 0]))
+    return (w, v * v, np.linalg.eigvalsh(spd, UPLO="U"), u * u, s, vh * vh, q * q, r * r,
+            np.linalg.pinv(tall), x, residuals, rank, singular, np.linalg.matrix_rank(m),
+            np.linalg.norm(m, 2, axis=(-2, -1)), np.linalg.norm(tall, "nuc", axis=(-1, -2)),
+            np.linalg.cond(m), np.linalg.svdvals(m))
 
 
 row("linalg", _linalg, (C("f64[4,4]", "f64[4]"), C("f32[2,3,3]", "f32[3]"),
                         C("i32[3,3]", "f64[3]")), domain="small", tol=R)
+
+# eig's eigenvalues are real for a Hermitian matrix; their order and the
+# eigenvectors' phases are LAPACK's choice: sorted values, |det| of the vectors
+def _eig(x):
+    h = x @ np.swapaxes(x, -1, -2).conj() + np.eye(x.shape[-1])
+    w, v = np.linalg.eig(h)
+    return np.sort(w), np.abs(np.linalg.det(v)), np.sort(np.linalg.eigvals(h))
+
+
+row("eig", _eig,
+    (C("f64[3,3]"), C("c128[2,3,3]")), domain="small", tol=R, differentiable=False)
 
 # ---------------------------------------------------------------- compositions of ops
 

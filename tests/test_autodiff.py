@@ -28,7 +28,7 @@ from op_table import ROWS, make_args, make_array
 import jitaic
 from jitaic.autodiff.control_flow import REGION_VJP_RULES
 from jitaic.autodiff.vjp_rules import NON_DIFFERENTIABLE, VJP_RULES
-from jitaic.errors import CompileError
+from jitaic.errors import CompileError, UnsupportedError
 from jitaic.ir import ops
 from jitaic.ir.ops import OPS
 
@@ -558,6 +558,8 @@ def test_every_vjp_rule_is_exercised(monkeypatch: pytest.MonkeyPatch) -> None:
         for fn, make in INDEX_CASES:
             jitaic.grad(fn)(*make(rng))
         jitaic.grad(_grad_of_run_time_sum)(rng.normal(size=6))  # broadcast_like's VJP
+        with pytest.raises(UnsupportedError, match="gradient of np.linalg.eig is not"):
+            jitaic.grad(lambda x: np.linalg.eigvals(x @ x.T).sum())(rng.normal(size=(3, 3)))
     missing = {op.name for op in VJP_RULES} - used
     assert not missing, f"VJP rules no case exercises: {sorted(missing)}"
 

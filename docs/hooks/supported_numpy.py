@@ -31,7 +31,8 @@ SECTIONS = {
     "ufuncs": "Ufuncs and operators", "mathematical": "Mathematical functions",
     "reductions": "Reductions", "statistics": "Statistics", "sorting": "Sorting and searching",
     "indexing": "Indexing", "shapes": "Shapes and joining", "rearranging": "Rearranging",
-    "creation": "Array creation", "linalg": "Linear algebra", "common": "Other",
+    "creation": "Array creation", "linalg": "Linear algebra",
+    "decompositions": "Linear algebra", "common": "Other",
 }
 SECTIONS["indexing"] = "Indexing"
 

@@ -17,6 +17,7 @@ import functools
 from collections.abc import Callable, Sequence
 
 from jitaic import serialize
+from jitaic.autodiff import decomposition_rules  # noqa: F401  (registers its VJP rules)
 from jitaic.autodiff.control_flow import REGION_VJP_RULES, recording_for_differentiation
 from jitaic.autodiff.vjp_rules import (
     NON_DIFFERENTIABLE,

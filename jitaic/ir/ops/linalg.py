@@ -52,6 +52,17 @@ def check_square_stack(t: TensorType, name: str) -> None:
         raise TypeError(f"{name} of {t.dtype}: jitaic expects a float or complex array here")
 
 
+def check_matrix_stack(t: TensorType, name: str) -> None:
+    """NumPy's LinAlgError for an operand that is not a stack of matrices
+    (square or not)."""
+    check_static(t, name)
+    if t.ndim < 2:
+        raise np.linalg.LinAlgError(f"{t.ndim}-dimensional array given. Array must be at "
+                                    f"least two-dimensional")
+    if t.dtype.kind not in "fc":
+        raise TypeError(f"{name} of {t.dtype}: jitaic expects a float or complex array here")
+
+
 def _linalg(name: str, out_shape: Callable, reference, complex: bool = True) -> Op:
     """A LAPACK-backed op on stacks of square float or complex matrices (the
     last two axes); ``out_shape(a_shape, *other_shapes)``. The dtype stays
@@ -95,3 +106,101 @@ slogdet = _linalg("slogdet", lambda a: a[:-2] + (2,), _slogdet_reference, comple
 cholesky = _linalg("cholesky", lambda a: a, np.linalg.cholesky)
 
 
+
+# ---------------------------------------------------------------- decompositions
+# A decomposition's factors are one packed array per matrix, so the node has
+# one output and its VJP rule one cotangent: the factors are rows of it (real
+# values of a complex decomposition, eigenvalues and singular values, are
+# stored in its complex dtype). The layouts below are what the tracer slices
+# out, the lowering fills and the VJP rules read.
+
+
+def svd_layout(m: int, n: int, full_matrices: bool) -> tuple[int, int, int]:
+    """(columns of U, rows of Vh, number of singular values) of an m x n matrix."""
+    k = min(m, n)
+    return (m, n, k) if full_matrices else (k, k, k)
+
+
+def _svd_shape(a, full_matrices: bool):
+    m, n = a[-2:]
+    u_cols, v_rows, _ = svd_layout(m, n, full_matrices)
+    # U in rows [0, m) (columns [0, u_cols)), S in row m, Vh in the rows after
+    return (*a[:-2], m + 1 + v_rows, max(u_cols, n, 1))
+
+
+def _svd_reference(a, full_matrices):
+    m, n = a.shape[-2:]
+    u_cols, v_rows, k = svd_layout(m, n, full_matrices)
+    out = np.zeros(_svd_shape(a.shape, full_matrices), a.dtype)
+    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    out[..., :m, :u_cols], out[..., m, :k], out[..., m + 1:, :n] = u, s, vh
+    return out
+
+
+def _eig_reference(decompose):
+    def reference(a):
+        w, v = decompose(a)
+        if w.dtype.kind != a.dtype.kind:  # as numba's eig, which the lowering calls
+            raise ValueError("eig() argument must not cause a domain change.")
+        return np.concatenate([w[..., None, :], v], axis=-2)
+    return reference
+
+
+def _qr_shape(a):
+    m, n = a[-2:]
+    return (*a[:-2], m + min(m, n), n)  # Q in rows [0, m), R in the rows after
+
+
+def _qr_reference(a):
+    m, n = a.shape[-2:]
+    out = np.zeros(_qr_shape(a.shape), a.dtype)
+    q, r = np.linalg.qr(a)
+    out[..., :m, :min(m, n)], out[..., m:, :] = q, r
+    return out
+
+
+def _decomposition(name: str, out_shape: Callable, reference, square: bool) -> Op:
+    """A LAPACK factorisation of a stack of matrices into one packed array of
+    the input's dtype; ``out_shape(a_shape, **attrs)``."""
+
+    def infer(in_types, attrs, regions):
+        (a,) = in_types
+        (check_square_stack if square else check_matrix_stack)(a, f"np.linalg.{name}")
+        return [TensorType(out_shape(a.shape, **attrs), a.dtype)]
+
+    return define(name, infer, reference, complex=True)
+
+
+# eigh and eig: eigenvalues in row 0, eigenvectors (columns) in rows 1..n.
+# eig of a real matrix stays real, and raises when it runs if an eigenvalue is
+# complex (NumPy's result dtype would depend on the values).
+eigh = _decomposition("eigh", lambda a: (*a[:-2], a[-1] + 1, a[-1]),
+                      _eig_reference(np.linalg.eigh), square=True)
+eig = _decomposition("eig", lambda a: (*a[:-2], a[-1] + 1, a[-1]),
+                     _eig_reference(np.linalg.eig), square=True)
+svd = _decomposition("svd", _svd_shape, _svd_reference, square=False)
+qr = _decomposition("qr", lambda a: _qr_shape(a), _qr_reference, square=False)
+
+
+def _pinv_reference(a, rcond):
+    return np.linalg.pinv(a, rcond=rcond)
+
+
+# np.linalg.pinv with a static cutoff (rcond, relative to the largest singular value)
+pinv = _decomposition("pinv", lambda a, rcond: (*a[:-2], a[-1], a[-2]), _pinv_reference,
+                      square=False)
+
+
+def _lstsq_infer(in_types, attrs, regions):
+    a, b = in_types
+    check_matrix_stack(a, "np.linalg.lstsq")
+    check_static(b, "np.linalg.lstsq")
+    if a.ndim != 2 or b.ndim != 2 or a.shape[0] != b.shape[0] or a.dtype != b.dtype:
+        raise ShapeError(f"np.linalg.lstsq: operands {a} and {b} do not match")
+    return [TensorType((a.shape[1], b.shape[1]), a.dtype)]
+
+
+# The least-squares solution x of np.linalg.lstsq, for a matrix b (the tracer
+# makes a vector a column); residuals, rank and singular values are other ops.
+lstsq = define("lstsq", _lstsq_infer,
+               lambda a, b, rcond: np.linalg.lstsq(a, b, rcond=rcond)[0], complex=True)

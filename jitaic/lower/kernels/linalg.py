@@ -21,7 +21,12 @@ from jitaic.lower.kernels.loops import LoopNest, extent, load, lowering
 # raises LinAlgError for NaN or inf input where NumPy's LAPACK call returns
 # NaNs (docs/differences.md).
 LAPACK_CALLS = {ops.solve: "rt.solve", ops.inv: "rt.inv", ops.det: "rt.det",
-                ops.slogdet: "rt.slogdet_pair", ops.cholesky: "rt.cholesky"}
+                ops.slogdet: "rt.slogdet_pair", ops.cholesky: "rt.cholesky",
+                ops.eigh: "rt.eigh_packed", ops.eig: "rt.eig_packed",
+                ops.svd: "rt.svd_packed", ops.qr: "rt.qr_packed", ops.pinv: "rt.pinv",
+                ops.lstsq: "rt.lstsq"}
+# the attributes passed after the matrices, in this order
+LAPACK_ATTRIBUTES = {ops.svd: ("full_matrices",), ops.pinv: ("rcond",), ops.lstsq: ("rcond",)}
 
 
 @lowering(*LAPACK_CALLS)
@@ -29,15 +34,17 @@ def _lapack(em: Emitter, node: Node) -> None:
     out, call = node.output, LAPACK_CALLS[node.op]
     name = em.define(out)
     stack = node.inputs[0].shape[:-2]
+    attributes = "".join(f", {node.attrs[a]!r}" for a in LAPACK_ATTRIBUTES.get(node.op, ()))
     if not stack:
-        result = f"{call}({', '.join(em(v) for v in node.inputs)})"
+        result = f"{call}({', '.join(em(v) for v in node.inputs)}{attributes})"
         em.line(f"{name} = {result if out.type.ndim else f'{np_type(out.dtype)}({result})'}")
         return
     em.line(f"{name} = {empty(out.shape, out.dtype)}")
     index = [em.fresh(f"i{d}") for d in range(len(stack))]
     with em.loops(list(zip(index, stack, strict=True))):
         at = ", ".join(index)
-        em.line(f"{name}[{at}] = {call}({', '.join(f'{em(v)}[{at}]' for v in node.inputs)})")
+        operands = ", ".join(f"{em(v)}[{at}]" for v in node.inputs)
+        em.line(f"{name}[{at}] = {call}({operands}{attributes})")
 
 
 def _as_dtype(em: Emitter, v: Value, dtype: np.dtype, contiguous: bool = True) -> str:

@@ -6,18 +6,19 @@ where they are defined (``registry.implements``); ``protocol`` installs them on
 functions (mean, var, clip, outer, stack, ...) are written in terms of those
 ops, so later concerns (lowering, autodiff) only ever see primitive ops.
 
-    common        operands as Tracers, axes, run-time checks, one-op wrappers
-    ufuncs        ufunc calls, Python-int rules (NEP 50), operators, composite ufuncs
-    shapes        reshape, transpose, expand/squeeze, broadcasting, joining, append
-    indexing      basic and advanced indexing, assignment, take, diagonal
-    reductions    sum ... all, mean/var/std, arg-reductions, scans, nan-reductions
-    rearranging   flips, rot90, roll (and the fft shifts), repeat, tile, splits
-    sorting       sort, argsort, searchsorted
-    linalg        products, norms, solves and factorisations, einsum
-    creation      *_like, array, linspace, meshgrid, building matrices
-    mathematical  clip, round, diff, trapezoid, convolve, interp, isclose ...
-    statistics    median, quantile, average, cov, histogram, digitize
-    protocol      __array_ufunc__, __array_function__, methods on Tracer
+    common          operands as Tracers, axes, run-time checks, one-op wrappers
+    ufuncs          ufunc calls, Python-int rules (NEP 50), operators, composite ufuncs
+    shapes          reshape, transpose, expand/squeeze, broadcasting, joining, append
+    indexing        basic and advanced indexing, assignment, take, diagonal
+    reductions      sum ... all, mean/var/std, arg-reductions, scans, nan-reductions
+    rearranging     flips, rot90, roll (and the fft shifts), repeat, tile, splits
+    sorting         sort, argsort, searchsorted
+    linalg          products, norms, solves, einsum, cross, trace
+    decompositions  eigh, eig, svd, qr and pinv, lstsq, matrix_rank over them
+    creation        *_like, array, linspace, meshgrid, building matrices
+    mathematical    clip, round, diff, trapezoid, convolve, interp, isclose ...
+    statistics      median, quantile, average, cov, histogram, digitize
+    protocol        __array_ufunc__, __array_function__, methods on Tracer
 
 The names below are the API the rest of jitaic (autodiff, the AST frontend,
 the numpy proxy) builds graphs with.

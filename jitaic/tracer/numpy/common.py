@@ -156,3 +156,14 @@ def static_ints(value, what: str) -> tuple[int, ...]:
 def size_of(x: Tracer, axes) -> int:
     """The element count over these axes (reshape's -1 cannot stand for it at size 0)."""
     return int(np.prod([x.shape[d] for d in axes], dtype=np.int64))
+
+
+def lapack_operand(a, complex_ok: bool = True) -> Tracer:
+    """A LAPACK operand: integers and bools become float64 (NumPy's rule);
+    float16 is rejected as NumPy rejects it."""
+    x = as_tracer(a)
+    if x.dtype == np.float16:
+        raise TypeError("array type float16 is unsupported in linalg")
+    if x.dtype.kind == "c" and not complex_ok:
+        raise unsupported("np.linalg.slogdet of complex values")
+    return astype(x, np.float64) if x.dtype.kind in "biu" else x

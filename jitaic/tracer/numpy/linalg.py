@@ -14,15 +14,25 @@ from jitaic.tracer.numpy.common import (
     as_tracer,
     astype,
     broadcast_to,
+    lapack_operand,
     normalize_axes,
     size_of,
     static_ints,
     unsupported,
 )
+from jitaic.tracer.numpy.decompositions import svd
 from jitaic.tracer.numpy.indexing import diagonal, getitem
 from jitaic.tracer.numpy.reductions import amax, amin, sum_
 from jitaic.tracer.numpy.registry import implements
-from jitaic.tracer.numpy.shapes import moveaxis, ravel, reshape, stack, swapaxes, transpose
+from jitaic.tracer.numpy.shapes import (
+    expand_dims,
+    moveaxis,
+    ravel,
+    reshape,
+    stack,
+    swapaxes,
+    transpose,
+)
 from jitaic.tracer.numpy.ufuncs import apply_ufunc, matmul, squared_magnitude
 
 
@@ -92,8 +102,8 @@ def inner(a, b):
 @implements(np.linalg.norm)
 def norm(x, ord=None, axis=None, keepdims=False):
     """NumPy's formulas: vector ords (None/2, 1, inf, -inf, 0, other p) and
-    matrix ords ("fro", 1, -1, inf, -inf); the 2-norm and nuclear norm of a
-    matrix need singular values and are not supported."""
+    matrix ords ("fro", 1, -1, inf, -inf, and through singular values 2, -2,
+    "nuc")."""
     x = as_tracer(x)
     if x.dtype.kind not in "fc":
         x = astype(x, np.float64)
@@ -114,6 +124,8 @@ def norm(x, ord=None, axis=None, keepdims=False):
         if isinstance(ord, (int, float)) and not isinstance(ord, bool):
             total = sum_(magnitude ** ord, axis=axis, keepdims=keepdims)
             return total ** (1.0 / ord)
+    elif len(axes) == 2 and ord in (2, -2, "nuc"):
+        return singular_value_norm(x, ord, axis, keepdims)
     elif len(axes) == 2 and ord in (1, -1, np.inf, -np.inf):
         rows, cols = (axes if axis is None else  # in the user's order, as NumPy's
                       tuple(normalize_axes(a, x.ndim)[0] for a in axis))
@@ -122,6 +134,28 @@ def norm(x, ord=None, axis=None, keepdims=False):
         totals = sum_(magnitude, axis=summed, keepdims=keepdims)
         return pick(totals, axis=over - (over > summed and not keepdims), keepdims=keepdims)
     raise unsupported(f"np.linalg.norm with ord={ord!r} over {len(axes)} axes")
+
+
+def singular_value_norm(x: Tracer, ord, axis, keepdims: bool) -> Tracer:
+    """The matrix 2-norm (largest singular value), -2 (smallest) and nuclear
+    norm (their sum) over two axes, in the user's order as NumPy takes them."""
+    rows, cols = (x.ndim - 2, x.ndim - 1) if axis is None else \
+        tuple(normalize_axes(a, x.ndim)[0] for a in axis)
+    s = svd(moveaxis(x, (rows, cols), (-2, -1)), compute_uv=False)
+    result = {2: amax, -2: amin, "nuc": sum_}[ord](s, axis=-1)
+    return expand_dims(result, tuple(sorted((rows, cols)))) if keepdims else result
+
+
+@implements(np.linalg.cond)
+def cond(x, p=None):
+    """NumPy's definitions: the ratio of extreme singular values for p in
+    (None, 2, -2), else norm(x, p) * norm(inv(x), p)."""
+    a = lapack_operand(x)
+    if p is None or p in (2, -2):
+        s = svd(a, compute_uv=False)
+        big, small = s[..., 0], s[..., -1]
+        return small / big if p == -2 else big / small
+    return norm(a, p, axis=(-2, -1)) * norm(inv(a), p, axis=(-2, -1))
 
 
 @implements(np.tensordot)
@@ -165,22 +199,11 @@ def matrix_power(a, n):
     return result
 
 
-def _linalg_operand(a, complex_ok: bool = True) -> Tracer:
-    """A LAPACK operand: integers and bools become float64 (NumPy's rule);
-    float16 is rejected as NumPy rejects it."""
-    x = as_tracer(a)
-    if x.dtype == np.float16:
-        raise TypeError("array type float16 is unsupported in linalg")
-    if x.dtype.kind == "c" and not complex_ok:
-        raise unsupported("np.linalg.slogdet of complex values")
-    return astype(x, np.float64) if x.dtype.kind in "biu" else x
-
-
 @implements(np.linalg.solve)
 def solve(a, b):
     """NumPy 2's rule: b is a vector (a stack of them, shaped like a's rows)
     when b.ndim == 1, else a stack of matrices; the stacks broadcast."""
-    x, y = _linalg_operand(a), _linalg_operand(b)
+    x, y = lapack_operand(a), lapack_operand(b)
     dtype = np.result_type(x.dtype, y.dtype)
     x, y = astype(x, dtype, copy=False), astype(y, dtype, copy=False)
     ops.check_square_stack(x.aval, "np.linalg.solve")  # before reading its shape
@@ -198,12 +221,12 @@ def solve(a, b):
 
 @implements(np.linalg.inv)
 def inv(a):
-    return emit(ops.inv, [_linalg_operand(a)], scalar=False)
+    return emit(ops.inv, [lapack_operand(a)], scalar=False)
 
 
 @implements(np.linalg.det)
 def det(a):
-    return emit(ops.det, [_linalg_operand(a)])
+    return emit(ops.det, [lapack_operand(a)])
 
 
 _SLOGDET_RESULT = type(np.linalg.slogdet(np.eye(1)))  # NumPy's (sign, logabsdet) tuple
@@ -211,7 +234,7 @@ _SLOGDET_RESULT = type(np.linalg.slogdet(np.eye(1)))  # NumPy's (sign, logabsdet
 
 @implements(np.linalg.slogdet)
 def slogdet(a):
-    both = emit(ops.slogdet, [_linalg_operand(a, complex_ok=False)], scalar=False)
+    both = emit(ops.slogdet, [lapack_operand(a, complex_ok=False)], scalar=False)
     scalar = both.ndim == 1
     sign, logdet = both[..., 0], both[..., 1]
     if scalar:  # NumPy returns scalars for one matrix
@@ -221,7 +244,7 @@ def slogdet(a):
 
 @implements(np.linalg.cholesky)
 def cholesky(a, upper=False):
-    lower = emit(ops.cholesky, [_linalg_operand(a)], scalar=False)
+    lower = emit(ops.cholesky, [lapack_operand(a)], scalar=False)
     return swapaxes(lower, -1, -2) if upper else lower
 
 
