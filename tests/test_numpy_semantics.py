@@ -853,6 +853,19 @@ def test_a_masked_store_of_an_out_of_range_python_int_overflows() -> None:
         jitaic.jit(store)(np.ones(2, np.uint64))
 
 
+def uint64_and_python_ints_beyond_int64(b):
+    b[0] = 2 ** 63
+    b[1:] += 2 ** 63 + 7
+    return (b + 2 ** 63 - 1, b == 2 ** 63, np.maximum(b, 2 ** 64 - 1),
+            np.full(2, 2 ** 64 - 1, np.uint64), np.where(b > 2 ** 63, b, 2 ** 63 + 1))
+
+
+def test_python_ints_only_uint64_holds_work_with_uint64_arrays() -> None:
+    """NumPy 2 takes them (NEP 50); the fuzzer found an OverflowError naming
+    nothing, raised by making them int64 constants."""
+    check_like_numpy(uint64_and_python_ints_beyond_int64, np.array([0, 5, 2 ** 64 - 1], np.uint64))
+
+
 def test_a_split_along_a_missing_axis_is_numpys_index_error() -> None:
     with pytest.raises(IndexError, match=r"axis 2 is out of bounds .*test_numpy_semantics"):
         jitaic.jit(lambda x: np.split(x, 2, axis=2))(np.ones((2, 2)))

@@ -71,13 +71,18 @@ class TraceContext:
             and not isinstance(value, np.generic)
         array = np.array(value)
         if weak and isinstance(value, int) and not isinstance(value, bool):
-            array = np.array(value, dtype=np.int64)
+            # int64 unless only uint64 holds it (a weak int's dtype does not take
+            # part in promotion; the ufunc and store rules check its range first)
+            array = np.array(value, dtype=np.uint64 if value > _INT64_MAX else np.int64)
         check_supported_dtype(array.dtype, "a constant")
         array.flags.writeable = False
         node = self.builder.emit(ops.constant, (), {"value": array, "weak": weak},
                                  loc=user_location())
         self._constants[key] = (value, node.output)
         return node.output
+
+
+_INT64_MAX = np.iinfo(np.int64).max
 
 
 def current() -> TraceContext:
