@@ -523,6 +523,14 @@ row("convolve_sinc_polyval",
                   np.convolve(x, np.concatenate([k] * 9), mode="valid"),  # 36 taps: a product
                   np.sinc(x), np.polyval(k, x)),
     (C("f64[40]", "f64[4]"), C("i32[40]", "f32[4]")))
+def _lengths_the_data_decides(x):
+    return (*np.nonzero(x > 0), x.nonzero(), np.argwhere(x), np.where(x < 0),
+            *np.unique(x, return_index=True, return_inverse=True, return_counts=True),
+            np.unique(x, equal_nan=False))
+
+
+row("nonzero_unique", _lengths_the_data_decides, (C("f64[4,5]", special=True), C("i16[3,4]")),
+    differentiable=False)
 row("argsort", lambda x: (np.argsort(x), np.argsort(x, axis=0), x.argsort(axis=None)),
     (C("f64[4,5]"),), differentiable=False)
 row("sort_median", lambda x: (np.sort(x), np.sort(x, axis=0), np.median(x), np.median(x, 1),

@@ -866,6 +866,21 @@ def test_python_ints_only_uint64_holds_work_with_uint64_arrays() -> None:
     check_like_numpy(uint64_and_python_ints_beyond_int64, np.array([0, 5, 2 ** 64 - 1], np.uint64))
 
 
+def unique_of_repeated_nans(x):
+    return (np.unique(x, return_index=True, return_inverse=True, return_counts=True),
+            np.unique(x, equal_nan=False, return_counts=True), np.nonzero(x != x))
+
+
+def test_unique_and_nonzero_have_lengths_the_data_decides() -> None:
+    """NaNs are one value (equal_nan) or each their own; -0.0 equals 0.0."""
+    check_like_numpy(unique_of_repeated_nans, np.array([1.0, np.nan, -0.0, 0.0, np.nan, 1.0]))
+    check_like_numpy(unique_of_repeated_nans, np.array([np.nan, np.nan]))
+    with pytest.raises(ValueError, match=r"nonzero on 0d arrays .* at test_numpy_semantics"):
+        jitaic.jit(np.nonzero)(np.float64(2.0))
+    with pytest.raises(ValueError, match="either both or neither of x and y"):
+        jitaic.jit(lambda c, x: np.where(c, x))(np.ones(2, bool), np.ones(2))
+
+
 def test_a_split_along_a_missing_axis_is_numpys_index_error() -> None:
     with pytest.raises(IndexError, match=r"axis 2 is out of bounds .*test_numpy_semantics"):
         jitaic.jit(lambda x: np.split(x, 2, axis=2))(np.ones((2, 2)))

@@ -32,7 +32,7 @@ SECTIONS = {
     "reductions": "Reductions", "statistics": "Statistics", "sorting": "Sorting and searching",
     "indexing": "Indexing", "shapes": "Shapes and joining", "rearranging": "Rearranging",
     "creation": "Array creation", "linalg": "Linear algebra",
-    "decompositions": "Linear algebra", "common": "Other",
+    "decompositions": "Linear algebra", "sets": "Set routines", "common": "Other",
 }
 SECTIONS["indexing"] = "Indexing"
 
@@ -120,7 +120,7 @@ _SECTION_OF = {"np.where": "Indexing", "np.select": "Indexing",
                "np.broadcast_to": SECTIONS["shapes"], "np.copy": SECTIONS["creation"],
                "np.isclose": "Logic", "np.allclose": "Logic"}
 _ORDER = [SECTIONS[k] for k in ("ufuncs", "mathematical")] + ["Logic"] + [
-    SECTIONS[k] for k in ("reductions", "statistics", "sorting", "indexing", "shapes",
+    SECTIONS[k] for k in ("reductions", "statistics", "sorting", "sets", "indexing", "shapes",
                           "rearranging", "creation", "linalg", "common")] + [METHODS]
 
 

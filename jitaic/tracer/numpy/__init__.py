@@ -12,7 +12,8 @@ ops, so later concerns (lowering, autodiff) only ever see primitive ops.
     indexing        basic and advanced indexing, assignment, take, diagonal
     reductions      sum ... all, mean/var/std, arg-reductions, scans, nan-reductions
     rearranging     flips, rot90, roll (and the fft shifts), repeat, tile, splits
-    sorting         sort, argsort, searchsorted
+    sorting         sort, argsort, searchsorted; nonzero, argwhere, where(cond)
+    sets            unique
     linalg          products, norms, solves, einsum, cross, trace
     decompositions  eigh, eig, svd, qr and pinv, lstsq, matrix_rank over them
     creation        *_like, array, linspace, meshgrid, building matrices
@@ -29,6 +30,7 @@ from jitaic.tracer.numpy import (  # noqa: F401  (imported to register their han
     linalg,
     mathematical,
     rearranging,
+    sets,
     statistics,
 )
 from jitaic.tracer.numpy.common import (

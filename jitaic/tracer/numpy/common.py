@@ -100,11 +100,8 @@ def _warn_discarding_imaginary_parts() -> None:
         warnings.warn_explicit(message, np.exceptions.ComplexWarning, loc.filename, loc.lineno)
 
 
-@implements(np.where)
-def where(condition, x=None, y=None):
-    if x is None or y is None:
-        raise unsupported("np.where with one argument (its result shape depends on "
-                           "the data)")
+def where(condition, x, y):
+    """np.where of three operands (sorting.py registers np.where itself)."""
     return emit(ops.where, [condition, x, y], scalar=False)  # np.where never gives scalars
 
 

@@ -1,0 +1,57 @@
+"""Set routines: np.unique, by sorting. Its results have one element per
+distinct value, a length known when the code runs (the compress op, as for
+``x[mask]``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jitaic.tracer.core import Tracer
+from jitaic.tracer.numpy.common import as_tracer, full_value, unsupported
+from jitaic.tracer.numpy.indexing import flatnonzero, getitem, setitem
+from jitaic.tracer.numpy.reductions import cumsum
+from jitaic.tracer.numpy.registry import implements
+from jitaic.tracer.numpy.shapes import concatenate, ravel, reshape
+from jitaic.tracer.numpy.sorting import argsort
+from jitaic.tracer.numpy.ufuncs import apply_ufunc
+
+
+def _starts_of_runs(s: Tracer, equal_nan: bool) -> Tracer:
+    """Where each run of equal sorted values begins; with ``equal_nan`` the
+    NaNs (sorted last) are one run, as in NumPy."""
+    differs = apply_ufunc(np.not_equal, s[1:], s[:-1])
+    if equal_nan and s.dtype.kind in "fc":
+        nan = apply_ufunc(np.isnan, s)
+        differs = differs & ~(nan[1:] & nan[:-1])
+    return concatenate([as_tracer(np.ones(1, bool)), differs])
+
+
+@implements(np.unique)
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
+           *, equal_nan=True, sorted=True):
+    """NumPy's algorithm: a stable sort, the first element of each run of equal
+    values, its position in the input (return_index), each element's run
+    (return_inverse, shaped like the input) and the runs' lengths."""
+    if axis is not None:
+        raise unsupported("np.unique with axis=")
+    x = as_tracer(ar)
+    flat = ravel(x)
+    if None in flat.shape:
+        raise unsupported("np.unique of an array whose length is only known at run time")
+    n = flat.shape[0]
+    if n == 0:
+        empty = full_value((0,), 0, np.int64)
+        values, index, inverse, counts = flat, empty, full_value(x.shape, 0, np.int64), empty
+    else:
+        order = argsort(flat, kind="stable")
+        s = getitem(flat, order)
+        starts = _starts_of_runs(s, equal_nan)
+        values, index = getitem(s, starts), getitem(order, starts)
+        inverse = full_value((n,), 0, np.int64)
+        setitem(inverse, order, cumsum(starts, dtype=np.int64) - 1)
+        inverse = reshape(inverse, x.shape)
+        ends = concatenate([starts[1:], as_tracer(np.ones(1, bool))])
+        counts = flatnonzero(ends) - flatnonzero(starts) + 1
+    extra = [r for r, wanted in ((index, return_index), (inverse, return_inverse),
+                                 (counts, return_counts)) if wanted]
+    return (values, *extra) if extra else values
