@@ -531,6 +531,9 @@ def _lengths_the_data_decides(x):
 
 row("nonzero_unique", _lengths_the_data_decides, (C("f64[4,5]", special=True), C("i16[3,4]")),
     differentiable=False)
+row("bincount", lambda x, w: (np.bincount(x), np.bincount(x, weights=w),
+                              np.bincount(x, minlength=40)),
+    (C("u8[9]", "f32[9]"),), differentiable=False)
 row("argsort", lambda x: (np.argsort(x), np.argsort(x, axis=0), x.argsort(axis=None)),
     (C("f64[4,5]"),), differentiable=False)
 row("sort_median", lambda x: (np.sort(x), np.sort(x, axis=0), np.median(x), np.median(x, 1),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import assert_same
+from helpers import assert_same, finite_difference
 
 import jitaic
 
@@ -879,6 +879,18 @@ def test_unique_and_nonzero_have_lengths_the_data_decides() -> None:
         jitaic.jit(np.nonzero)(np.float64(2.0))
     with pytest.raises(ValueError, match="either both or neither of x and y"):
         jitaic.jit(lambda c, x: np.where(c, x))(np.ones(2, bool), np.ones(2))
+
+
+def test_bincount_has_the_length_its_largest_value_asks_for(rng) -> None:
+    """max(x) + 1 or minlength, known when it runs; its weights' gradient is a gather."""
+    x, w = np.array([0, 2, 2, 1]), rng.normal(size=4)
+    check_like_numpy(lambda x: (np.bincount(x), np.bincount(x, minlength=7)), x)
+    with pytest.raises(ValueError, match="must have no negative elements .* test_numpy_sem"):
+        jitaic.jit(np.bincount)(np.array([1, -1]))
+
+    def loss(w):
+        return np.sum(np.bincount(x, weights=w) ** 2)
+    np.testing.assert_allclose(jitaic.grad(loss)(w), finite_difference(loss, (w,), 0), rtol=1e-6)
 
 
 def test_a_split_along_a_missing_axis_is_numpys_index_error() -> None:

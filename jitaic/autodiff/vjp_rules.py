@@ -42,7 +42,8 @@ NON_DIFFERENTIABLE = frozenset({
     ops.not_equal, ops.less, ops.less_equal, ops.greater, ops.greater_equal,
     ops.logical_and, ops.logical_or, ops.logical_xor, ops.bitwise_and, ops.bitwise_or,
     ops.bitwise_xor, ops.left_shift, ops.right_shift, ops.reduce_any, ops.reduce_all,
-    ops.argmax, ops.argmin, ops.argsort, ops.searchsorted, ops.constant, ops.full, ops.dim_size,
+    ops.argmax, ops.argmin, ops.argsort, ops.searchsorted, ops.constant, ops.full,
+    ops.dyn_full, ops.dim_size,
     ops.check,
     # Gradients flow through real values only (reverse.py refuses complex
     # ones): the imaginary part of a real value is a constant 0.

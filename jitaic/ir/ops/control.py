@@ -61,6 +61,19 @@ full = define("full", _full_infer,
               lambda shape, dtype, fill: np.full(shape, fill, dtype), (CONSTRUCTOR,),
               complex=True)
 
+
+def _dyn_full_infer(in_types, attrs, regions):
+    (length,) = in_types
+    if length.ndim or length.dtype != np.int64:
+        raise ValueError(f"dyn_full takes an int64 scalar length, not {length}")
+    return [TensorType((None,), check_dtype(attrs["dtype"], "full"))]
+
+
+# A filled vector whose length is a run-time value (np.bincount's counts): a
+# fresh buffer that later ops write in place.
+dyn_full = define("dyn_full", _dyn_full_infer,
+                  lambda length, dtype, fill: np.full(int(length), fill, dtype), (ALLOCATES,))
+
 # ---------------------------------------------------------------- control flow
 # Structured control flow holds its bodies as Regions. The frontends that
 # produce these come with the AST frontend; the data structure, printer,

@@ -31,6 +31,13 @@ def _full(em: Emitter, node: Node) -> None:
         em.line(f"{em.define(out)} = np.full({out.shape}, {fill}, {np_type(out.dtype)})")
 
 
+@lowering(ops.dyn_full)
+def _dyn_full(em: Emitter, node: Node) -> None:
+    out = node.output
+    fill = literal(node.attrs["fill"], out.dtype)
+    em.line(f"{em.define(out)} = np.full({em(node.inputs[0])}, {fill}, {np_type(out.dtype)})")
+
+
 TAPE_START_ROWS = 16  # enough for short loops without growing
 
 

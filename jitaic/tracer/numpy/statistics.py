@@ -4,6 +4,8 @@ histogram and digitize.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from jitaic.errors import at, user_location
@@ -199,6 +201,36 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
 
 def _float_type(dtype: np.dtype) -> np.dtype:
     return np.result_type(dtype, float) if dtype.kind in "biu" else dtype
+
+
+@implements(np.bincount)
+def bincount(x, /, weights=None, minlength=0):
+    """Counts (or sums of weights) per value 0..max(x): a length known when it
+    runs, at least ``minlength``."""
+    a = as_tracer(x)
+    if a.ndim != 1:
+        raise ValueError(f"object {'too deep' if a.ndim else 'of too small depth'} for "
+                         f"desired array{at(user_location())}")
+    if a.dtype.kind not in "biu":
+        raise TypeError(f"Cannot cast array data from dtype('{a.dtype}') to dtype('int64') "
+                        f"according to the rule 'safe'{at(user_location())}")
+    ops.check_static(a.aval, "np.bincount")
+    minlength = operator.index(minlength)
+    if minlength < 0:
+        raise ValueError(f"'minlength' must not be negative{at(user_location())}")
+    w = None if weights is None else astype(as_tracer(weights), np.float64)
+    if w is not None and w.shape != a.shape:
+        raise ValueError(f"The weights and list don't have the same length."
+                         f"{at(user_location())}")
+    dtype = np.int64 if w is None else np.float64
+    if a.shape[0] == 0:
+        return full_value((minlength,), 0, dtype)
+    index = astype(a, np.int64)
+    require(amin(index) >= 0, ValueError, "'list' argument must have no negative elements")
+    length = apply_ufunc(np.maximum, amax(index) + 1, minlength)
+    counts = emit(ops.dyn_full, [length], {"dtype": np.dtype(dtype), "fill": 0}, scalar=False)
+    add_at(counts, index, 1 if w is None else w)
+    return counts
 
 
 @implements(np.histogram)
