@@ -25,7 +25,7 @@ import numpy as np
 
 from jitaic import compiler_thread, config, serialize
 from jitaic.ast_frontend.transform import convert as ast_convert
-from jitaic.errors import ConcretizationError, RecompileWarning, at
+from jitaic.errors import ConcretizationError, RecompileWarning, StaticArgumentNeeded, at
 from jitaic.generated_calls import check_call, direct_class, hot_class, identifier
 from jitaic.ir.graph import Graph, GraphTooLarge
 from jitaic.ir.interpreter import evaluate
@@ -250,6 +250,9 @@ class JitFunction:
                            for p in self._signature.parameters.values())
         self._n_params = len(names)
         self._static_mask = tuple(n in self._static_names for n in names)
+        # arguments made static while tracing, and why (a Python float whose
+        # value Python asked for: range(int(n)))
+        self._static_why: dict[str, str] = {}
         self._cache: dict[tuple, Specialization] = {}
         self._order: list[Specialization] = []
         self._misses = 0
@@ -305,6 +308,9 @@ class JitFunction:
         spec = self._cache.get(key)
         if spec is None:
             spec = self._specialize(key, args, kwargs, static, leaves)
+            if spec.key != key:  # an argument became static while tracing
+                args, kwargs, static = self._bind(args, kwargs)
+                key, leaves = self._key(args, kwargs, static)
         else:
             spec._hits += 1
         if spec.pending and not self._finish_background(spec):
@@ -485,13 +491,36 @@ class JitFunction:
 
     # ------------------------------------------------------------ compiling
     def _specialize(self, key, args, kwargs, static, leaves) -> Specialization:
+        try:
+            return self._specialize_traced(key, args, kwargs, static, leaves)
+        except StaticArgumentNeeded as exc:
+            if not self._make_static(exc.name, str(exc)):
+                raise
+        args, kwargs, static = self._bind(args, kwargs)
+        key, leaves = self._key(args, kwargs, static)
+        return self._cache.get(key) or self._specialize(key, args, kwargs, static, leaves)
+
+    def _make_static(self, name: str, why: str) -> bool:
+        """Specialise on the value of argument ``name`` from now on; False when
+        it is no argument of its own (a leaf of a tuple argument)."""
+        if name not in self._signature.parameters or name in self._static_names:
+            return False
+        with self._lock:
+            self._static_names = self._static_names | {name}
+            self._static_mask = tuple(n in self._static_names for n in self._signature.parameters)
+            self._static_why[name] = why
+            self._fast_ok = False
+            self._fast.clear()
+        return True
+
+    def _specialize_traced(self, key, args, kwargs, static, leaves) -> Specialization:
         with self._lock:
             if key in self._cache:
                 return self._cache[key]
             self._check_arguments(args, kwargs, static)
-            self._misses += 1
             start = time.perf_counter()
             traced, frontend, reason = self._trace(args, kwargs, static)
+            self._misses += 1
             if config.get("checks"):
                 verify(traced.graph)
             traced_at = time.perf_counter()
@@ -587,6 +616,8 @@ class JitFunction:
                          max_nodes=budget), "trace", (
                 'mode="trace"' if self._mode == "trace" else
                 "auto: no Python control flow depends on a traced value")
+        except StaticArgumentNeeded:
+            raise  # _specialize traces again with the argument static
         except ConcretizationError as exc:
             if self._mode == "trace":
                 raise
@@ -633,6 +664,8 @@ class JitFunction:
         args, kwargs, static = self._bind(args, kwargs)
         key, leaves = self._key(args, kwargs, static)
         spec = self._cache.get(key) or self._specialize(key, args, kwargs, static, leaves)
+        if spec.key != key:  # an argument became static while tracing
+            key, leaves = self._key(*self._bind(args, kwargs))
         if spec.pending:
             wait([spec._pending])
             self._finish_background(spec)

@@ -118,6 +118,20 @@ class ConcretizationError(UnsupportedError):
     """Python control flow asked for the value of a traced array."""
 
 
+class TracedSequenceError(UnsupportedError):
+    """NumPy met a list or tuple holding traced values where it makes an array
+    (the proxy's NumPy functions convert it and call again)."""
+
+
+class StaticArgumentNeeded(ConcretizationError):
+    """Python asked for the value of a traced Python-float argument
+    (``range(int(n))``): the call is specialised on that argument's value."""
+
+    def __init__(self, message: str, name: str) -> None:
+        super().__init__(message)
+        self.name = name
+
+
 class ShapeError(JitaicError, ValueError):
     """Shapes that NumPy would reject (broadcasting, matmul, reshape)."""
 

@@ -77,8 +77,8 @@ def _arguments(jitted: JitFunction, args: tuple, kwargs: dict) -> list[str]:
     lines = []
     for name, value, is_static in named:
         if is_static:
-            lines.append(f"{name} = {value!r}: static (static_argnames); a new value "
-                         f"compiles again")
+            why = jitted._static_why.get(name, "static_argnames")
+            lines.append(f"{name} = {value!r}: static ({why}); a new value compiles again")
             continue
         leaves = flatten(value)[0]
         described = [_describe_leaf(leaf_key(x), x) for x in leaves]

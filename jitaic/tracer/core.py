@@ -19,6 +19,7 @@ from jitaic.errors import (
     ConcretizationError,
     JitaicError,
     SourceLoc,
+    StaticArgumentNeeded,
     UnsupportedError,
     at,
     user_location,
@@ -262,10 +263,22 @@ class Tracer:
         self._concretize("Python bool()")
 
     def __int__(self):
+        self._python_float_argument("Python int()")
         self._concretize("Python int()")
 
     def __float__(self):
+        self._python_float_argument("Python float()")
         self._concretize("Python float()")
+
+    def _python_float_argument(self, what: str) -> None:
+        """A Python float argument itself, unchanged, asked for its value (a
+        count, ``range(int(n))``): the function is specialised on it."""
+        buffer = self._buffer
+        if buffer.param_index is not None and not self._view and buffer.version == 0 \
+                and buffer.value.type.weak and buffer.value.type.dtype.kind == "f":
+            raise StaticArgumentNeeded(f"{what} of the Python float argument "
+                                       f"{buffer.value.name!r}{at(user_location())}",
+                                       buffer.value.name)
 
     def __complex__(self):
         self._concretize("Python complex()")

@@ -8,6 +8,7 @@ The classification is also the cache key (see ``leaf_key``).
 
 from __future__ import annotations
 
+import enum
 import types
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -106,11 +107,24 @@ def check_leaf(x: object, name: str) -> None:
             raise UnsupportedError(
                 f"argument {name!r} has dtype {x.dtype}, which jitaic does not support "
                 f"(supported: {SUPPORTED_TEXT})")
-    elif not isinstance(x, (bool, int, float, complex, str, type(None), np.dtype, type)):
+    elif not isinstance(x, (bool, int, float, complex, str, type(None), np.dtype, type)) \
+            and not is_static_object(x):
         raise UnsupportedError(
             f"argument {name!r} of type {type(x).__name__} is not supported: pass arrays, "
             f"Python scalars, or tuples/lists/dicts of them (or mark it static with "
             f"static_argnums/static_argnames if it is hashable)")
+
+
+def is_static_object(x: object) -> bool:
+    """Functions (``mode=wrap``), enum members and other hashable callables
+    are static arguments by themselves: each one compiles its own code."""
+    if not (callable(x) or isinstance(x, enum.Enum)):
+        return False
+    try:
+        hash(x)
+    except TypeError:
+        return False
+    return True
 
 
 def is_traced(key: tuple) -> bool:
@@ -157,8 +171,8 @@ def trace(fn: Callable, args: Sequence, kwargs: dict, arg_names: Sequence[str],
 
         def lift(x: object, name: str) -> object:
             key = leaf_key(x)
-            if not is_traced(key):
-                return x
+            if not is_traced(key):  # a function argument runs on Tracers too
+                return ctx.converter.replace(x) if callable(x) else x
             if isinstance(x, np.ndarray) and id(x) in seen:
                 return seen[id(x)]
             value = Value(leaf_type(x), name=name)
@@ -176,11 +190,11 @@ def trace(fn: Callable, args: Sequence, kwargs: dict, arg_names: Sequence[str],
             names = [name if treedef == LEAF else f"{name}{i}" for i in range(len(leaves))]
             return unflatten(treedef, [lift(x, n) for x, n in zip(leaves, names, strict=True)])
 
+        ctx.converter = converter or Converter()
         traced_args = [a if s else lift_tree(a, n)
                        for a, n, s in zip(args, arg_names, static, strict=True)]
         traced_kwargs = {k: kwargs[k] if k in static_kwargs else lift_tree(kwargs[k], k)
                          for k in sorted(kwargs)}
-        ctx.converter = converter or Converter()
         call = ctx.converter.convert(fn) if isinstance(fn, types.FunctionType) else fn
         try:
             out = call(*traced_args, **traced_kwargs)
