@@ -13,10 +13,17 @@ from collections.abc import Callable, Iterator, Sequence
 import numpy as np
 
 from jitaic.ast_frontend.loop_exits import VALUE_PREFIX
-from jitaic.errors import ConcretizationError, UnsupportedError, at, user_location
+from jitaic.errors import (
+    ConcretizationError,
+    JitaicError,
+    UnsupportedError,
+    at,
+    user_location,
+)
 from jitaic.tracer import control_flow
 from jitaic.tracer import numpy as tnp
 from jitaic.tracer.core import Tracer
+from jitaic.tracer.numpy.common import require
 from jitaic.tracer.trace import flatten, unflatten
 
 # Loops with a static trip count up to this many iterations are unrolled when
@@ -161,6 +168,26 @@ def min_(*values: object) -> object:
     if not any(_traced(v) for v in values):
         return min(*values)
     return functools.reduce(np.minimum, values)
+
+
+def assert_(test: object, message: Callable) -> None:
+    """Python's assert; on a traced test, AssertionError when the code runs with
+    the message as it reads while tracing (a message formatting traced values
+    cannot: the assertion's text stands for it)."""
+    if not _traced(test):
+        if not test:
+            text = message()
+            raise AssertionError() if text is None else AssertionError(text)
+        return
+    try:
+        text = message()
+        text = "" if text is None else str(text)
+    except JitaicError:  # an f-string of traced values
+        text = "assertion failed"
+    if test.size != 1:
+        raise ValueError(f"The truth value of an array with more than one element is "
+                         f"ambiguous. Use a.any() or a.all(){at(user_location())}")
+    require(tnp.astype(tnp.reshape(test, ()), np.bool_), AssertionError, text)
 
 
 def not_(value: object) -> object:

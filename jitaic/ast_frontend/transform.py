@@ -241,6 +241,12 @@ class ControlFlowRewriter(ast.NodeTransformer):
             node.value = ast.copy_location(_call("returned", node.value), node.value)
         return node
 
+    def visit_Assert(self, node: ast.Assert):
+        """``assert test, message``: on a traced test, a check when the code runs."""
+        self.generic_visit(node)
+        message = _lambda(node.msg if node.msg is not None else ast.Constant(None))
+        return _located([ast.Expr(_call("assert_", node.test, message))], node)[0]
+
     def visit_IfExp(self, node: ast.IfExp):
         self.generic_visit(node)
         return _call("ifexp", node.test, _lambda(node.body), _lambda(node.orelse))

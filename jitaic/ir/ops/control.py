@@ -21,7 +21,8 @@ from jitaic.ir.types import TensorType
 # values (integers to negative powers, non-finite histogram ranges). Its output
 # is ``ok`` itself; being effectful, it runs even when nothing reads that.
 CHECK_ERRORS = {"ValueError": ValueError, "IndexError": IndexError,
-                "OverflowError": OverflowError, "TypeError": TypeError}
+                "OverflowError": OverflowError, "TypeError": TypeError,
+                "AssertionError": AssertionError}
 
 
 def _check_infer(in_types, attrs, regions):
