@@ -526,7 +526,8 @@ row("convolve_sinc_polyval",
 def _lengths_the_data_decides(x):
     return (*np.nonzero(x > 0), x.nonzero(), np.argwhere(x), np.where(x < 0),
             *np.unique(x, return_index=True, return_inverse=True, return_counts=True),
-            np.unique(x, equal_nan=False))
+            np.unique(x, equal_nan=False),
+            np.array([v * (i + 2 * j) for (i, j), v in np.ndenumerate(x[:2, :3])]))
 
 
 row("nonzero_unique", _lengths_the_data_decides, (C("f64[4,5]", special=True), C("i16[3,4]")),

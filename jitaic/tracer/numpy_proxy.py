@@ -9,6 +9,7 @@ NumPy functions that take arrays need no proxy: they dispatch to Tracers via
 
 from __future__ import annotations
 
+import functools
 import os
 import sysconfig
 import types
@@ -16,7 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from jitaic.errors import UnsupportedError, at, user_location
+from jitaic.errors import TracedSequenceError, UnsupportedError, at, user_location
 from jitaic.ir.types import check_supported_dtype
 from jitaic.tracer import numpy as tnp
 from jitaic.tracer.core import Tracer, current, new_tracer
@@ -108,6 +109,66 @@ def _linspace(*args, **kwargs):
     return _constant_tracer(np.asarray(np.linspace(*args, **kwargs)))
 
 
+def _as_array_if_traced(obj: object) -> object:
+    """A list or tuple holding traced values as the array np.array makes of it."""
+    if isinstance(obj, (list, tuple)) and _has_tracer(obj):
+        return tnp.array_from_nested(obj)
+    return obj
+
+
+def _accepting_sequences(fn: Callable) -> Callable:
+    """A NumPy function whose arrays may be lists or tuples of traced values
+    (np.mean([x, y])): NumPy asks such a list for an array of itself, which
+    fails; the call is made again with those lists made arrays first.
+    Functions taking sequences of arrays (np.stack([x, y])) never fail there:
+    NumPy dispatches them to jitaic for the Tracers inside."""
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except TracedSequenceError:
+            args = tuple(_as_array_if_traced(a) for a in args)
+            kwargs = {k: _as_array_if_traced(v) for k, v in kwargs.items()}
+            if not any(map(_has_tracer, (*args, *kwargs.values()))):
+                raise
+            return fn(*args, **kwargs)
+
+    return call
+
+
+def _items_1d(key: object) -> list[Tracer]:
+    items = key if isinstance(key, tuple) else (key,)
+    if any(isinstance(i, (str, slice)) for i in items):
+        raise UnsupportedError(f"np.r_/np.c_ with slices or string directives among traced "
+                               f"values{at(user_location())}")
+    return [tnp.as_tracer(i) for i in items]
+
+
+class _Concatenator:
+    """np.r_ (axis 0, each item at least 1-D) and np.c_ (the last axis, 1-D
+    items as columns); with no traced item, NumPy's own, as a constant."""
+
+    def __init__(self, numpy_object, columns: bool) -> None:
+        self._numpy_object, self._columns = numpy_object, columns
+
+    def __getitem__(self, key):
+        if not _has_tracer(key if isinstance(key, tuple) else (key,)):
+            return _constant_tracer(np.asarray(self._numpy_object[key]))
+        items = _items_1d(key)
+        if not self._columns:
+            return tnp.concatenate([tnp.reshape(i, (1,)) if i.ndim == 0 else i for i in items])
+        items = [tnp.reshape(i, (-1, 1)) if i.ndim < 2 else i for i in items]
+        return tnp.concatenate(items, axis=-1)
+
+
+def ndenumerate(arr):
+    """Pairs of an index and the element there, in C order (a static shape)."""
+    if not isinstance(arr, Tracer):
+        return np.ndenumerate(arr)
+    return ((index, arr[index]) for index in np.ndindex(arr.shape))
+
+
 class _Unsupported:
     """Stands for a NumPy submodule jitaic cannot trace (its use is an error)."""
 
@@ -127,9 +188,15 @@ _OVERRIDES: dict[str, object] = {
     "arange": _concrete(np.arange), "eye": _concrete(np.eye),
     "identity": _concrete(np.identity), "linspace": _linspace,
     "logspace": _concrete(np.logspace), "tri": _concrete(np.tri),
+    "r_": _Concatenator(np.r_, columns=False), "c_": _Concatenator(np.c_, columns=True),
+    "ndenumerate": ndenumerate,
     "random": _Unsupported("np.random", "random numbers would be frozen into the "
                                         "compiled code; pass them in as arguments"),
 }
+
+
+# NumPy's Python-level functions (np.mean, np.linalg.norm's kind), not ufuncs
+_NUMPY_FUNCTION_TYPES = (type(np.mean), types.FunctionType)
 
 
 class NumpyProxy(types.ModuleType):
@@ -140,7 +207,11 @@ class NumpyProxy(types.ModuleType):
         self.__dict__.update(_OVERRIDES)
 
     def __getattr__(self, name: str):
-        return getattr(np, name)
+        value = getattr(np, name)
+        if isinstance(value, _NUMPY_FUNCTION_TYPES):
+            value = _accepting_sequences(value)
+            setattr(self, name, value)  # made once
+        return value
 
 
 PROXY = NumpyProxy()

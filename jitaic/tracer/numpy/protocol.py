@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitaic.errors import UnsupportedError, at, user_location
+from jitaic.errors import TracedSequenceError, at, user_location
 from jitaic.ir import ops
 from jitaic.tracer.core import Tracer
 from jitaic.tracer.numpy.common import as_tracer, astype, reduction, unsupported
@@ -80,7 +80,7 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
 def _missing_attribute(self, name: str):
     """ndarray methods jitaic does not trace are an UnsupportedError, not a typo."""
     if name in ("__array_struct__", "__array_interface__"):  # NumPy converting a list
-        raise UnsupportedError(
+        raise TracedSequenceError(
             f"a Python list or tuple holding traced values reached a NumPy function that "
             f"converts it to an array{at(user_location())} (np.sum([x, y]), or a list "
             f"argument of the jitted function handed on to NumPy): pass arrays (call "
