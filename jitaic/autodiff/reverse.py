@@ -61,11 +61,14 @@ def backpropagate(nodes: Sequence[Node], seeds: dict[int, Tracer],
     saved = saved or {}
     for node in reversed(nodes):
         outs = [_cotangent_of(v, cotangents, saved) for v in node.outputs]
-        if all(g is None for g in outs) or node.op in NON_DIFFERENTIABLE:
+        if all(g is None for g in outs):
             continue
+        # before NON_DIFFERENTIABLE: np.real of a complex value passes a gradient
         if any(v.dtype.kind == "c" for v in (*node.inputs, *node.outputs)):
             raise UnsupportedError(f"gradients through complex values ({node.op.name}) are "
                                    f"not supported yet{at(node.loc)}")
+        if node.op in NON_DIFFERENTIABLE:
+            continue
         with located_at(node.loc):  # the backward nodes carry the forward node's line
             for v, grad in _input_cotangents(node, outs, saved):
                 _accumulate(cotangents, v, grad)
