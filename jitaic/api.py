@@ -229,13 +229,14 @@ class JitFunction:
     """A function compiled per argument shapes, dtypes, layouts and static values."""
 
     def __init__(self, fn: Callable, mode: str = "auto", static_argnums=(),
-                 static_argnames=(), parallel: bool = True, compile: str | None = None
-                 ) -> None:
+                 static_argnames=(), parallel: bool = True, compile: str | None = None,
+                 callbacks: bool | None = None) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         if compile not in (None, *COMPILE_MODES):
             raise ValueError(f"compile must be one of {COMPILE_MODES}, got {compile!r}")
         self._compile_mode = compile  # None: the compile knob's value when compiling
+        self._callbacks = callbacks  # None: the callbacks knob's value when tracing
         _LIVE.add(self)
         functools.update_wrapper(self, fn)
         self._fn = fn
@@ -274,7 +275,8 @@ class JitFunction:
         """By reference when its module names it, else its function (by value
         if need be) and options: jitaic/serialize.py."""
         options = {"mode": self._mode, "static_argnames": tuple(sorted(self._static_names)),
-                   "parallel": self._parallel, "compile": self._compile_mode}
+                   "parallel": self._parallel, "compile": self._compile_mode,
+                   "callbacks": self._callbacks}
         return serialize.by_name(self) or serialize.rebuilt_once(_rebuilt, self._fn, options)
 
     # ------------------------------------------------------------ calling
@@ -605,6 +607,12 @@ class JitFunction:
         """Trace with the tracer; in auto mode, redo it with the AST frontend when
         Python control flow needs a traced value. Returns the traced function,
         the frontend that made it and why that one (``explain`` shows it)."""
+        if self._callbacks is None:
+            return self._trace_with_frontends(args, kwargs, static)
+        with config.override(callbacks=self._callbacks):
+            return self._trace_with_frontends(args, kwargs, static)
+
+    def _trace_with_frontends(self, args, kwargs, static) -> tuple[Traced, str, str]:
         names = self._positional_names(len(args))
         with_ast = Converter(transform=lambda f: ast_convert(f).fn)
         if self._mode == "ast":
@@ -776,8 +784,8 @@ def _hashable(value: object) -> object:
 
 
 def jit(fn: Callable | None = None, *, mode: str = "auto", static_argnums=(),
-        static_argnames=(), parallel: bool = True, compile: str | None = None
-        ) -> JitFunction | Callable:
+        static_argnames=(), parallel: bool = True, compile: str | None = None,
+        callbacks: bool | None = None) -> JitFunction | Callable:
     """Compile ``fn`` per argument shapes and dtypes; usable bare or with options.
 
     With ``parallel`` (the default) the outer loop of a loop nest touching at
@@ -797,9 +805,14 @@ def jit(fn: Callable | None = None, *, mode: str = "auto", static_argnums=(),
     A compile that fails raises on the next call. Functions that loop over
     scalars compile before their first call returns, as with ``"sync"``:
     their Python version is slow. The default is the ``JITAIC_COMPILE`` knob's.
+
+    ``callbacks`` (default: the ``JITAIC_CALLBACKS`` knob's, on): a NumPy
+    function jitaic has no lowering for (``np.fft.fft``, ``np.partition``)
+    is computed by NumPy, called back from the compiled code, and logged
+    once per call site; ``callbacks=False`` refuses it (UnsupportedError).
     """
     if fn is None:
         return functools.partial(jit, mode=mode, static_argnums=static_argnums,
                                  static_argnames=static_argnames, parallel=parallel,
-                                 compile=compile)
-    return JitFunction(fn, mode, static_argnums, static_argnames, parallel, compile)
+                                 compile=compile, callbacks=callbacks)
+    return JitFunction(fn, mode, static_argnums, static_argnames, parallel, compile, callbacks)

@@ -69,6 +69,10 @@ KNOBS: dict[str, Knob] = {
                     "worker thread"),
     "disable_jit": Knob("JITAIC_DISABLE_JIT", False, lambda s: s not in ("", "0"),
                         "call the Python function unchanged"),
+    "callbacks": Knob("JITAIC_CALLBACKS", True, lambda s: s not in ("", "0"),
+                      "a NumPy function jitaic does not lower is called back from the "
+                      "compiled code (NumPy computes it; logged once per call site); 0 "
+                      "refuses it with UnsupportedError (the default of jit(callbacks=))"),
     "checks": Knob("JITAIC_CHECKS", False, lambda s: s not in ("", "0"),
                    "verify the IR after tracing and after every pass"),
     "hot_calls": Knob("JITAIC_HOT_CALLS", 100, int,

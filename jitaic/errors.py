@@ -118,6 +118,12 @@ class ConcretizationError(UnsupportedError):
     """Python control flow asked for the value of a traced array."""
 
 
+class NotLowered(UnsupportedError):
+    """A NumPy function's handler meets arguments it has no lowering for
+    (np.pad's statistic modes): NumPy computes the call instead, called back
+    from the compiled code, where callbacks are on."""
+
+
 class TracedSequenceError(UnsupportedError):
     """NumPy met a list or tuple holding traced values where it makes an array
     (the proxy's NumPy functions convert it and call again)."""

@@ -560,3 +560,10 @@ def _last_writes(node: Node, x: Tracer, indices: list[Tracer]) -> Tracer:
                   _index_attrs(node, False), scalar=False)
     gather_attrs = {"axes": node.attrs["axes"], "front": node.attrs["front"]}
     return emit(ops.gather, [marker, *indices], gather_attrs, scalar=False) == ids
+
+
+@vjp_rule(ops.numpy_call)
+def _numpy_call(node, g, *inputs_and_out):
+    name = "np" + node.attrs["function"][len("numpy"):]
+    raise UnsupportedError(f"the gradient of {name}, which NumPy computes (called back "
+                           f"from the compiled code), is not supported{at(node.loc)}")

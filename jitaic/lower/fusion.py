@@ -144,6 +144,8 @@ class Plan:
 def _why_alone(node: Node) -> str:
     if node.op is ops.constant:
         return "constant"
+    if node.op is ops.numpy_call:
+        return f"NumPy called back: {node.attrs['function']}"
     if node.regions:
         return "control flow; its bodies are fused on their own"
     if ops.VIEW in node.op.traits:

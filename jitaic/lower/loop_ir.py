@@ -74,6 +74,16 @@ class Raise:
 
 
 @dataclass(eq=False)
+class Callback:
+    """``call`` run by the Python interpreter (numba's object mode); it
+    returns a tuple, unpacked into ``results``: (variable, numba type) pairs,
+    the variable None where nothing reads it (``drop_unread_values``: numba
+    refuses a declared result that is not read after the block)."""
+    results: tuple[tuple[str | None, str], ...]
+    call: str
+
+
+@dataclass(eq=False)
 class IndexCheck:
     """NumPy's IndexError where ``index`` (negative counts from the end) is
     outside an axis of ``extent`` elements; ``where`` names the user's line."""
@@ -486,6 +496,10 @@ def drop_unread_values(fn: Function) -> None:
         for stmt in (*walk(fn.prologue), *walk(fn.body)):
             for text in _texts_read(stmt):
                 read.update(_NAME.findall(text))
+        for stmt in walk(fn.body):
+            if isinstance(stmt, Callback):
+                stmt.results = tuple((name if read[name] else None, kind)
+                                     for name, kind in stmt.results)
         if not _drop_unread(fn.body, read):
             return
 
@@ -498,6 +512,9 @@ def _texts_read(stmt: Stmt) -> Iterator[str]:
     pure assignment's target."""
     if isinstance(stmt, Assign) and stmt.pure:
         yield stmt.expr
+        return
+    if isinstance(stmt, Callback):  # (its results are targets)
+        yield stmt.call
         return
     nested = [id(block) for block in blocks_of(stmt)]
     for f in fields(stmt):
@@ -663,6 +680,12 @@ def _render_index_check(check: IndexCheck, pad: str) -> list[str]:
             f"{pad}    raise rt.IndexOutOfBounds({i}, {check.axis}, {n}, {check.where!r})"]
 
 
+def _render_callback(stmt: Callback, pad: str) -> list[str]:
+    types = ", ".join(f"{name}={kind!r}" for name, kind in stmt.results if name)
+    targets = "".join(f"{name or '_'}, " for name, _ in stmt.results)
+    return [f"{pad}with numba.objmode({types}):", f"{pad}    {targets}= {stmt.call}"]
+
+
 RENDER: dict[type, Render] = {
     Line: lambda s, pad: [pad + s.text],
     Comment: lambda s, pad: [f"{pad}# {s.text}"],
@@ -671,6 +694,7 @@ RENDER: dict[type, Render] = {
     Store: lambda s, pad: [f"{pad}{s.array}[{', '.join(s.index)}] = {s.expr}"],
     Raise: lambda s, pad: [f"{pad}raise {s.exception}"],
     IndexCheck: _render_index_check,
+    Callback: _render_callback,
     Loop: _render_loop,
     If: _render_if,
     While: lambda s, pad: [f"{pad}while {s.test}:", *render_block(s.body, pad + "    ")],

@@ -506,6 +506,23 @@ def select_smallest(a, ks, out):
         lo = min(k + 1, size - 1)
 
 
+def from_numpy(result: object, name: str, where: str, kinds: tuple) -> tuple:
+    """A NumPy callback's result (an array, a scalar, a tuple of them) as the
+    values its object-mode block declares: C-contiguous arrays of the shapes
+    and dtypes fixed while tracing ((dtype, shape) each), Python scalars for
+    0-d results. A shape that differs (one the data decides) raises."""
+    from jitaic.ir.ops.callbacks import result_leaves
+
+    leaves = [np.asarray(leaf) for leaf in result_leaves(result)]
+    for leaf, (_, shape) in zip(leaves, kinds, strict=True):
+        if leaf.shape != shape:
+            raise ValueError(f"{name} returned an array of shape {leaf.shape} where tracing "
+                             f"it gave {shape}: its result's shape depends on the values, "
+                             f"which compiled code cannot follow{where}")
+    return tuple(np.ascontiguousarray(leaf, dtype) if shape else leaf.astype(dtype).item()
+                 for leaf, (dtype, shape) in zip(leaves, kinds, strict=True))
+
+
 # numba's np.linalg functions behind cached helpers: typing a call to numba's
 # own overload compiles it (and the unicode code its error messages build)
 # into every kernel, ~2.8 s of a first call with np.linalg.solve; a cached

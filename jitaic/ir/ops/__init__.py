@@ -12,6 +12,7 @@ The ops are defined by family, one module each; this package is their union,
 so every consumer names an op as ``ops.<name>`` whatever its family.
 """
 
+from jitaic.ir.ops.callbacks import *
 from jitaic.ir.ops.control import *
 from jitaic.ir.ops.core import *
 from jitaic.ir.ops.elementwise import *

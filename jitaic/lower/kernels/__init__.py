@@ -6,12 +6,20 @@
     reductions   reductions over monoids, arg-reductions, scans
     sorting      argsort, select, searchsorted
     linalg       matrix products and LAPACK
+    callbacks    NumPy called back for what has no lowering
     indexing     views, slices, stores, gather/scatter, masks, concatenation
 
 Importing the package imports every family, so every op is registered.
 """
 
-from jitaic.lower.kernels import indexing, linalg, reductions, sorting, values  # noqa: F401
+from jitaic.lower.kernels import (  # noqa: F401
+    callbacks,
+    indexing,
+    linalg,
+    reductions,
+    sorting,
+    values,
+)
 from jitaic.lower.kernels.indexing import region_view
 from jitaic.lower.kernels.loops import (
     LOWERINGS,

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from jitaic.errors import UnsupportedError, at, user_location
+from jitaic.errors import NotLowered, UnsupportedError, at, user_location
 from jitaic.ir import ops
 from jitaic.ir.types import check_supported_dtype
 from jitaic.tracer.core import Tracer, ViewStep, emit, is_scalar_like, new_tracer, to_value
@@ -20,6 +20,12 @@ from jitaic.tracer.numpy.registry import implements
 
 def unsupported(what: str) -> UnsupportedError:
     return UnsupportedError(f"{what} is not supported by jitaic{at(user_location())}")
+
+
+def not_lowered(what: str) -> NotLowered:
+    """For arguments a handler has no lowering for: the call goes to NumPy
+    (a callback) instead, or is refused with this message."""
+    return NotLowered(f"{what} is not supported by jitaic{at(user_location())}")
 
 
 def normalize_axes(axis, ndim: int) -> tuple[int, ...]:

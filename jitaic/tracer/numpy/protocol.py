@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitaic.errors import TracedSequenceError, at, user_location
+from jitaic import config
+from jitaic.errors import NotLowered, TracedSequenceError, at, user_location
 from jitaic.ir import ops
 from jitaic.tracer.core import Tracer
+from jitaic.tracer.numpy.callbacks import call_back
 from jitaic.tracer.numpy.common import as_tracer, astype, reduction, unsupported
 from jitaic.tracer.numpy.indexing import add_at
 from jitaic.tracer.numpy.registry import ACCUMULATES, COMPOSITE_UFUNCS, FUNCTIONS, METHODS
@@ -112,11 +114,14 @@ def _install_methods() -> None:
 
 def _array_function(self, func, types, args, kwargs):
     handler = FUNCTIONS.get(func)
-    if handler is None:
-        module = func.__module__ if func.__module__ not in (None, "numpy") else "np"
-        module = module.replace("numpy", "np")
-        raise unsupported(f"{module}.{func.__name__}")
-    return handler(*args, **kwargs)
+    if handler is None:  # NumPy computes it, called back (or refused: callbacks=False)
+        return call_back(func, args, kwargs)
+    try:
+        return handler(*args, **kwargs)
+    except NotLowered as exc:  # arguments the handler does not lower
+        if not config.get("callbacks"):
+            raise
+        return call_back(func, args, kwargs, exc)
 
 
 def install() -> None:

@@ -14,6 +14,7 @@ from jitaic.tracer.numpy.common import (
     broadcast_to,
     full_value,
     normalize_axes,
+    not_lowered,
     static_ints,
     unsupported,
 )
@@ -226,14 +227,14 @@ def pad(array, pad_width, mode="constant", **kwargs):
     axis's padding; the other modes are refused."""
     x = as_tracer(array)
     if callable(mode) or mode not in _PAD_MODES:
-        raise unsupported(f"np.pad(mode={mode!r})")
+        raise not_lowered(f"np.pad(mode={mode!r})")
     allowed = {"constant": {"constant_values"}, "reflect": {"reflect_type"},
                "symmetric": {"reflect_type"}}.get(mode, set())
     if set(kwargs) - allowed:
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': "
                          f"{set(kwargs) - allowed}{at(user_location())}")
     if kwargs.get("reflect_type", "even") != "even":
-        raise unsupported("np.pad(reflect_type='odd')")
+        raise not_lowered("np.pad(reflect_type='odd')")
     widths = _pad_widths(pad_width, x.ndim)
     values = kwargs.get("constant_values", 0)
     for axis, (before, after) in enumerate(widths.tolist()):

@@ -1,0 +1,101 @@
+"""NumPy functions jitaic has no lowering for, computed by NumPy and called
+back from the compiled code: values against NumPy, the fusion report and the
+log, loops, what is refused (data-dependent shapes, writes, views,
+gradients) and ``callbacks=False``.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+from helpers import assert_same
+
+import jitaic
+from jitaic.ir.ops.callbacks import resolve
+
+
+def spectra(x, m):
+    spectrum = np.fft.fft(x)
+    counts, x_edges, _ = np.histogram2d(x, x * 2, bins=3)  # a tuple, one part unread
+    return (np.abs(spectrum) * 2, np.partition(x, 2), np.pad(m, 1, mode="mean"), counts,
+            x_edges, np.fft.rfft2(m).real.sum(), np.median(np.fft.ifft(spectrum).real))
+
+
+def test_numpy_computes_what_jitaic_does_not_lower(rng, caplog) -> None:
+    """fft, histogram2d, partition, np.pad's statistic modes (its handler
+    lowers the others): NumPy's own values, each call site logged once."""
+    x, m = rng.normal(size=8), rng.normal(size=(3, 4))
+    f = jitaic.jit(spectra)
+    with caplog.at_level(logging.INFO, logger="jitaic"):
+        assert_same(f(x, m), spectra(x, m))
+        assert_same(f(x + 1, m), spectra(x + 1, m))
+    called_back = [r.getMessage() for r in caplog.records if "called back" in r.getMessage()]
+    assert len(called_back) == 6 and called_back[0].startswith(
+        "np.fft.fft has no native lowering: NumPy computes it, called back from the compiled "
+        "code at test_callbacks.py:")
+    report = f.lower(x, m).fusion_report()
+    assert "numpy_call (not fused: NumPy called back: numpy.fft.fft)  # test_callbacks.py" \
+        in report
+
+
+def transform_rows(x):
+    total = np.zeros(x.shape[1])
+    for i in range(x.shape[0]):
+        total += np.abs(np.fft.fft(x[i] * (i + 1)))
+    return total
+
+
+def test_a_callback_in_a_loop_body(rng) -> None:
+    x = rng.normal(size=(4, 8))
+    assert_same(jitaic.jit(transform_rows, mode="ast")(x), transform_rows(x))
+
+
+def test_a_shape_the_data_decides_is_refused_when_tracing_or_when_it_runs() -> None:
+    """Stand-in values of the arguments' shapes tell most such functions
+    apart; one they do not raises when its shape turns out different."""
+    with pytest.raises(jitaic.UnsupportedError, match="np.extract through the NumPy callback: "
+                                                      "the shape of its result depends"):
+        jitaic.jit(lambda x: np.extract(x > 0, x))(np.array([1.0, -1.0]))
+    union = jitaic.jit(lambda x: np.union1d(x, x))
+    assert_same(union(np.array([1.0, 3.0, 2.0])), np.array([1.0, 2.0, 3.0]))
+    with pytest.raises(ValueError, match=r"np.union1d returned an array of shape \(2,\) where "
+                                         r"tracing it gave \(3,\).* at test_callbacks.py:\d+"):
+        union(np.array([1.0, 1.0, 2.0]))
+
+
+def fill_diagonal(a):
+    np.fill_diagonal(a, 0.0)
+    return a
+
+
+@pytest.mark.parametrize("fn, why", [
+    (fill_diagonal, "it writes into its arguments"),
+    (lambda x: np.lib.stride_tricks.sliding_window_view(x, (2, 2)), "it returns a view"),
+    (lambda x: np.apply_along_axis(np.sum, 0, x), "the argument <function sum"),
+])
+def test_what_the_callback_refuses(fn, why: str) -> None:
+    with pytest.raises(jitaic.UnsupportedError, match=why):
+        jitaic.jit(fn)(np.ones((3, 3)))
+
+
+def test_gradients_through_a_callback_are_refused_naming_it() -> None:
+    with pytest.raises(jitaic.UnsupportedError,
+                       match=r"the gradient of np.partition, which NumPy computes .* at "
+                             r"test_callbacks.py:\d+"):
+        jitaic.grad(lambda x: np.partition(x, 1).sum())(np.arange(3.0))
+
+
+def test_callbacks_false_is_strict() -> None:
+    with pytest.raises(jitaic.UnsupportedError, match=r"np.fft.fft is not supported by jitaic"):
+        jitaic.jit(np.fft.fft, callbacks=False)(np.ones(4))
+    with pytest.raises(jitaic.UnsupportedError, match=r"np.pad\(mode='mean'\) is not supported"):
+        jitaic.jit(lambda x: np.pad(x, 1, mode="mean"), callbacks=False)(np.ones(4))
+
+
+def test_only_numpy_functions_resolve() -> None:
+    """A graph names its callback by a dotted path: nothing but NumPy may run."""
+    assert resolve("numpy.fft.fft") is np.fft.fft
+    with pytest.raises(ValueError, match="os.system is not a NumPy function"):
+        resolve("os.system")
