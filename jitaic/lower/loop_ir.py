@@ -158,7 +158,8 @@ class Reduce:
     complex_tree: bool = False
 
 
-Stmt = Line | Comment | Assign | Scratch | Store | Raise | IndexCheck | Loop | If | While | Reduce
+Stmt = (Line | Comment | Assign | Scratch | Store | Raise | IndexCheck | Callback | Loop | If
+        | While | Reduce)
 
 
 def _no_constants(value: object) -> str:
