@@ -28,9 +28,11 @@ def eliminate_dead_code(graph: Graph) -> tuple[Graph, bool]:
 def _runs_anyway(node: Node, kept: set[str] = frozenset({EFFECTFUL})) -> bool:
     """Kept though nothing reads it: a node with one of the ``kept`` traits
     (an elementwise op broadcasting run-time lengths may raise too), a read
-    at a run-time index a gradient did not make (``bounded``), or one with an
-    effect (a run-time check) in its bodies (an if whose branch raises)."""
-    return bool(node.op.traits & kept) or (MAY_RAISE in kept and _may_not_broadcast(node)) \
+    at a run-time index not in range by construction (``bounded``: a
+    gradient's own reads, lstsq's residuals), or one with an effect (a
+    run-time check) in its bodies (an if whose branch raises)."""
+    traits = node.op.traits - {MAY_RAISE} if node.attrs.get("bounded") else node.op.traits
+    return bool(traits & kept) or (MAY_RAISE in kept and _may_not_broadcast(node)) \
         or _checked_read(node) \
         or any(EFFECTFUL in inner.op.traits or _checked_read(inner)
                for region in node.regions for inner in region.walk())

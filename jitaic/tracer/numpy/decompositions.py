@@ -152,7 +152,12 @@ def lstsq(a, b, rcond=None):
         residuals = as_tracer(np.zeros(0, s.dtype))
     else:
         sums = sum_(squared_magnitude(columns - matmul(x, solution)), axis=0)
-        residuals = sums[:(rank == n) * sums.shape[0]]
+        # sums[:count], in range by construction: unread, it is dead code (a
+        # read at a run-time index otherwise runs for the error it may raise)
+        count = astype(rank == n, np.int64) * sums.shape[0]
+        residuals = emit(ops.dyn_getitem, [sums, count],
+                         {"index": ((ops.RANGE, None, ops.DYNAMIC, 1),), "bounded": True},
+                         scalar=False)
     return (solution if y.ndim == 2 else solution[:, 0]), residuals, rank, s
 
 
