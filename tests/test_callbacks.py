@@ -99,3 +99,8 @@ def test_only_numpy_functions_resolve() -> None:
     assert resolve("numpy.fft.fft") is np.fft.fft
     with pytest.raises(ValueError, match="os.system is not a NumPy function"):
         resolve("os.system")
+
+
+def test_numpys_error_for_the_arguments_names_the_line() -> None:
+    with pytest.raises(ValueError, match=r"kth\(=10\) out of bounds \(4\) at test_callbacks.py"):
+        jitaic.jit(lambda x: np.partition(x, 10))(np.ones(4))

@@ -109,8 +109,8 @@ def _results(func, name: str, positional: tuple, named: tuple, inputs: list[Trac
         try:
             with np.errstate(all="ignore"):
                 result = func(*args, **kwargs)
-        except Exception as exc:
-            raise type(exc)(f"{exc}{at(user_location())}") from None
+        except Exception as exc:  # NumPy's error for these arguments, at the user's line
+            raise _located(exc) from None
         if any(not np.array_equal(a, b, equal_nan=True) for a, b in zip(stand_ins, before)):
             raise unsupported(f"{name} through the NumPy callback: it writes into its "
                               f"arguments")
@@ -125,6 +125,14 @@ def _results(func, name: str, positional: tuple, named: tuple, inputs: list[Trac
         raise unsupported(f"{name} through the NumPy callback: the shape of its result "
                           f"depends on the values")
     return described, _rebuilder(result)
+
+
+def _located(exc: Exception) -> Exception:
+    """``exc`` with the user's line, where its type takes one message."""
+    try:
+        return type(exc)(f"{exc}{at(user_location())}")
+    except Exception:  # (a NumPy error built from several values)
+        return exc
 
 
 def _stand_in(x: Tracer, seed: int) -> np.ndarray:
