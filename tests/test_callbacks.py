@@ -1,7 +1,8 @@
 """NumPy functions jitaic has no lowering for, computed by NumPy and called
 back from the compiled code: values against NumPy, the fusion report and the
 log, loops, what is refused (data-dependent shapes, writes, views,
-gradients) and ``callbacks=False``.
+gradients) and ``callbacks=False``; np.random's global stream drawn from
+when the code runs.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import logging
 import numpy as np
 import pytest
 from helpers import assert_same
+from numpy.random import rand
 
 import jitaic
 from jitaic.ir.ops.callbacks import resolve
@@ -104,3 +106,39 @@ def test_only_numpy_functions_resolve() -> None:
 def test_numpys_error_for_the_arguments_names_the_line() -> None:
     with pytest.raises(ValueError, match=r"kth\(=10\) out of bounds \(4\) at test_callbacks.py"):
         jitaic.jit(lambda x: np.partition(x, 10))(np.ones(4))
+
+
+def draws(x):
+    np.random.rand(3)  # unread: it draws all the same
+    noise = np.random.normal(0.0, 1.0, size=x.shape)
+    total = 0.0
+    for _ in range(3):
+        total += np.random.uniform()
+    return x + noise + rand(2).sum() + total
+
+
+def reseeds(x):
+    np.random.seed(5)
+    return x * np.random.randn(*x.shape)
+
+
+@pytest.mark.parametrize("fn", [draws, reseeds])
+def test_np_random_draws_from_numpys_stream_when_it_runs(fn) -> None:
+    """The numbers the Python function draws for the same seed, call after
+    call (never frozen into the code; tracing draws nothing)."""
+    x = np.arange(4.0)
+    f = jitaic.jit(fn)
+    np.random.seed(0)
+    want = [fn(x), fn(x)]
+    np.random.seed(0)
+    assert_same([f(x), f(x)], want)
+
+
+@pytest.mark.parametrize("fn, why", [
+    (lambda x: np.random.default_rng(0).normal(size=3) + x,
+     "np.random.default_rng is not supported .* pass random numbers"),
+    (lambda x: np.random.shuffle(x), "it writes into its arguments"),
+])
+def test_generators_and_shuffles_are_refused(fn, why: str) -> None:
+    with pytest.raises(jitaic.UnsupportedError, match=why):
+        jitaic.jit(fn)(np.arange(4.0))

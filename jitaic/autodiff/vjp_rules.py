@@ -562,7 +562,7 @@ def _last_writes(node: Node, x: Tracer, indices: list[Tracer]) -> Tracer:
     return emit(ops.gather, [marker, *indices], gather_attrs, scalar=False) == ids
 
 
-@vjp_rule(ops.numpy_call)
+@vjp_rule(ops.numpy_call, ops.random_call)
 def _numpy_call(node, g, *inputs_and_out):
     name = "np" + node.attrs["function"][len("numpy"):]
     raise UnsupportedError(f"the gradient of {name}, which NumPy computes (called back "

@@ -144,7 +144,7 @@ class Plan:
 def _why_alone(node: Node) -> str:
     if node.op is ops.constant:
         return "constant"
-    if node.op is ops.numpy_call:
+    if node.op in (ops.numpy_call, ops.random_call):
         return f"NumPy called back: {node.attrs['function']}"
     if node.regions:
         return "control flow; its bodies are fused on their own"

@@ -684,7 +684,8 @@ def _render_index_check(check: IndexCheck, pad: str) -> list[str]:
 def _render_callback(stmt: Callback, pad: str) -> list[str]:
     types = ", ".join(f"{name}={kind!r}" for name, kind in stmt.results if name)
     targets = "".join(f"{name or '_'}, " for name, _ in stmt.results)
-    return [f"{pad}with numba.objmode({types}):", f"{pad}    {targets}= {stmt.call}"]
+    return [f"{pad}with numba.objmode({types}):",
+            f"{pad}    {targets}= {stmt.call}" if targets else f"{pad}    {stmt.call}"]
 
 
 RENDER: dict[type, Render] = {

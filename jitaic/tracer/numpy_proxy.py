@@ -21,6 +21,7 @@ from jitaic.errors import TracedSequenceError, UnsupportedError, at, user_locati
 from jitaic.ir.types import check_supported_dtype
 from jitaic.tracer import numpy as tnp
 from jitaic.tracer.core import Tracer, current, new_tracer
+from jitaic.tracer.numpy.callbacks import call_back
 
 _LIBRARY_DIRS = tuple(
     os.path.abspath(p) for p in {sysconfig.get_paths()["stdlib"],
@@ -169,15 +170,36 @@ def ndenumerate(arr):
     return ((index, arr[index]) for index in np.ndindex(arr.shape))
 
 
-class _Unsupported:
-    """Stands for a NumPy submodule jitaic cannot trace (its use is an error)."""
+def _drawing(fn: Callable) -> Callable:
+    """An np.random function (its global stream) called back from the compiled
+    code: NumPy draws when the code runs, as the Python function would."""
 
-    def __init__(self, name: str, why: str) -> None:
-        self._name, self._why = name, why
+    @functools.wraps(fn)
+    def draw(*args, **kwargs):
+        return call_back(fn, args, kwargs, draws=True)
 
-    def __getattr__(self, attr: str):
-        raise UnsupportedError(f"{self._name}.{attr} is not supported{at(user_location())}: "
-                               f"{self._why}")
+    return draw
+
+
+# np.random's functions of its global RandomState (rand, normal, seed, ...)
+_RANDOM_FUNCTIONS = {name: getattr(np.random, name) for name in dir(np.random.mtrand._rand)
+                     if not name.startswith("_") and hasattr(np.random, name)
+                     and getattr(np.random, name) == getattr(np.random.mtrand._rand, name)}
+_RANDOM_FUNCTIONS["seed"] = np.random.seed
+_DRAWING = {id(fn): _drawing(fn) for fn in _RANDOM_FUNCTIONS.values()}
+
+
+class _RandomModule:
+    """``np.random`` in traced code: its global-stream functions draw when the
+    compiled code runs; Generators and RandomState objects are not traced."""
+
+    def __getattr__(self, name: str):
+        fn = _RANDOM_FUNCTIONS.get(name)
+        if fn is None:
+            raise UnsupportedError(f"np.random.{name} is not supported{at(user_location())}: "
+                                   f"pass random numbers, or a Generator's draws, in as "
+                                   f"arguments")
+        return _DRAWING[id(fn)]
 
 
 _OVERRIDES: dict[str, object] = {
@@ -190,8 +212,7 @@ _OVERRIDES: dict[str, object] = {
     "logspace": _concrete(np.logspace), "tri": _concrete(np.tri),
     "r_": _Concatenator(np.r_, columns=False), "c_": _Concatenator(np.c_, columns=True),
     "ndenumerate": ndenumerate,
-    "random": _Unsupported("np.random", "random numbers would be frozen into the "
-                                        "compiled code; pass them in as arguments"),
+    "random": _RandomModule(),
 }
 
 
@@ -243,6 +264,8 @@ def _numpy_substitute(value: object) -> object | None:
         return _OVERRIDES["random"]
     if callable(value) and id(value) in _BY_IDENTITY:
         return _BY_IDENTITY[id(value)]
+    if callable(value) and id(value) in _DRAWING:  # from numpy.random import rand
+        return _DRAWING[id(value)]
     return None
 
 

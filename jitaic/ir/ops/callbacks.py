@@ -14,7 +14,7 @@ import importlib
 
 import numpy as np
 
-from jitaic.ir.ops.core import MAY_RAISE, check_dtype, define
+from jitaic.ir.ops.core import EFFECTFUL, MAY_RAISE, check_dtype, define
 from jitaic.ir.types import TensorType
 
 INPUT, LITERAL = "input", "literal"  # an argument: the i-th input, or a literal's source
@@ -39,7 +39,10 @@ def call_arguments(args: tuple, kwargs: tuple, inputs) -> tuple[list, dict]:
 
 
 def result_leaves(result: object) -> list:
-    """A function's result as a list of its arrays and scalars (tuples flattened)."""
+    """A function's result as a list of its arrays and scalars (tuples
+    flattened; None, np.random.seed's, is no result)."""
+    if result is None:
+        return []
     if isinstance(result, (tuple, list)):
         return [leaf for item in result for leaf in result_leaves(item)]
     return [result]
@@ -61,3 +64,7 @@ def _numpy_call_reference(*inputs, function, args, kwargs, results):
 # ((shape, dtype) per result, in the order result_leaves gives them).
 numpy_call = define("numpy_call", _numpy_call_infer, _numpy_call_reference, (MAY_RAISE,),
                     complex=True)
+# The same for np.random's global functions: each call draws from NumPy's
+# stream when it runs, so none is merged with another or dropped unread.
+random_call = define("random_call", _numpy_call_infer, _numpy_call_reference, (EFFECTFUL,),
+                     complex=True)

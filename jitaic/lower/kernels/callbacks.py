@@ -24,7 +24,7 @@ def numba_type(t: TensorType) -> str:
     return f"{scalar}[{', '.join([':'] * (t.ndim - 1) + ['::1'])}]"
 
 
-@lowering(ops.numpy_call)
+@lowering(ops.numpy_call, ops.random_call)
 def _numpy_call(em: Emitter, node: Node) -> None:
     def argument(entry: tuple) -> str:
         kind, what = entry

@@ -33,9 +33,12 @@ def numpy_name(func) -> str:
     return f"{module.replace('numpy', 'np')}.{func.__name__}"
 
 
-def call_back(func, args: tuple, kwargs: dict, refusal: Exception | None = None) -> object:
+def call_back(func, args: tuple, kwargs: dict, refusal: Exception | None = None,
+              draws: bool = False) -> object:
     """``func(*args, **kwargs)`` computed by NumPy when the compiled code runs
-    (``refusal``: the error to raise where it cannot be, else one naming it)."""
+    (``refusal``: the error to raise where it cannot be, else one naming it;
+    ``draws``: a function of np.random's global stream, drawing each time it
+    runs and never while tracing)."""
     name = numpy_name(func)
     path = f"{func.__module__}.{func.__name__}"
     if not config.get("callbacks") or not _resolves_to(path, func):
@@ -55,7 +58,7 @@ def call_back(func, args: tuple, kwargs: dict, refusal: Exception | None = None)
     results, rebuild = _results(func, name, positional, named, inputs)
     attrs = {"function": path, "args": positional, "kwargs": named,
              "results": tuple((shape, dtype) for shape, dtype, _ in results)}
-    outs = emit_multi(ops.numpy_call, inputs, attrs)
+    outs = emit_multi(ops.random_call if draws else ops.numpy_call, inputs, attrs)
     loc = user_location()
     if (path, loc) not in _LOGGED:
         _LOGGED.add((path, loc))
@@ -102,6 +105,7 @@ def _results(func, name: str, positional: tuple, named: tuple, inputs: list[Trac
     """[(shape, dtype, is a NumPy scalar)] of the call's results, and a function
     rebuilding its result (an array, a tuple, a named tuple) from Tracers."""
     runs = []
+    state = np.random.get_state()  # stand-ins of np.random's functions draw nothing
     for seed in (0, 1):
         stand_ins = [_stand_in(x, seed) for x in inputs]
         before = [a.copy() for a in stand_ins]
@@ -111,6 +115,8 @@ def _results(func, name: str, positional: tuple, named: tuple, inputs: list[Trac
                 result = func(*args, **kwargs)
         except Exception as exc:  # NumPy's error for these arguments, at the user's line
             raise _located(exc) from None
+        finally:
+            np.random.set_state(state)
         if any(not np.array_equal(a, b, equal_nan=True) for a, b in zip(stand_ins, before)):
             raise unsupported(f"{name} through the NumPy callback: it writes into its "
                               f"arguments")
@@ -158,6 +164,8 @@ def _described(leaf: object, name: str) -> tuple:
 
 def _rebuilder(result: object):
     """Rebuild ``result``'s structure (nested tuples, named tuples) from leaves."""
+    if result is None:  # (np.random.seed's)
+        return lambda leaves: None
     if not isinstance(result, (tuple, list)):
         return lambda leaves: leaves[0]
     parts = [_rebuilder(item) for item in result]
