@@ -8,8 +8,8 @@ from jitaic.ast_frontend.transform import convert as ast_convert
 from jitaic.picture import Picture, draw
 
 if TYPE_CHECKING:  # jitaic.lower imports numba: loaded on the first compile
-    from jitaic.api import Specialization
     from jitaic.lower.fusion import Plan
+    from jitaic.specialization import Specialization
 
 
 class Lowered:

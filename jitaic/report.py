@@ -16,9 +16,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from jitaic import config
-from jitaic.api import JitFunction, Specialization, jit
+from jitaic.api import JitFunction, jit
 from jitaic.ir import ops
 from jitaic.picture import library_call
+from jitaic.specialization import Specialization
 from jitaic.tracer.trace import flatten, leaf_key
 
 # generated code calls NumPy as ``np.name(`` or ``np.module.name(``; numba
