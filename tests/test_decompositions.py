@@ -66,11 +66,21 @@ def test_eig_of_a_real_matrix_with_complex_eigenvalues_raises() -> None:
                 np.linalg.eigvals(rotation.astype(complex)))
 
 
-def test_what_is_refused_names_the_line() -> None:
-    tall = np.ones((3, 2))
+def complete_qr(a):
+    q, r = np.linalg.qr(a, mode="complete")
+    return q @ r, np.abs(q), np.abs(r)
+
+
+def test_qr_modes_numba_lacks_are_numpys_through_the_callback() -> None:
+    tall = np.arange(6.0).reshape(3, 2) ** 2
+    assert_same(jitaic.jit(complete_qr)(tall), complete_qr(tall), tol=10.0)
     with pytest.raises(UnsupportedError, match=r"mode='complete' of a tall matrix .* at "
                                                r"test_decompositions.py:\d+"):
-        jitaic.jit(lambda a: np.linalg.qr(a, mode="complete"))(tall)
+        jitaic.jit(complete_qr, callbacks=False)(tall)
+
+
+def test_what_is_refused_names_the_line() -> None:
+    tall = np.ones((3, 2))
     with pytest.raises(np.linalg.LinAlgError, match=r"1-dimensional .* at test_decompositions"):
         jitaic.jit(np.linalg.svd)(np.ones(3))
     with pytest.raises(UnsupportedError, match="gradient of np.linalg.qr of a wide matrix"):

@@ -14,7 +14,13 @@ import numpy as np
 from jitaic.errors import at, user_location
 from jitaic.ir import ops
 from jitaic.tracer.core import Tracer, emit
-from jitaic.tracer.numpy.common import as_tracer, astype, lapack_operand, unsupported
+from jitaic.tracer.numpy.common import (
+    as_tracer,
+    astype,
+    lapack_operand,
+    not_lowered,
+    unsupported,
+)
 from jitaic.tracer.numpy.reductions import amax, count_nonzero, sum_
 from jitaic.tracer.numpy.registry import implements
 from jitaic.tracer.numpy.shapes import expand_dims, swapaxes
@@ -94,8 +100,8 @@ def qr(a, mode="reduced"):
     m, n = x.shape[-2:] if x.ndim >= 2 else (0, 0)
     if mode not in ("reduced", "complete", "r", "raw"):
         raise ValueError(f"Unrecognized mode '{mode}'")
-    if mode == "raw" or (mode == "complete" and m > n):
-        raise unsupported(f"np.linalg.qr with mode={mode!r}"
+    if mode == "raw" or (mode == "complete" and m > n):  # numba has neither: NumPy's
+        raise not_lowered(f"np.linalg.qr with mode={mode!r}"
                           + (" of a tall matrix" if mode == "complete" else ""))
     packed = emit(ops.qr, [x], scalar=False)
     r = packed[..., m:, :]
