@@ -42,16 +42,26 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     if n == 0:
         empty = full_value((0,), 0, np.int64)
         values, index, inverse, counts = flat, empty, full_value(x.shape, 0, np.int64), empty
-    else:
+    else:  # only what was asked for: each is a pass over the data, with run-time checks
         order = argsort(flat, kind="stable")
         s = getitem(flat, order)
         starts = _starts_of_runs(s, equal_nan)
-        values, index = getitem(s, starts), getitem(order, starts)
-        inverse = full_value((n,), 0, np.int64)
-        setitem(inverse, order, cumsum(starts, dtype=np.int64) - 1)
-        inverse = reshape(inverse, x.shape)
-        ends = concatenate([starts[1:], as_tracer(np.ones(1, bool))])
-        counts = flatnonzero(ends) - flatnonzero(starts) + 1
+        values = getitem(s, starts)
+        index = getitem(order, starts) if return_index else None
+        inverse = _run_of_each(order, starts, x.shape) if return_inverse else None
+        counts = _run_lengths(starts) if return_counts else None
     extra = [r for r, wanted in ((index, return_index), (inverse, return_inverse),
                                  (counts, return_counts)) if wanted]
     return (values, *extra) if extra else values
+
+
+def _run_of_each(order: Tracer, starts: Tracer, shape: tuple) -> Tracer:
+    """Each input element's run (its value's index in the result), in the input's shape."""
+    inverse = full_value(starts.shape, 0, np.int64)
+    setitem(inverse, order, cumsum(starts, dtype=np.int64) - 1)
+    return reshape(inverse, shape)
+
+
+def _run_lengths(starts: Tracer) -> Tracer:
+    ends = concatenate([starts[1:], as_tracer(np.ones(1, bool))])
+    return flatnonzero(ends) - flatnonzero(starts) + 1
