@@ -16,6 +16,7 @@ from numpy.random import rand
 
 import jitaic
 from jitaic.ir.ops.callbacks import resolve
+from jitaic.tracer.numpy.callbacks import _literal
 
 
 def spectra(x, m):
@@ -94,6 +95,14 @@ def test_callbacks_false_is_strict() -> None:
         jitaic.jit(np.fft.fft, callbacks=False)(np.ones(4))
     with pytest.raises(jitaic.UnsupportedError, match=r"np.pad\(mode='mean'\) is not supported"):
         jitaic.jit(lambda x: np.pad(x, 1, mode="mean"), callbacks=False)(np.ones(4))
+
+
+def test_only_classes_of_numbers_stand_for_dtypes() -> None:
+    """np.float32 and float are dtypes by name; dict would be NumPy's object
+    dtype, a different meaning: refused."""
+    assert (_literal(np.float32, "np.f"), _literal(float, "np.f")) == ("float32", "float64")
+    with pytest.raises(jitaic.UnsupportedError, match="np.f with the argument <class 'dict'>"):
+        _literal(dict, "np.f")
 
 
 def test_only_numpy_functions_resolve() -> None:

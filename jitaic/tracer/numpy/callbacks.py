@@ -80,7 +80,7 @@ def _literal(value: object, name: str) -> object:
     Python's, dtypes by name)."""
     if isinstance(value, np.generic):
         value = value.item()
-    if isinstance(value, (np.dtype, type)) and _is_dtype_like(value):
+    if _is_numeric_dtype(value):
         return np.dtype(value).name
     if isinstance(value, (tuple, list)):
         items = [_literal(v, name) for v in value]
@@ -93,12 +93,12 @@ def _literal(value: object, name: str) -> object:
                       f"(arrays, numbers, strings, None and tuples of them are)")
 
 
-def _is_dtype_like(value: object) -> bool:
-    try:
-        np.dtype(value)
-    except TypeError:
-        return False
-    return True
+def _is_numeric_dtype(value: object) -> bool:
+    """A dtype or scalar type of numbers (np.float32, float), which its name
+    stands for; any other class (dict: NumPy's object dtype) is not one."""
+    numeric = (bool, int, float, complex)
+    return isinstance(value, np.dtype) or (
+        isinstance(value, type) and (issubclass(value, np.number) or value in numeric))
 
 
 def _results(func, name: str, positional: tuple, named: tuple, inputs: list[Tracer]):
