@@ -229,8 +229,8 @@ row("ceil", lambda x: np.ceil(x), UNARY_FLOAT, domain="nearint", differentiable=
 row("trunc", lambda x: np.trunc(x), UNARY_FLOAT[:1], domain="nearint", differentiable=False)
 row("rint", lambda x: np.rint(x), UNARY_FLOAT[:1], domain="nearint", differentiable=False)
 row("round", lambda x: np.round(x), (C("f64[7]"),), domain="nearint", differentiable=False)
-row("sign", lambda x: np.sign(x), (C("f64[3,4]", special=True), C("i32[2,3]"), C("i64[]")),
-    differentiable=False)
+# (differentiable: 0 for real x; the complex z / |z| has a gradient)
+row("sign", lambda x: np.sign(x), (C("f64[3,4]", special=True), C("i32[2,3]"), C("i64[]")))
 row("isnan", lambda x: np.isnan(x), PREDICATE[:2] + PREDICATE[3:], differentiable=False)
 row("isinf", lambda x: np.isinf(x), PREDICATE[:2], differentiable=False)
 row("isfinite", lambda x: np.isfinite(x), PREDICATE[:3], differentiable=False)
@@ -870,33 +870,33 @@ row("method_chain", lambda x: x.reshape(2, 6).T.sum(axis=1).astype(np.float32),
     (C("f64[3,4]"),), tol=R)
 
 # ---------------------------------------------------------------- complex numbers
-# (no gradients of complex values yet: differentiable=False)
+# (gradients in JAX's convention; complex_order's ops have no complex VJP rules)
 
 COMPLEX = (C("c128[3,4]", special=True), C("c64[5]"))
 row("complex_arithmetic",
     lambda z, w: (z + w, z - w, z * w, z / w, -z, z * 2.5, z / (1 - 2j), 3 / z),
     (C("c128[3,4]", "c128[3,4]", special=True), C("c64[5]", "c64[5]"),
-     C("c64[5]", "f64[5]"), C("f32[2,3]", "c64[2,3]")), differentiable=False)
+     C("c64[5]", "f64[5]"), C("f32[2,3]", "c64[2,3]")))
 row("complex_functions",
     lambda z: (np.exp(z), np.log(z), np.log2(z), np.log10(z), np.log1p(z), np.expm1(z),
                np.sqrt(z), np.sin(z),
                np.cos(z), np.tan(z),
                np.sinh(z), np.cosh(z), np.tanh(z), np.square(z), z ** 2),
-    COMPLEX, tol=8.0, differentiable=False)
+    COMPLEX, tol=8.0)
 # (a complex power at an infinite base differs from NumPy's: docs/differences.md)
 row("complex_power", lambda z, w: (z ** 0.5, z ** w, z ** 3, 2.0 ** z),
-    (C("c128[3,4]", "c128[3,4]"), C("c64[5]", "c64[5]")), tol=64.0, differentiable=False)
+    (C("c128[3,4]", "c128[3,4]"), C("c64[5]", "c64[5]")), tol=64.0)
 row("complex_parts",
     lambda z: (np.abs(z), np.real(z), np.imag(z), z.real, z.imag, np.conjugate(z),
                np.conj(z), z.conj(), z.conjugate(), np.angle(z), np.angle(z, deg=True),
                np.iscomplex(z), np.isreal(z), np.round(z), np.round(z, 2), np.around(z, 1),
                z.round(1), np.nan_to_num(z), np.nan_to_num(z, nan=-1.0, posinf=7.0)),
-    (*COMPLEX, C("f64[4]"), C("i32[3]")), differentiable=False)
+    (*COMPLEX, C("f64[4]"), C("i32[3]")))
 row("conjugate", lambda x: np.conjugate(x), (C("f64[3,4]"), C("c128[4]", special=True)))
 row("complex_predicates",
     lambda z, w: (z == w, z != w, np.isnan(z), np.isinf(z), np.isfinite(z),
                   np.logical_not(z), np.where(np.abs(z) > 1, z, w)),
-    (C("c128[3,4]", "c128[3,4]", special=True),), differentiable=False)
+    (C("c128[3,4]", "c128[3,4]", special=True),))
 row("complex_order",
     lambda z, w: (z < w, z <= w, z > w, z >= w, np.maximum(z, w), np.minimum(z, w),
                   np.fmax(z, w), np.fmin(z, w), z.max(), z.min(axis=-1), np.argmax(z),
@@ -908,18 +908,18 @@ row("complex_reductions",
     lambda z: (z.sum(), z.sum(axis=0), np.prod(z, axis=1), z.mean(), np.var(z),
                np.std(z, axis=0), np.linalg.norm(z), np.cumsum(z), np.cumprod(z, axis=1),
                np.any(z), np.all(z, axis=1)),
-    (C("c128[3,4]"), C("c64[2,3]")), tol=64.0, differentiable=False)
+    (C("c128[3,4]"), C("c64[2,3]")), tol=64.0)
 row("complex_products",
     lambda a, b, v: (a @ b, a @ v, v @ b, v @ v, np.dot(a, b), np.vdot(v, v[::-1]),
                      np.inner(v, v[::-1]), np.einsum("ij,jk->ik", a, b), np.cov(a),
                      np.correlate(v, v[:2], "full"), np.correlate(v[:2], v, "same"),
                      np.convolve(v, v[:3]), np.outer(v, v)),
     (C("c128[3,4]", "c128[4,2]", "c128[4]"), C("c64[2,4]", "c64[4,3]", "c64[4]"),
-     C("c128[3,4]", "f64[4,2]", "c128[4]")), tol=8.0, differentiable=False)
+     C("c128[3,4]", "f64[4,2]", "c128[4]")), tol=8.0)
 row("complex_casts",
     lambda z, x: (z.astype(np.complex64), x.astype(np.complex128), x + 1j, x * (2 + 0.5j),
                   np.full(x.shape, 1 - 1j) * x, np.zeros_like(z) + x),
-    (C("c128[4]", "f32[4]"), C("c64[2,2]", "i32[2,2]")), differentiable=False)
+    (C("c128[4]", "f32[4]"), C("c64[2,2]", "i32[2,2]")))
 
 
 # ---------------------------------------------------------------- bookkeeping

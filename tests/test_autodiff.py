@@ -14,8 +14,10 @@ function with a tuple result. The file costs about 150 compiles.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -109,6 +111,16 @@ def _with_leaf(args: tuple, i: int, j: int, leaf: object) -> tuple:
     return args[:i] + (rebuild(leaves),) + args[i + 1:]
 
 
+def _wide(x: object) -> np.ndarray:
+    """An array leaf in float64, or complex128 if complex."""
+    return np.asarray(x, np.complex128 if np.iscomplexobj(x) else np.float64)
+
+
+# A complex element moves along its real and imaginary axes; JAX's convention
+# puts dL/dx - 1j * dL/dy in the gradient.
+_DIRECTIONS = {"f": ((1.0, 1.0),), "c": ((1.0, 1.0), (1j, -1j))}
+
+
 def numerical_grad(f: Callable, args: tuple, argnums: tuple[int, ...]) -> tuple:
     """Central differences of a scalar NumPy function, element by element."""
     grads = []
@@ -121,15 +133,16 @@ def numerical_grad(f: Callable, args: tuple, argnums: tuple[int, ...]) -> tuple:
                 minus = evaluate(f, _with_leaf(args, i, j, leaf - EPS))
                 out.append((plus - minus) / (2 * EPS))
                 continue
-            base = np.asarray(leaf, dtype=np.float64)
-            g = np.zeros(base.shape)
-            for idx in np.ndindex(base.shape):
+            base = _wide(leaf)
+            g = np.zeros_like(base)
+            for idx, (unit, part) in itertools.product(np.ndindex(base.shape),
+                                                       _DIRECTIONS[base.dtype.kind]):
                 shifted = []
                 for step in (EPS, -EPS):
                     x = base.copy()
-                    x[idx] += step
+                    x[idx] += step * unit
                     shifted.append(evaluate(f, _with_leaf(args, i, j, x)))
-                g[idx] = (shifted[0] - shifted[1]) / (2 * EPS)
+                g[idx] += part * (shifted[0] - shifted[1]) / (2 * EPS)
             out.append(g)
         grads.append(rebuild(out))
     return tuple(grads)
@@ -140,8 +153,7 @@ def _along(args: tuple, argnums: tuple[int, ...], tangents: list, step: float) -
     for i, t in zip(argnums, tangents):
         leaves, rebuild = tree_flatten(args[i])
         t_leaves, _ = tree_flatten(t)
-        args[i] = rebuild([x + step * v if isinstance(x, float)
-                           else np.asarray(x, np.float64) + step * v
+        args[i] = rebuild([x + step * v if isinstance(x, float) else _wide(x) + step * v
                            for x, v in zip(leaves, t_leaves)])
     return tuple(args)
 
@@ -149,15 +161,22 @@ def _along(args: tuple, argnums: tuple[int, ...], tangents: list, step: float) -
 def check_direction(f: Callable, args: tuple, argnums: tuple[int, ...], grads: tuple,
                     rng: np.random.Generator) -> None:
     """<grad, v> against the central difference of f along a random tangent v."""
-    tangents = [tree_map(lambda x: float(rng.normal()) if isinstance(x, float)
-                         else rng.normal(size=np.shape(x)), args[i]) for i in argnums]
+    tangents = [tree_map(lambda x: _tangent(x, rng), args[i]) for i in argnums]
     fd = (evaluate(f, _along(args, argnums, tangents, EPS))
           - evaluate(f, _along(args, argnums, tangents, -EPS))) / (2 * EPS)
-    analytic = sum(float(np.sum(np.asarray(g, np.float64) * v))
+    # a complex cotangent g pairs with a change v as Re(g * v)
+    analytic = sum(float(np.real(np.sum(_wide(g) * v)))
                    for grad, t in zip(grads, tangents)
                    for g, v in zip(tree_flatten(grad)[0], tree_flatten(t)[0]))
     assert analytic == pytest.approx(fd, rel=RTOL, abs=ATOL * max(1.0, abs(fd))), (
         "directional derivative")
+
+
+def _tangent(x: object, rng: np.random.Generator) -> object:
+    if isinstance(x, float):
+        return float(rng.normal())
+    v = rng.normal(size=np.shape(x))
+    return v + 1j * rng.normal(size=np.shape(x)) if np.iscomplexobj(x) else v
 
 
 def assert_gradient(got: object, primal: object, want: object, path: str,
@@ -177,7 +196,7 @@ def assert_gradient(got: object, primal: object, want: object, path: str,
             assert np.asarray(g).dtype == np.asarray(p).dtype, (
                 f"{where}: dtype {np.asarray(g).dtype} != {np.asarray(p).dtype}")
         scale = max(1.0, float(np.max(np.abs(w), initial=0.0)))
-        np.testing.assert_allclose(np.asarray(g, np.float64), w, rtol=rtol,
+        np.testing.assert_allclose(_wide(g), w, rtol=rtol,
                                    atol=atol * scale, err_msg=where)
 
 
@@ -558,6 +577,8 @@ def test_every_vjp_rule_is_exercised(monkeypatch: pytest.MonkeyPatch) -> None:
         for fn, make in INDEX_CASES:
             jitaic.grad(fn)(*make(rng))
         jitaic.grad(_grad_of_run_time_sum)(rng.normal(size=6))  # broadcast_like's VJP
+        jitaic.grad(through_real_part)(rng.normal(size=3))  # real, imag
+        jitaic.grad(lambda z: np.abs(np.nan_to_num(z)).sum())(Z)  # make_complex
         with pytest.raises(UnsupportedError, match="gradient of np.linalg.eig is not"):
             jitaic.grad(lambda x: np.linalg.eigvals(x @ x.T).sum())(rng.normal(size=(3, 3)))
         with pytest.raises(UnsupportedError, match="gradient of np.partition, which NumPy"):
@@ -606,6 +627,120 @@ def test_maximum_tie_goes_to_first_operand() -> None:
 def test_abs_at_zero_has_zero_gradient() -> None:
     g = jitaic.grad(lambda x: np.sum(np.abs(x)))(np.array([-2.0, 0.0, 3.0]))
     np.testing.assert_array_equal(g, [-1.0, 0.0, 1.0])
+
+
+# ---------------------------------------------------------------- complex values
+
+Z = np.array([0.3 + 0.4j, -0.2 + 0.1j, 0.5 - 0.7j])
+
+
+def test_complex_gradients_follow_jaxs_convention() -> None:
+    """dL/dx - 1j * dL/dy: |z|**2 has 2 * conj(z) (JAX's value; its conjugate
+    is the direction of steepest ascent, PyTorch's)."""
+    got = jitaic.grad(lambda z: (np.abs(z) ** 2).sum())(np.array([3 + 4j, -1j]))
+    np.testing.assert_allclose(got, [6 - 8j, 2j])
+
+
+def test_complex64_arguments_get_complex64_gradients() -> None:
+    got = jitaic.grad(lambda z: np.abs(z * z).sum())(Z.astype(np.complex64))
+    assert got.dtype == np.complex64
+    np.testing.assert_allclose(got, 2 * np.abs(Z) * np.conj(Z) / np.abs(Z), rtol=1e-6)
+
+
+def through_complex(x):
+    return np.abs(x * (1 + 1j)).sum()
+
+
+def through_real_part(x):
+    return np.real(np.exp(1j * x)).sum() + np.imag(np.exp(2j * x)).sum()
+
+
+def through_parts(x, y):
+    z = x + 1j * y
+    return np.angle(z * z).sum() + np.abs(np.sign(z) + 0.5).sum()
+
+
+@pytest.mark.parametrize("fn, args", [
+    (through_complex, (np.array([1.0, -2.0]),)),
+    (through_real_part, (np.array([1.0, 2.0]),)),
+    (through_parts, (np.array([1.0, -2.0, 0.5]), np.array([0.3, 0.7, -1.5]))),
+], ids=["abs", "real and imag", "angle and sign"])
+def test_real_arguments_through_complex_intermediates(fn, args) -> None:
+    check_grad(fn, args, tuple(range(len(args))))
+
+
+def complex_escape(c):
+    z = np.zeros_like(c)
+    k = 0
+    while np.abs(z).max() < 4.0 and k < 6:
+        z = z * z + c
+        k += 1
+    return np.abs(z).sum()
+
+
+def complex_branches(z):
+    if z.real.sum() > 0:
+        r = z * 2j
+    else:
+        r = np.exp(z)
+    return np.abs(r).sum()
+
+
+def complex_recurrence(z):
+    w = z.copy()
+    for i in range(1, w.shape[0]):
+        w[i] = w[i - 1] * w[i] + 1j
+    return (w * np.conj(w)).real.sum()
+
+
+@pytest.mark.parametrize("fn", [complex_escape, complex_branches, complex_recurrence])
+def test_complex_gradients_through_control_flow(fn) -> None:
+    check_grad(fn, (Z,), grad_fn=jitaic.jit(jitaic.grad(fn), mode="ast"))
+
+
+def test_holomorphic_functions_get_their_complex_derivative() -> None:
+    got = jitaic.grad(lambda z: np.sum(np.sin(z) * z), holomorphic=True)(Z)
+    np.testing.assert_allclose(got, np.cos(Z) * Z + np.sin(Z))
+
+
+def test_vjp_of_complex_results_takes_complex_cotangents() -> None:
+    ct = np.array([1 + 1j, 2.0, 3j])
+    _, back = jitaic.vjp(lambda z: z * z * 1j, Z)
+    np.testing.assert_allclose(back(ct)[0], ct * 2j * Z)  # holomorphic: ct * f'(z)
+    _, back = jitaic.vjp(lambda x: x * (1 + 2j), np.array([1.0, 2.0, 3.0]))
+    np.testing.assert_allclose(back(ct)[0], np.real(ct * (1 + 2j)))  # a real argument
+
+
+@pytest.mark.parametrize("fn, options, message", [
+    (lambda z: z.sum(), {}, "grad requires a real-valued output, got complex128: pass "
+                            "holomorphic=True"),
+    (lambda z: np.abs(z).sum(), {"holomorphic": True},
+     "grad with holomorphic=True requires a complex output, got float64"),
+])
+def test_complex_outputs_need_holomorphic(fn, options, message) -> None:
+    with pytest.raises(TypeError, match=re.escape(message)):
+        jitaic.grad(fn, **options)(Z)
+
+
+def test_holomorphic_needs_complex_arguments() -> None:
+    with pytest.raises(TypeError, match="holomorphic=True requires complex inputs, but "
+                                        "argument 0 has a leaf of dtype float64"):
+        jitaic.grad(lambda x: x.sum() * 1j, holomorphic=True)(np.ones(2))
+
+
+def complex_maximum(z):
+    return np.abs(np.maximum(z, 1j)).sum()
+
+
+def complex_eigenvalues(z):
+    return np.linalg.eigvalsh(np.outer(z, np.conj(z))).sum()
+
+
+@pytest.mark.parametrize("fn, op", [(complex_maximum, "maximum"), (complex_eigenvalues, "eigh")])
+def test_complex_gradients_without_a_rule_are_refused_at_the_users_line(fn, op) -> None:
+    with pytest.raises(UnsupportedError, match=rf"gradients through complex values of {op} "
+                                               rf"are not supported yet at test_autodiff\.py:\d+"):
+        jitaic.grad(fn)(Z)
 
 
 # ---------------------------------------------------------------- traced integer indices
@@ -1036,10 +1171,12 @@ FD_TOO_COARSE = {
 
 
 def _fd_rows():
-    """Every differentiable row with an all-float64 case: the table's
-    ``differentiable`` column picks the gradients checked here."""
+    """Every differentiable row with a case of float64 and complex128
+    arguments (drawn here without NaN or inf): the table's ``differentiable``
+    column picks the gradients checked here."""
     for row in ROWS:
-        case = next((c for c in row.cases if all(s.startswith("f64") for s in c.args)), None)
+        case = next((c for c in row.cases
+                     if all(s.startswith(("f64", "c128")) for s in c.args)), None)
         if row.differentiable and case is not None and row.name not in FD_TOO_COARSE:
             yield pytest.param(row, case, id=row.name)
 
@@ -1073,11 +1210,16 @@ def _user_files_of_nodes(graph) -> set[str]:
 
 
 def _summed(fn: Callable) -> Callable:
+    """A real loss of every float or complex result: complex ones weighted by
+    a complex number, so that a conjugation missing from a rule shows."""
     def loss(*args):
         total = 0.0
         for leaf in tree_flatten(fn(*args))[0]:
-            if np.asarray(leaf).dtype.kind == "f":
+            kind = np.asarray(leaf).dtype.kind
+            if kind == "f":
                 total = total + np.sum(leaf)
+            elif kind == "c":
+                total = total + np.sum(np.real(leaf * (0.6 - 0.8j)))
         return total
 
     return loss

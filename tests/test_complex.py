@@ -1,7 +1,8 @@
 """Complex numbers end to end: arguments and results, NumPy's promotion,
 Python complex scalars, control flow on complex values, and clear refusals
 where jitaic does not compute complex values yet. The op table
-(``complex_*`` rows) checks each operation's values against NumPy."""
+(``complex_*`` rows) checks each operation's values against NumPy, and
+test_autodiff.py their gradients."""
 
 from __future__ import annotations
 
@@ -169,27 +170,6 @@ def replace_non_finite(z):
 def test_nan_to_num_and_round_treat_each_part_as_numpy_does():
     _same_as_numpy(replace_non_finite, np.array([complex(np.nan, 1.25), complex(-np.inf, np.nan),
                                                  complex(2.25, np.inf), -0.0 - 0.05j]))
-
-
-def test_gradients_of_complex_inputs_are_refused():
-    with pytest.raises(TypeError, match="complex128"):
-        jitaic.grad(lambda z: np.abs(z).sum())(np.array([1 + 2j]))
-
-
-def through_complex(x):
-    return np.abs(x * (1 + 1j)).sum()
-
-
-def through_real_part(x):
-    return np.real(np.exp(1j * x)).sum()  # np.real passed no gradient: zeros came out
-
-
-@pytest.mark.parametrize("fn", [through_complex, through_real_part])
-def test_gradients_through_complex_intermediates_are_refused_not_zero(fn):
-    with pytest.raises(jitaic.UnsupportedError,
-                       match=r"gradients through complex values \(\w+\) are not supported "
-                             r"yet at test_complex\.py:\d+"):
-        jitaic.grad(fn)(np.array([1.0, 2.0]))
 
 
 @pytest.mark.parametrize("exponent", [1, 2, 3, 4, 5, 7, 16, 99, -1, -2, -3, -8])

@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from jitaic.autodiff import undo_log
+from jitaic.autodiff.vjp_rules import is_differentiable
 from jitaic.errors import UnsupportedError, at
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Region, Value, make_node
@@ -158,7 +159,7 @@ def _cond_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
     bindings = {id(p): o for r in node.regions for p, o in zip(r.params, operands, strict=True)}
     wrt = [v for v in dict.fromkeys(
         [*operands, *(w for r in node.regions for w in _captured(r))], None)
-        if v.dtype.kind == "f" and id(v) not in bindings]
+        if is_differentiable(v.dtype) and id(v) not in bindings]
     gs = [g if g is not None else _zeros(v) for g, v in zip(cotangents, node.outputs,
                                                               strict=True)]
 
@@ -167,7 +168,7 @@ def _cond_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
             nodes, results = _replay(region, bindings)
             seeds: dict[int, Tracer] = {}
             for r, g in zip(results, gs, strict=True):
-                if r.dtype.kind == "f":
+                if is_differentiable(r.dtype):
                     seeds[id(r)] = g if id(r) not in seeds else seeds[id(r)] + g
             cts = backpropagate(nodes, seeds)
             return tuple(cts[id(w)] if id(w) in cts else _zeros(w) for w in wrt)
@@ -212,8 +213,8 @@ def _backward_loop(init: list[Value], body: Region, n: object, restore: Callable
     gives body values the recording saved at iteration ``t`` (read, not
     recomputed).
     """
-    float_carried = [j for j, v in enumerate(init) if v.dtype.kind == "f"]
-    captured = [v for v in _captured(body) if v.dtype.kind == "f"]
+    float_carried = [j for j, v in enumerate(init) if is_differentiable(v.dtype)]
+    captured = [v for v in _captured(body) if is_differentiable(v.dtype)]
     if any(not v.type.static for v in captured):  # a gradient loop reading its tapes
         raise UnsupportedError(f"gradients of gradients through a while loop (or a for "
                                f"loop with traced bounds) are not supported yet"
@@ -398,7 +399,7 @@ def _expensive_values(body: Region, per_iteration: int) -> list[Value]:
         if len(node.outputs) != 1:
             continue
         v = node.output
-        if v.dtype.kind != "f" or v.type.weak or not v.type.static or id(v) in results \
+        if not is_differentiable(v.dtype) or v.type.weak or not v.type.static or id(v) in results \
                 or not _worth_saving(node):
             continue
         size = int(np.prod(v.shape, dtype=np.int64))

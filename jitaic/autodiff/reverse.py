@@ -16,13 +16,17 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 
+import numpy as np
+
 from jitaic import serialize
 from jitaic.autodiff import decomposition_rules  # noqa: F401  (registers its VJP rules)
 from jitaic.autodiff.control_flow import REGION_VJP_RULES, recording_for_differentiation
 from jitaic.autodiff.vjp_rules import (
+    COMPLEX_RULES,
     NON_DIFFERENTIABLE,
     VJP_RULES,
     add_cotangents,
+    is_differentiable,
     is_slice_of_zeros,
 )
 from jitaic.errors import CompileError, JitaicError, UnsupportedError, at, located_at
@@ -63,16 +67,21 @@ def backpropagate(nodes: Sequence[Node], seeds: dict[int, Tracer],
         outs = [_cotangent_of(v, cotangents, saved) for v in node.outputs]
         if all(g is None for g in outs):
             continue
-        # before NON_DIFFERENTIABLE: np.real of a complex value passes a gradient
-        if any(v.dtype.kind == "c" for v in (*node.inputs, *node.outputs)):
-            raise UnsupportedError(f"gradients through complex values ({node.op.name}) are "
-                                   f"not supported yet{at(node.loc)}")
         if node.op in NON_DIFFERENTIABLE:
             continue
+        _check_complex_rule(node)
         with located_at(node.loc):  # the backward nodes carry the forward node's line
             for v, grad in _input_cotangents(node, outs, saved):
                 _accumulate(cotangents, v, grad)
     return {k: _summed(parts) for k, parts in cotangents.items()}
+
+
+def _check_complex_rule(node: Node) -> None:
+    if node.op in COMPLEX_RULES or node.op in REGION_VJP_RULES:
+        return
+    if any(v.dtype.kind == "c" for v in (*node.inputs, *node.outputs)):
+        raise UnsupportedError(f"gradients through complex values of {node.op.name} are "
+                               f"not supported yet{at(node.loc)}")
 
 
 def _input_cotangents(node: Node, outs: list[Tracer | None],
@@ -89,7 +98,7 @@ def _input_cotangents(node: Node, outs: list[Tracer | None],
     grads = rule(node, g, *inputs,
                  new_tracer(saved.get(id(node.output), node.output), scalar=False))
     return [(v, grad) for v, grad in zip(node.inputs, grads, strict=True)
-            if grad is not None and v.dtype.kind == "f"]
+            if grad is not None and is_differentiable(v.dtype)]
 
 
 def _cotangent_of(v: Value, cotangents: dict[int, list[Tracer]],
@@ -122,6 +131,8 @@ def _summed(parts: list[Tracer]) -> Tracer:
 
 def _accumulate(cotangents: dict[int, list[Tracer]], v: Value, grad: object) -> None:
     grad = tnp.as_tracer(grad)
+    if grad.dtype.kind == "c" and v.dtype.kind != "c":
+        grad = tnp.as_tracer(np.real(grad))  # Re(g * dx) of a real x: Re(g) is its cotangent
     if grad.dtype != v.dtype:
         grad = tnp.astype(grad, v.dtype)
     if grad.shape != v.shape:
@@ -129,13 +140,16 @@ def _accumulate(cotangents: dict[int, list[Tracer]], v: Value, grad: object) -> 
     cotangents.setdefault(id(v), []).append(grad)
 
 
-def _differentiable_leaf(x: object, argnum: int) -> Tracer:
+def _differentiable_leaf(x: object, argnum: int, holomorphic: bool = False) -> Tracer:
     """A fresh traced value standing for one leaf we differentiate with respect to."""
     t = tnp.as_tracer(x)
-    if t.dtype.kind != "f":
-        raise TypeError(f"grad requires float inputs, but argument {argnum} has a leaf of "
-                        f"dtype {t.dtype}; integer and boolean values are not "
+    if not is_differentiable(t.dtype):
+        raise TypeError(f"grad requires float or complex inputs, but argument {argnum} has "
+                        f"a leaf of dtype {t.dtype}; integer and boolean values are not "
                         f"differentiable")
+    if holomorphic and t.dtype.kind != "c":
+        raise TypeError(f"grad with holomorphic=True requires complex inputs, but argument "
+                        f"{argnum} has a leaf of dtype {t.dtype}")
     # A distinct value per leaf, even when the caller passes one array twice.
     return emit(ops.positive, [t], scalar=t._scalar)
 
@@ -163,7 +177,7 @@ def _normalize_argnums(argnums) -> tuple[tuple[int, ...], bool]:
 
 
 def value_and_grad_traced(fn: Callable, argnums, has_aux: bool, args: tuple,
-                          kwargs: dict) -> tuple:
+                          kwargs: dict, holomorphic: bool = False) -> tuple:
     """value_and_grad inside an active trace: records forward and backward ops."""
     nums, as_tuple = _normalize_argnums(argnums)
     args = list(args)
@@ -173,15 +187,13 @@ def value_and_grad_traced(fn: Callable, argnums, has_aux: bool, args: tuple,
             raise TypeError(f"argnums {i} is out of range for {len(args)} positional "
                             f"arguments")
         leaves, tree = flatten(args[i])
-        fresh = [_differentiable_leaf(x, i) for x in leaves]
+        fresh = [_differentiable_leaf(x, i, holomorphic) for x in leaves]
         wrt.append((tree, fresh, [t.value for t in fresh]))
         args[i] = unflatten(tree, fresh)
     out, nodes = _recorded(fn, *args, **kwargs)
     value, aux = out if has_aux else (out, None)
     value = tnp.as_tracer(value)
-    if value.ndim != 0 or value.dtype.kind != "f":
-        raise TypeError(f"grad requires a scalar float output, got shape {value.shape} "
-                        f"and dtype {value.dtype} (use jitaic.vjp for other outputs)")
+    _check_scalar_output(value, holomorphic)
     producer = value.value.producer
     with located_at(producer.loc if producer is not None else None):
         seed = tnp.full_value((), 1.0, value.dtype)  # a constant: the value may be dead
@@ -196,6 +208,19 @@ def value_and_grad_traced(fn: Callable, argnums, has_aux: bool, args: tuple,
     grads = tuple(_gradients(cotangents, tree, fresh, values) for tree, fresh, values in wrt)
     grads = grads if as_tuple else grads[0]
     return ((value, aux), grads) if has_aux else (value, grads)
+
+
+def _check_scalar_output(value: Tracer, holomorphic: bool) -> None:
+    if value.ndim != 0 or value.dtype.kind not in "fc":
+        raise TypeError(f"grad requires a scalar float output, got shape {value.shape} "
+                        f"and dtype {value.dtype} (use jitaic.vjp for other outputs)")
+    if value.dtype.kind == "c" and not holomorphic:
+        raise TypeError(f"grad requires a real-valued output, got {value.dtype}: pass "
+                        f"holomorphic=True to differentiate a holomorphic function, or use "
+                        f"jitaic.vjp with a complex cotangent")
+    if value.dtype.kind != "c" and holomorphic:
+        raise TypeError(f"grad with holomorphic=True requires a complex output, got "
+                        f"{value.dtype}")
 
 
 class _Transformed:
@@ -243,19 +268,28 @@ class _Transformed:
         return self._compiled.lower(*args, **kwargs)
 
 
-def value_and_grad(fn: Callable, argnums=0, has_aux: bool = False) -> Callable:
+def value_and_grad(fn: Callable, argnums=0, has_aux: bool = False,
+                   holomorphic: bool = False) -> Callable:
     """``(value, gradient)`` of a scalar function; gradients mirror the argument pytrees."""
-    return _Transformed(fn, lambda *a, **k: value_and_grad_traced(fn, argnums, has_aux, a, k),
-                        (value_and_grad, (argnums, has_aux)))
+    return _Transformed(fn, lambda *a, **k: value_and_grad_traced(fn, argnums, has_aux, a, k,
+                                                                  holomorphic),
+                        (value_and_grad, (argnums, has_aux, holomorphic)))
 
 
-def grad(fn: Callable, argnums=0, has_aux: bool = False) -> Callable:
-    """The gradient of a scalar function with respect to ``argnums``."""
+def grad(fn: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False) -> Callable:
+    """The gradient of a scalar function with respect to ``argnums``.
+
+    Of a real-valued function of complex arguments ``z = x + iy``, the gradient
+    is ``dL/dx - 1j * dL/dy`` (JAX's convention; its conjugate is the direction
+    of steepest ascent). ``holomorphic=True`` differentiates a holomorphic
+    function of complex arguments with a complex output: the gradient is its
+    complex derivative.
+    """
     def traced(*args, **kwargs):
-        out = value_and_grad_traced(fn, argnums, has_aux, args, kwargs)
+        out = value_and_grad_traced(fn, argnums, has_aux, args, kwargs, holomorphic)
         return (out[1], out[0][1]) if has_aux else out[1]
 
-    return _Transformed(fn, traced, (grad, (argnums, has_aux)))
+    return _Transformed(fn, traced, (grad, (argnums, has_aux, holomorphic)))
 
 
 def vjp(fn: Callable, *primals) -> tuple[object, Callable]:

@@ -6,6 +6,13 @@ gets no gradient). Rules are written with NumPy functions on Tracers, so the
 backward pass is recorded as ordinary IR ops: it is optimised and fused like
 any graph, and differentiable again (grad of grad).
 
+Complex values follow JAX's convention (docs/autodiff.md): a complex value's
+cotangent ``g`` pairs with a change ``dz`` as ``Re(g * dz)``, so a holomorphic
+op's rule is its real formula unchanged (``g * f'(z)``, transposes without
+conjugation) and a real-valued loss's gradient in ``z = x + iy`` is
+``dL/dx - i dL/dy``. Rules right for complex values are listed in
+COMPLEX_RULES; reverse.py refuses the others on complex values.
+
 Conventions at kinks (documented for users in docs/autodiff.md):
 - ``abs`` at 0: gradient 0 (sign(0) = 0);
 - ``maximum``/``minimum`` ties: the gradient goes to the first operand;
@@ -37,7 +44,7 @@ VJP_RULES: dict[ops.Op, Rule] = {}
 
 # Ops whose outputs are piecewise constant or discrete: no gradient flows.
 NON_DIFFERENTIABLE = frozenset({
-    ops.floor, ops.ceil, ops.trunc, ops.rint, ops.sign, ops.isnan, ops.isinf,
+    ops.floor, ops.ceil, ops.trunc, ops.rint, ops.isnan, ops.isinf,
     ops.isfinite, ops.signbit, ops.logical_not, ops.invert, ops.floor_divide, ops.equal,
     ops.not_equal, ops.less, ops.less_equal, ops.greater, ops.greater_equal,
     ops.logical_and, ops.logical_or, ops.logical_xor, ops.bitwise_and, ops.bitwise_or,
@@ -45,12 +52,6 @@ NON_DIFFERENTIABLE = frozenset({
     ops.argmax, ops.argmin, ops.argsort, ops.searchsorted, ops.constant, ops.full,
     ops.dyn_full, ops.dim_size,
     ops.check,
-    # Gradients flow through real values only (reverse.py refuses complex
-    # ones): the imaginary part of a real value is a constant 0.
-    ops.imag,
-    # np.real of a real array is the array itself: the op exists for complex
-    # values only, as does the op that makes them from their parts.
-    ops.real, ops.make_complex,
     # Tapes hold saved primal values; a loop VJP that would have to
     # differentiate its own tape (grad of grad) raises UnsupportedError instead.
     ops.tape_new, ops.tape_push,
@@ -58,6 +59,11 @@ NON_DIFFERENTIABLE = frozenset({
 
 
 vjp_rule = ops.registrar(VJP_RULES, "VJP rule")
+
+
+def is_differentiable(dtype: np.dtype) -> bool:
+    """Values of real or complex floating dtypes carry gradients."""
+    return dtype.kind in "fc"
 
 
 def unbroadcast(g: Tracer, shape: tuple[int, ...]) -> Tracer:
@@ -103,8 +109,7 @@ def _singular_unary(derivative: Callable) -> Rule:
 def _define_unary() -> None:
     smooth = {
         ops.negative: lambda x, y: -1.0, ops.positive: lambda x, y: 1.0,
-        ops.conjugate: lambda x, y: 1.0,  # of a real x: x itself
-        ops.absolute: lambda x, y: np.sign(x), ops.fabs: lambda x, y: np.sign(x),
+        ops.fabs: lambda x, y: np.sign(x),
         ops.deg2rad: lambda x, y: _DEG2RAD, ops.rad2deg: lambda x, y: _RAD2DEG,
         ops.exp: lambda x, y: y, ops.exp2: lambda x, y: y * _LN2,
         ops.expm1: lambda x, y: y + 1.0,
@@ -123,7 +128,9 @@ def _define_unary() -> None:
         ops.reciprocal: lambda x, y: -(y * y),
         ops.arcsin: lambda x, y: 1.0 / np.sqrt(1.0 - x * x),
         ops.arccos: lambda x, y: -1.0 / np.sqrt(1.0 - x * x),
-        ops.arccosh: lambda x, y: 1.0 / np.sqrt(x * x - 1.0),
+        # not 1 / sqrt(x * x - 1): of a complex x that is off by a sign where
+        # Re x < 0 (branch cuts); the same for real x
+        ops.arccosh: lambda x, y: 1.0 / (np.sqrt(x - 1.0) * np.sqrt(x + 1.0)),
         ops.arctanh: lambda x, y: 1.0 / (1.0 - x * x),
     }
     for op, derivative in smooth.items():
@@ -133,6 +140,50 @@ def _define_unary() -> None:
 
 
 _define_unary()
+
+
+@vjp_rule(ops.absolute)
+def _absolute(node, g, x, out):
+    """sign(x) for real x (0 at 0); conj(x) / |x| for complex x (0 at 0):
+    d|z| = Re(conj(z) dz) / |z|."""
+    if x.dtype.kind != "c":
+        return (g * np.sign(x),)
+    return (tnp.where(x == 0, 0.0, g * np.conjugate(x) / out),)
+
+
+@vjp_rule(ops.conjugate)
+def _conjugate(node, g, x, out):
+    """Re(g * conj(dz)) = Re(conj(g) * dz); of a real x, x itself."""
+    return (np.conjugate(g),)
+
+
+@vjp_rule(ops.sign)
+def _sign(node, g, x, out):
+    """Piecewise constant for real x; z / |z| for complex z, whose cotangent
+    is g / |z| - Re(g z) conj(z) / |z|**3 (0 at 0)."""
+    if x.dtype.kind != "c":
+        return (None,)
+    r = np.absolute(x)
+    r = tnp.where(r == 0, 1.0, r)
+    ct = g / r - np.real(g * x) * np.conjugate(x) / (r * r * r)
+    return (tnp.where(x == 0, 0.0, ct),)
+
+
+@vjp_rule(ops.real)
+def _real(node, g, x, out):
+    return (g,)  # Re(g * dz) for a real g: reverse.py makes it complex
+
+
+@vjp_rule(ops.imag)
+def _imag(node, g, x, out):
+    """g * Im(dz) = Re(-1j * g * dz); the imaginary part of a real value is 0."""
+    return (g * -1j,) if x.dtype.kind == "c" else (None,)
+
+
+@vjp_rule(ops.make_complex)
+def _make_complex(node, g, re, im, out):
+    """Re(g * (d re + 1j d im)) = Re(g) d re - Im(g) d im."""
+    return (np.real(g), -np.imag(g))
 
 
 def _binary(da: Callable, db: Callable) -> Rule:
@@ -150,7 +201,14 @@ vjp_rule(ops.true_divide)(_binary(lambda g, a, b, y: _unless_zero(g, g / b),
                                   lambda g, a, b, y: _unless_zero(g, -g * y / b)))
 vjp_rule(ops.power)(_binary(
     lambda g, a, b, y: _chain(g, b * a ** np.where(b == 0, 1.0, b - 1.0)),
-    lambda g, a, b, y: _unless_zero(g, g * y * np.log(np.where(a > 0, a, 1.0)))))
+    lambda g, a, b, y: _unless_zero(g, g * y * np.log(_log_safe(a)))))
+
+
+def _log_safe(a: Tracer) -> Tracer:
+    """a where log(a) is the derivative of a ** b in b, 1 elsewhere: a > 0 if
+    real (NumPy's power is NaN below 0 anyway), a != 0 if complex (the
+    principal logarithm)."""
+    return np.where(a != 0 if a.dtype.kind == "c" else a > 0, a, 1.0)
 vjp_rule(ops.mod)(_binary(lambda g, a, b, y: g, lambda g, a, b, y: -g * np.floor_divide(a, b)))
 vjp_rule(ops.maximum, ops.fmax)(_binary(lambda g, a, b, y: np.where(a >= b, g, 0.0),
                                         lambda g, a, b, y: np.where(a >= b, 0.0, g)))
@@ -176,7 +234,8 @@ def _where(node, g, cond, a, b, out):
 
 @vjp_rule(ops.astype)
 def _astype(node, g, x, out):
-    return (tnp.astype(g, x.dtype),) if x.dtype.kind == "f" else (None,)
+    # a complex g of a real x: its real part (reverse.py casts it)
+    return (g,) if is_differentiable(x.dtype) else (None,)
 
 
 # ---------------------------------------------------------------- reductions
@@ -567,3 +626,22 @@ def _numpy_call(node, g, *inputs_and_out):
     name = "np" + node.attrs["function"][len("numpy"):]
     raise UnsupportedError(f"the gradient of {name}, which NumPy computes (called back "
                            f"from the compiled code), is not supported{at(node.loc)}")
+
+
+# Rules right for complex values: holomorphic formulas (the real one, unchanged
+# in JAX's convention) and the rules above written for complex values. The
+# factorisations, slogdet (its sign has a gradient when complex), cholesky
+# (a Hermitian product) and the order statistics are not among them.
+COMPLEX_RULES = frozenset({
+    ops.negative, ops.positive, ops.conjugate, ops.absolute, ops.sign, ops.real,
+    ops.imag, ops.make_complex, ops.astype,
+    ops.exp, ops.exp2, ops.expm1, ops.square, ops.sin, ops.cos, ops.tan, ops.arctan,
+    ops.sinh, ops.cosh, ops.tanh, ops.arcsinh, ops.log, ops.log2, ops.log10, ops.log1p,
+    ops.sqrt, ops.reciprocal, ops.arcsin, ops.arccos, ops.arccosh, ops.arctanh,
+    ops.add, ops.subtract, ops.multiply, ops.true_divide, ops.power, ops.where,
+    ops.reduce_sum, ops.reduce_prod, ops.cumsum, ops.cumprod, ops.broadcast_like,
+    ops.matmul, ops.inv, ops.solve, ops.det,
+    ops.reshape, ops.transpose, ops.broadcast_to, ops.getitem, ops.setitem,
+    ops.concatenate, ops.dyn_getitem, ops.dyn_setitem, ops.compress, ops.mask_scatter,
+    ops.gather, ops.scatter,
+})

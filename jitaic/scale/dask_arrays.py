@@ -258,7 +258,7 @@ def _gradient(jitted, recipe: tuple, args, kwargs, chunking: Chunking):
     from jitaic.api import jit
     from jitaic.autodiff.reverse import grad
 
-    transform, (argnums, has_aux) = recipe
+    transform, (argnums, has_aux, *_) = recipe
     if transform is not grad or has_aux:
         raise UnsupportedError("on dask arrays, jitaic differentiates with jit(grad(loss)) "
                                "(no has_aux, value_and_grad or vjp yet)")
