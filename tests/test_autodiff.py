@@ -655,6 +655,13 @@ def through_real_part(x):
     return np.real(np.exp(1j * x)).sum() + np.imag(np.exp(2j * x)).sum()
 
 
+def written_parts(z):
+    w = z * 1.5
+    w.imag[w.real > 0] *= 2.0
+    w.real = np.sin(w.real)
+    return np.abs(w * w).sum()
+
+
 def through_parts(x, y):
     z = x + 1j * y
     return np.angle(z * z).sum() + np.abs(np.sign(z) + 0.5).sum()
@@ -664,8 +671,9 @@ def through_parts(x, y):
     (through_complex, (np.array([1.0, -2.0]),)),
     (through_real_part, (np.array([1.0, 2.0]),)),
     (through_parts, (np.array([1.0, -2.0, 0.5]), np.array([0.3, 0.7, -1.5]))),
-], ids=["abs", "real and imag", "angle and sign"])
-def test_real_arguments_through_complex_intermediates(fn, args) -> None:
+    (written_parts, (Z,)),
+], ids=["abs", "real and imag", "angle and sign", "writes through parts"])
+def test_gradients_through_complex_intermediates(fn, args) -> None:
     check_grad(fn, args, tuple(range(len(args))))
 
 

@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 import pytest
-from helpers import assert_same
+from helpers import assert_same, copy_tree
 
 import jitaic
 
@@ -136,9 +136,44 @@ def test_lapack_routines_take_complex_matrices(dtype, rng):
         np.testing.assert_allclose(got, want, rtol=tolerance, atol=tolerance)
 
 
-def write_real_part(z):
-    z.real[0] = 5.0
+def clip_real_parts(z):
+    z.real[z.real < 0] = 0.0  # a write through a view of z
     return z
+
+
+def set_parts(z):
+    z.imag = 2.0
+    z.real = np.arange(z.shape[0])
+    return z.sum()
+
+
+def parts_of_views(z):
+    w = z.copy()
+    r = w.real
+    r[1:] += 10
+    z[::2].imag *= -1
+    z.reshape(2, 2).T.imag[0] = 5
+    return w, r
+
+
+def parts_in_a_loop(z, n):
+    for i in range(n):
+        z.real[i] = z.imag[i] * 2
+    return z
+
+
+@pytest.mark.parametrize("fn, args", [
+    (clip_real_parts, (np.array([1 - 2j, -3 + 1j]),)),
+    (set_parts, (np.array([1 - 2j, -3 + 1j, 2j], np.complex64),)),
+    (parts_of_views, (np.array([1 - 2j, -3 + 1j, 2 + 2j, -1 - 1j]),)),
+    (parts_in_a_loop, (np.array([1 - 2j, -3 + 1j, 2 + 2j]), 2)),
+])
+@pytest.mark.parametrize("mode", ["trace", "ast"])
+def test_writes_through_real_and_imag_reach_the_array(fn, args, mode):
+    numpy_args, jitaic_args = copy_tree(args), copy_tree(args)
+    want = fn(*numpy_args)
+    assert_same(jitaic.jit(fn, mode=mode)(*jitaic_args), want)
+    assert_same(jitaic_args, numpy_args)  # what the writes changed in the arguments
 
 
 def write_imaginary_part_of_real(x):
@@ -146,11 +181,16 @@ def write_imaginary_part_of_real(x):
     return x
 
 
-def test_writes_through_real_and_imag_are_refused_not_lost():
-    with pytest.raises(jitaic.UnsupportedError, match="writing through .real or .imag"):
-        jitaic.jit(write_real_part)(np.array([1 + 2j]))
+def set_imaginary_part_of_real(x):
+    x.imag = 5.0
+    return x
+
+
+def test_the_imaginary_part_of_a_real_array_is_read_only():
     with pytest.raises(jitaic.UnsupportedError, match="read-only"):
         jitaic.jit(write_imaginary_part_of_real)(np.array([1.0]))
+    with pytest.raises(TypeError, match="array does not have imaginary part to set"):
+        jitaic.jit(set_imaginary_part_of_real)(np.array([1.0]))
 
 
 def real_part_of_real(x):

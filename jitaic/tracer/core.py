@@ -116,15 +116,17 @@ class Buffer:
 @dataclass(frozen=True)
 class ViewStep:
     """One view op from a base value to a view value (emitted when the view is
-    read), and back for writes (``_write_through``)."""
-    op: ops.Op  # getitem, dyn_getitem, transpose or reshape
+    read), and back for writes (``_WRITE_THROUGH``). NumPy's ``z.real`` and
+    ``z.imag`` are views too: computed (elementwise ops) in the IR, they are
+    read again after a write, and written back with the other part."""
+    op: ops.Op  # getitem, dyn_getitem, transpose, reshape, real or imag
     attrs: tuple[tuple[str, object], ...]  # the op's attributes, as items
     inputs: tuple[Value, ...] = ()  # dyn_getitem's run-time indices
     # where the user wrote the view: its node is emitted later, when first read
     loc: SourceLoc | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
-        assert ops.VIEW in self.op.traits and self.op in _WRITE_THROUGH, self.op
+        assert self.op in _WRITE_THROUGH, self.op
 
     @property
     def attr(self) -> object:
@@ -314,8 +316,17 @@ def _inverse_permutation(step: ViewStep, base: Value, new_view: Value) -> tuple:
     return ops.transpose, (new_view,), {"perm": inverse}
 
 
+def _with_part(step: ViewStep, base: Value, new_part: Value) -> tuple:
+    """A complex ``base`` with its real or imaginary part replaced."""
+    other = ops.imag if step.op is ops.real else ops.real
+    kept = current().builder.emit(other, (base,), {}, loc=user_location()).output
+    return ops.make_complex, (new_part, kept) if step.op is ops.real else (kept, new_part), {}
+
+
 # The op, inputs and attributes that write a view's new value into its base.
 _WRITE_THROUGH = {
+    ops.real: _with_part,
+    ops.imag: _with_part,
     ops.getitem: lambda step, base, new: (ops.setitem, (base, new), dict(step.attrs)),
     ops.dyn_getitem: lambda step, base, new: (
         ops.dyn_setitem, (base, new, *step.inputs), dict(step.attrs)),

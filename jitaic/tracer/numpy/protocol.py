@@ -94,10 +94,14 @@ def _missing_attribute(self, name: str):
 
 
 def _set_part(name: str):
-    def refuse(self, value) -> None:
-        raise unsupported(f"setting ndarray.{name}")
+    """``a.real = v`` / ``a.imag = v``: NumPy's assignment into the part."""
+    def assign(self, value) -> None:
+        part = getattr(self, name)
+        if name == "imag" and self.dtype.kind != "c":
+            raise TypeError("array does not have imaginary part to set")
+        part[...] = value
 
-    return refuse
+    return assign
 
 
 def _install_methods() -> None:

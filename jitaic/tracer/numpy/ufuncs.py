@@ -11,7 +11,7 @@ import numpy as np
 
 from jitaic.errors import at, user_location
 from jitaic.ir import ops
-from jitaic.tracer.core import Tracer, emit, to_value
+from jitaic.tracer.core import Tracer, ViewStep, emit, to_value
 from jitaic.tracer.numpy.common import (
     as_tracer,
     astype,
@@ -20,6 +20,7 @@ from jitaic.tracer.numpy.common import (
     reduction,
     require,
     unsupported,
+    view,
     where,
 )
 from jitaic.tracer.numpy.registry import implements
@@ -231,30 +232,31 @@ def _log_add(x1, x2, power: np.ufunc, log_1p: Callable) -> Tracer:
 
 # ---------------------------------------------------------------- complex numbers
 
-_WRITES_THROUGH_PARTS = (
-    "writing through .real or .imag of a complex array is not supported yet (the write "
-    "would not reach the array): compute the new complex array instead")
-
-
 @implements(np.real)
 def real(val):
-    """The real part; of a real array, the array itself (NumPy's view)."""
+    """The real part, a view: writes through it change the array (of a real
+    array, the array itself)."""
     x = as_tracer(val)
-    if x.dtype.kind != "c":
-        return x
-    part = emit(ops.real, [x])
-    part._buffer.no_writes = _WRITES_THROUGH_PARTS
-    return part
+    return _part(x, ops.real) if x.dtype.kind == "c" else x
 
 
 @implements(np.imag)
 def imag(val):
-    """The imaginary part; of a real array, zeros (read-only in NumPy)."""
+    """The imaginary part, a view of a complex array; of a real array, zeros
+    (read-only in NumPy)."""
     x = as_tracer(val)
+    if x.dtype.kind == "c":
+        return _part(x, ops.imag)
     part = emit(ops.imag, [x])
-    part._buffer.no_writes = _WRITES_THROUGH_PARTS if x.dtype.kind == "c" else \
-        "assignment destination is read-only (the imaginary part of a real array)"
+    part._buffer.no_writes = "assignment destination is read-only (the imaginary part of " \
+                             "a real array)"
     return part
+
+
+def _part(x: Tracer, op: ops.Op) -> Tracer:
+    if x._scalar:  # a NumPy scalar's part is a scalar: nothing to write through
+        return emit(op, [x])
+    return view(x, (ViewStep(op, ()),))
 
 
 @implements(method="conj")
