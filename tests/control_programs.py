@@ -279,6 +279,36 @@ def bisection(x, target, tol):
     return 0.5 * (lo + hi)
 
 
+def grid(r: np.random.Generator, n: int, scale: float) -> np.ndarray:
+    """Points of the complex plane (a Mandelbrot set's parameters)."""
+    return scale * (r.uniform(-1.5, 0.5, n) + 1j * r.uniform(-1.0, 1.0, n))
+
+
+@program(lambda r: (grid(r, 6, 1.0), 30), lambda r: (grid(r, 9, 0.2), 30),
+         data_dependent=True, ir=("while_loop",))
+def escape_time(c, limit):
+    """Iterate z -> z * z + c until a point escapes (or ``limit`` steps)."""
+    z = np.zeros_like(c)
+    n = 0
+    while np.abs(z).max() <= 2.0 and n < limit:
+        z = z * z + c
+        n += 1
+    return n, z
+
+
+@program(lambda r: (grid(r, 8, 1.0), 12), lambda r: (grid(r, 5, 1.2), 12),
+         data_dependent=False, ir=("for_loop",))
+def mandelbrot_counts(c, iterations):
+    """Escape counts of every point, updating only those still inside."""
+    z = np.zeros_like(c)
+    counts = np.zeros(c.shape, np.int64)
+    for _ in range(iterations):
+        inside = np.abs(z) <= 2.0
+        z[inside] = z[inside] ** 2 + c[inside]
+        counts[inside] += 1
+    return counts, z.real
+
+
 # ---------------------------------------------------------------- for loops
 
 

@@ -238,3 +238,38 @@ def gaussian_process_nll(x, y, w):
     fit = 0.5 * y @ alpha + np.log(np.diagonal(chol)).sum()
     penalty = np.sum(np.linalg.solve(k, w) ** 2) + 0.1 * np.linalg.slogdet(k)[1]
     return fit + penalty + 0.01 * np.trace(np.linalg.inv(k)) + 1e-3 * np.linalg.det(k)
+
+
+# ---------------------------------------------------------------- complex values
+
+
+def cnormal(rng: np.random.Generator, *shape: int) -> np.ndarray:
+    return rng.normal(size=shape) + 1j * rng.normal(size=shape)
+
+
+@grad_program(lambda r: (normal(r, 6), normal(r, 6, 6), np.abs(normal(r, 6)) * 5))
+def phase_retrieval(x, a, intensities):
+    """A real signal fitted to intensities |F a x|^2 of its Fourier transform."""
+    n = x.shape[0]
+    k = np.arange(n)
+    f = np.exp(-2j * np.pi * np.outer(k, k) / n) / np.sqrt(n)
+    return np.sum((np.abs(f @ (a @ x)) ** 2 - intensities) ** 2)
+
+
+@grad_program(lambda r: (cnormal(r, 3), cnormal(r, 10, 3), cnormal(r, 10)))
+def complex_least_squares(w, x, y):
+    """Complex weights (their gradient: d/d(re) - 1j d/d(im), JAX's convention)."""
+    residual = x @ w - y
+    return np.real(np.vdot(residual, residual)) / y.shape[0]
+
+
+@grad_program(lambda r: (cnormal(r, 4) / 2, normal(r, 4, 4) / 4), argnums=(0, 1))
+def schrodinger_steps(psi, h):
+    """A state evolved by Crank-Nicolson steps of a real symmetric
+    Hamiltonian; the loss is the weight left on the first site."""
+    hs = (h + h.T) / 2
+    step = np.linalg.solve(np.eye(4) + 0.05j * hs, np.eye(4) - 0.05j * hs)
+    for _ in range(5):
+        psi = step @ psi
+    return np.abs(psi[0]) ** 2 / np.real(np.vdot(psi, psi))
+

@@ -99,16 +99,21 @@ def numpy_result(fn, *args):
 
 
 def finite_difference(fn, args, argnum, eps=1e-6):
-    """Central differences of scalar ``fn`` with respect to array argument ``argnum``."""
-    x = np.array(args[argnum], dtype=np.float64)
+    """Central differences of scalar ``fn`` with respect to array argument
+    ``argnum``; of a complex argument z = x + iy, dfn/dx - 1j dfn/dy (JAX's
+    convention, jitaic's)."""
+    x = np.array(args[argnum], dtype=np.complex128 if np.iscomplexobj(args[argnum])
+                 else np.float64)
     grad = np.zeros_like(x)
+    directions = ((1.0, 1.0), (1j, -1j)) if x.dtype.kind == "c" else ((1.0, 1.0),)
     for i in range(x.size):
-        plus, minus = x.copy(), x.copy()
-        plus.flat[i] += eps
-        minus.flat[i] -= eps
-        hi = fn(*args[:argnum], plus, *args[argnum + 1:])
-        lo = fn(*args[:argnum], minus, *args[argnum + 1:])
-        grad.flat[i] = (hi - lo) / (2 * eps)
+        for unit, part in directions:
+            plus, minus = x.copy(), x.copy()
+            plus.flat[i] += eps * unit
+            minus.flat[i] -= eps * unit
+            hi = fn(*args[:argnum], plus, *args[argnum + 1:])
+            lo = fn(*args[:argnum], minus, *args[argnum + 1:])
+            grad.flat[i] += part * (hi - lo) / (2 * eps)
     return grad
 
 

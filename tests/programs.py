@@ -193,6 +193,40 @@ affine_closure = _make_affine(np.array([2.0, -1.0, 0.5]), np.array([[1.0], [2.0]
 program(lambda r: (normal(r, 2, 3),), lambda r: (normal(r, 3),))(affine_closure)
 
 
+# ---------------------------------------------------------------- complex numbers
+
+
+def cnormal(rng: np.random.Generator, *shape: int, dtype=np.complex128) -> np.ndarray:
+    return (rng.normal(size=shape) + 1j * rng.normal(size=shape)).astype(dtype)
+
+
+@program(lambda r: (normal(r, 8),), lambda r: (cnormal(r, 3, 6, dtype=np.complex64),))
+def dft_by_matrix(x):
+    """The discrete Fourier transform along the last axis, as a matrix product."""
+    n = x.shape[-1]
+    k = np.arange(n)
+    w = np.exp(-2j * np.pi * np.outer(k, k) / n)
+    return x @ w.T
+
+
+@program(lambda r: (cnormal(r, 3) * 0.4, 32), lambda r: (cnormal(r, 5), 64))
+def contour_integral(poles, n):
+    """The poles of sum(1 / (z - p)) inside the unit circle, counted by the
+    trapezoid rule for (1 / 2 pi i) of the contour integral (dz = i z dt)."""
+    z = np.exp(2j * np.pi * np.arange(n) / n)
+    f = (1.0 / (z[:, None] - poles[None, :])).sum(axis=1)
+    return np.sum(f * z) / n, np.sum(np.abs(poles) < 1)
+
+
+@program(lambda r: (normal(r, 4, 4), 0.5), lambda r: (normal(r, 6, 6), -1.0))
+def greens_function(h, energy):
+    """The retarded Green's function of a symmetric Hamiltonian, and the
+    density of states it gives."""
+    hs = (h + h.T) / 2
+    g = np.linalg.inv((energy + 0.05j) * np.eye(h.shape[0]) - hs)
+    return g, -np.trace(g).imag / np.pi
+
+
 # ---------------------------------------------------------------- pytrees in and out
 
 

@@ -8,7 +8,7 @@ for the AST frontend) and the reproducer kept in ``corpus/``:
     FINGERPRINT     the mismatch it showed ("" for a case that passed)
     KNOWN_FAILURE   a one-line reason while its root cause is unfixed, else None
     MODES           the jit modes it is checked in
-    GRADIENTS       whether jitaic.grad is checked too (smooth float64 programs)
+    GRADIENTS       whether jitaic.grad is checked too (smooth float64 and complex128 programs)
     f, make_args    the program, and fresh arguments for each run
 """
 
@@ -51,7 +51,7 @@ class Case:
     source: str  # "def f(...):" and its body, ending in a newline
     bases: tuple[tuple[str, np.ndarray], ...]
     args: tuple[str, ...]
-    smooth: bool = False  # float64 only, differentiable ops: check gradients too
+    smooth: bool = False  # float64 or complex128, differentiable ops: check gradients too
 
     def module_text(self, title: str = "A fuzz case.", fingerprint: str = "",
                     known: str | None = None) -> str:

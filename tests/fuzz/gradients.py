@@ -1,7 +1,8 @@
 """Gradients of smooth fuzz programs against central finite differences.
 
-For a program of float64 arrays built from differentiable operations, the
-objective ``sum(w_k * out_k)`` over its outputs (fixed random weights) is
+For a program of float64 and complex128 arrays built from differentiable
+operations, the objective ``sum(Re(w_k * out_k))`` over its outputs (fixed
+random weights, complex for complex outputs) is
 differentiated by ``jitaic.grad`` with respect to every argument and compared
 with ``helpers.finite_difference`` of the NumPy program. Where differences
 with two step sizes disagree, the point is not smooth (an ``if`` or ``where``
@@ -26,10 +27,18 @@ def _objective(fn: Callable, weights: list[np.ndarray]) -> Callable:
     def objective(*args):
         total = 0.0
         for w, out in zip(weights, leaves(fn(*args))):
-            total = total + (w * out).sum()
+            total = total + np.real(w * out).sum()
         return total
 
     return objective
+
+
+_DIFFERENTIABLE = (np.dtype(np.float64), np.dtype(np.complex128))
+
+
+def _weights(rng: np.random.Generator, out: object) -> np.ndarray:
+    w = rng.normal(size=np.shape(out))
+    return w + 1j * rng.normal(size=np.shape(out)) if np.iscomplexobj(out) else w
 
 
 def check_gradients(fn: Callable, make_args: Callable) -> Verdict | None:
@@ -41,10 +50,10 @@ def check_gradients(fn: Callable, make_args: Callable) -> Verdict | None:
     if want.error is not None:
         return None
     outs = leaves(want.result)
-    if not all(np.asarray(o).dtype == np.float64 and np.isfinite(o).all() for o in outs):
+    if not all(np.asarray(o).dtype in _DIFFERENTIABLE and np.isfinite(o).all() for o in outs):
         return None
     rng = np.random.default_rng(len(outs))
-    objective = _objective(fn, [rng.normal(size=np.shape(o)) for o in outs])
+    objective = _objective(fn, [_weights(rng, o) for o in outs])
     argnums = tuple(range(len(args)))
     try:
         got = jitaic.grad(objective, argnums=argnums)(*make_args())
@@ -61,9 +70,10 @@ def check_gradients(fn: Callable, make_args: Callable) -> Verdict | None:
     for k in argnums:
         want = finite_difference(numpy_objective, args, k)
         g = np.asarray(got[k])
-        if g.shape != want.shape or g.dtype != np.float64:
+        if g.shape != want.shape or g.dtype != want.dtype:
             return Verdict("grad", "mismatch", "grad-structure",
-                           f"d/d(argument {k}): {g.dtype}{g.shape}, want float64{want.shape}")
+                           f"d/d(argument {k}): {g.dtype}{g.shape}, want "
+                           f"{want.dtype}{want.shape}")
         scale = max(1.0, float(np.max(np.abs(want), initial=0.0)))
         bad = ~np.isclose(g, want, rtol=RTOL, atol=ATOL * scale)
         if not bad.any():

@@ -65,9 +65,11 @@ REDUCTIONS = {
 }
 # Differentiable, smooth everywhere on finite values: programs of these get
 # their gradients checked.
-SMOOTH_UNARY = {"np.sin({})": "f", "np.cos({})": "f", "np.tanh({})": "f", "-{}": "f",
-                "np.square({})": "f", "np.exp({})": "f", "{} ** 2": "f", "{} / 3.0": "f"}
-SMOOTH_BINARY = {"{} + {}": "f", "{} - {}": "f", "{} * {}": "f"}
+SMOOTH_UNARY = {"np.sin({})": "fc", "np.cos({})": "fc", "np.tanh({})": "fc", "-{}": "fc",
+                "np.square({})": "fc", "np.exp({})": "fc", "{} ** 2": "fc", "{} / 3.0": "fc",
+                "np.conj({})": "c", "{}.real": "c", "{}.imag": "c", "np.abs({})": "c",
+                "({} * (0.5 - 2j))": "f"}
+SMOOTH_BINARY = {"{} + {}": "fc", "{} - {}": "fc", "{} * {}": "fc"}
 SMOOTH_REDUCTIONS = {k: REDUCTIONS[k] for k in ("sum", "mean", "prod", "var", "cumsum")}
 
 CASTS = ("np.float64", "np.int64", "np.int32", "np.int8", "np.uint8", "np.float32",
