@@ -13,6 +13,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from jitaic.lower.vecmath import muladd
+
 
 @numba.njit(inline="always", cache=True)
 def divide(a, b):
@@ -426,3 +428,19 @@ def pairwise_sum(a, start, n, zero):
             stages[top] += 1
             depth += 1
     return sums[0]
+
+
+@numba.njit(inline="always", cache=True)
+def absolute(z, one, inf):
+    """|z| as NumPy's vectorised loop computes it: the larger part times
+    sqrt(1 + (smaller / larger) ** 2), with one multiply-add (fused where
+    the CPU has FMA, as NumPy's); inf where a part is infinite, NaN where one
+    is NaN. numba's abs (the C library's hypot) differs from it in the last
+    bit for a third of all values, and does not vectorise."""
+    re, im = abs(z.real), abs(z.imag)
+    larger = re if re >= im else im
+    smaller = im if re >= im else re
+    ratio = smaller / (larger if larger != 0 else one)
+    magnitude = larger * np.sqrt(muladd(ratio, ratio, one))
+    return inf if re == inf or im == inf else magnitude
+

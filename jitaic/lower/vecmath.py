@@ -98,7 +98,7 @@ __all__ = ["exp_f64", "exp_f32", "expm1_f64", "expm1_f32", "log_f64", "log_f32",
            "log1p_f64", "log1p_f32", "tanh_f64", "tanh_f32", "pow_f64",
            "pow_f32", "sin_f32", "cos_f32", "arctan_f64", "arctan_f32", "arctan2_f64",
            "arctan2_f32", "arcsin_f64", "arcsin_f32", "arccos_f64", "arccos_f32",
-           "VECTOR_MATH"]
+           "VECTOR_MATH", "muladd"]
 
 
 # --- LLVM helpers ----------------------------------------------------------------
@@ -126,6 +126,9 @@ def _fma(typingctx, a, b, c):
         return None
     return a(a, a, a), lambda ctx, builder, sig, args: _llvm_intrinsic(builder, "fmuladd",
                                                                        a, args)
+
+
+muladd = _fma  # (for lower/complexmath.py: NumPy's vectorised loops' npyv_muladd)
 
 
 @intrinsic

@@ -219,8 +219,16 @@ for _op, _fn in [(ops.exp2, "np.exp2"),
                  (ops.floor, "np.floor"), (ops.ceil, "np.ceil"), (ops.trunc, "np.trunc"),
                  (ops.rint, "np.rint"),
                  (ops.hypot, "np.hypot"), (ops.copysign, "np.copysign"),
-                 (ops.signbit, "np.signbit"), (ops.absolute, "abs"), (ops.fabs, "abs")]:
+                 (ops.signbit, "np.signbit"), (ops.fabs, "abs")]:
     scalar_rule(_op)(_call(_fn))
+
+
+@scalar_rule(ops.absolute)
+def _absolute(a, dt, node):
+    if not _is_complex(dt[0]):
+        return f"abs({a[0]})"
+    part = _part(dt[0])  # NumPy's vectorised loop's formula: lower/complexmath.py
+    return f"cm.absolute({a[0]}, {literal(1.0, part)}, {literal(np.inf, part)})"
 
 
 def _times_ones_value(op: Op) -> ScalarRule:
