@@ -16,6 +16,7 @@ rewritten program with NumPy itself (``jitaic.jit``).
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import itertools
 import logging
@@ -312,6 +313,25 @@ def test_dce_drops_unused_nodes_and_keeps_updates(rng) -> None:
     assert_same_results(before, after, x, y)
 
 
+def unread_gathers(x, i):
+    x[x > 0] * 2  # unread: gathered by x's own mask, it cannot raise  # noqa: B018
+    x[x[:i[0]] > 0]  # unread, but the mask's length is i: NumPy raises IndexError  # noqa: B018
+    return x.sum()
+
+
+def test_dce_keeps_unread_gathers_only_where_they_may_raise(rng) -> None:
+    before = traced(unread_gathers, special_array(rng, (4,)), np.array([4]))
+    after, _ = eliminate_dead_code(before)
+    (kept,) = [n for n in after.walk() if n.op is ops.compress]
+    assert op_counts(before)["compress"] == 2 and kept.inputs[1].shape == (None,)
+    for i in (4, 3):
+        x = special_array(rng, (4,))
+        with pytest.raises(IndexError) if i != 4 else contextlib.nullcontext():
+            unread_gathers(x.copy(), np.array([i]))
+        with pytest.raises(IndexError) if i != 4 else contextlib.nullcontext():
+            jitaic.jit(unread_gathers)(x.copy(), np.array([i]))
+
+
 # ---------------------------------------------------------------- rule soundness
 
 
@@ -442,6 +462,33 @@ def _store_twice_overlapping(x):
     y = x * 1
     y[1:4] = x[0]
     y[1:3] = x[2:4]
+    return y
+
+
+def _masked_update(x):
+    y = x * 1
+    m = x > 0
+    y[m] = y[m] * 2 + x[::-1][m]
+    return y
+
+
+def _masked_fill(x):
+    y = x * 1
+    y[x > 0] = 7
+    return y
+
+
+def _masked_scale_by_a_sum(x):
+    y = x * 1
+    m = x > 0
+    y[m] = y[m] * y[m].sum()
+    return y
+
+
+def _masked_reversal(x):
+    y = x * 1
+    m = x > 0
+    y[m] = y[m][::-1]
     return y
 
 
@@ -576,6 +623,16 @@ RULE_CASES: dict[str, list[Case]] = {
              _store_twice_at, FLOATS + INTS, args=_an_index, fires=False),
         case("y[1:4] = x[0]; y[1:3] = x[2:4]", _store_twice_overlapping, FLOATS + INTS,
              fires=False),
+    ],
+    "masked_update": [
+        case("y[m] = y[m] * 2 + x[::-1][m]", _masked_update, FLOATS + INTS,
+             after={"compress": 0, "mask_scatter": 0}),
+        case("y[x > 0] = 7 (the tracer's where already)", _masked_fill, FLOATS + INTS,
+             fires=None, after={"mask_scatter": 0}),
+        case("y[m] = y[m] * y[m].sum() (a 0-d value of the gathered ones)",
+             _masked_scale_by_a_sum, FLOATS, after={"compress": 1, "mask_scatter": 0}),
+        case("y[m] = y[m][::-1] (not elementwise)", _masked_reversal, FLOATS + INTS,
+             fires=False, after={"compress": 1, "mask_scatter": 1}),
     ],
     "double_negation": [
         case("-(-x)", lambda x: -(-x), FLOATS + INTS, after={"negative": 0}),  # noqa: B002

@@ -27,11 +27,15 @@ def eliminate_dead_code(graph: Graph) -> tuple[Graph, bool]:
 
 def _runs_anyway(node: Node, kept: set[str] = frozenset({EFFECTFUL})) -> bool:
     """Kept though nothing reads it: a node with one of the ``kept`` traits
-    (an elementwise op broadcasting run-time lengths may raise too), a read
-    at a run-time index not in range by construction (``bounded``: a
-    gradient's own reads, lstsq's residuals), or one with an effect (a
-    run-time check) in its bodies (an if whose branch raises)."""
-    traits = node.op.traits - {MAY_RAISE} if node.attrs.get("bounded") else node.op.traits
+    (an elementwise op broadcasting run-time lengths may raise too; MAY_RAISE
+    does not count for reads ``bounded`` by construction, a gradient's own
+    and lstsq's residuals, nor where ``Op.raises`` says the operands cannot
+    make it raise), a read at a run-time index that may be out of range, or
+    one with an effect (a run-time check) in its bodies (an if whose branch
+    raises)."""
+    traits = node.op.traits
+    if node.attrs.get("bounded") or not node.op.may_raise(node):
+        traits = traits - {MAY_RAISE}
     return bool(traits & kept) or (MAY_RAISE in kept and _may_not_broadcast(node)) \
         or _checked_read(node) \
         or any(EFFECTFUL in inner.op.traits or _checked_read(inner)
@@ -50,7 +54,20 @@ def _may_not_broadcast(node: Node) -> bool:
     if ELEMENTWISE not in node.op.traits:
         return False
     distinct = {id(v): v.shape for v in node.inputs}
-    return ops.checked_when_run(*distinct.values())
+    return ops.checked_when_run(*distinct.values()) and not _gathered_alike(node)
+
+
+def _gathered_alike(node: Node) -> bool:
+    """Operands whose run-time lengths are one mask's count of true entries
+    (x[m] ** 2 + y[m]), the others broadcast against them: they broadcast."""
+    out = node.output.type
+    if None in out.shape[1:]:
+        return False
+    rows = [v for v in node.inputs if v.type.ndim == out.ndim and v.shape[0] != 1]
+    if any(v.shape[1:] != out.shape[1:] for v in rows):
+        return False
+    masks = {id(ops.gathering_mask(v)) for v in rows}
+    return len(masks) == 1 and ops.gathering_mask(rows[0]) is not None
 
 
 def _live_nodes(nodes, results, kept: set[str] = frozenset({EFFECTFUL})):

@@ -209,6 +209,44 @@ def store_over_a_store(node: Node, rb: Rebuilder) -> Value | None:
     return rb.emit(node.op, [inner.inputs[0], *node.inputs[1:]], node.attrs, loc=node.loc)
 
 
+@rule(ops.mask_scatter)
+def masked_update(node: Node, rb: Rebuilder) -> Value | None:
+    """x[m] = f(x[m], y[m], s) -> where(m, f(x, y, s), x): for f elementwise
+    (its ops cannot raise: numba's error model is NumPy's), m of x's shape, y
+    of x's shape and s 0-d. One fused pass instead of gathering each operand
+    and scattering the result (a masked update in an escape-time loop); f is
+    computed at every element and kept where m is true, the same values."""
+    x, v, mask = node.inputs
+    if mask.shape != x.shape or not x.type.static:
+        return None
+    full = _on_every_element(v, mask, rb, {})
+    if full is None:
+        return None
+    return rb.emit(ops.where, [mask, full, x], loc=node.loc)
+
+
+def _on_every_element(v: Value, mask: Value, rb: Rebuilder, done: dict) -> Value | None:
+    """``v``, an elementwise function of values gathered by ``mask`` (and of
+    0-d values), computed from the values before the gathering: None if it
+    is not one."""
+    if id(v) in done:
+        return done[id(v)]
+    node = v.producer
+    if v.type.ndim == 0:
+        full = v
+    elif node is not None and node.op is ops.compress and node.inputs[1] is mask \
+            and node.inputs[0].shape == mask.shape:
+        full = node.inputs[0]
+    elif node is not None and ops.ELEMENTWISE in node.op.traits and len(node.outputs) == 1 \
+            and not {ops.MAY_RAISE, ops.EFFECTFUL} & node.op.traits:
+        inputs = [_on_every_element(x, mask, rb, done) for x in node.inputs]
+        full = None if None in inputs else rb.emit(node.op, inputs, node.attrs, loc=node.loc)
+    else:
+        full = None
+    done[id(v)] = full
+    return full
+
+
 @rule(ops.negative)
 def double_negation(node: Node, rb: Rebuilder) -> Value | None:
     """-(-x) -> x"""

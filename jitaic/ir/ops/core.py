@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -14,6 +15,9 @@ from jitaic.ir.types import (
     SUPPORTED_TEXT,
     TensorType,
 )
+
+if TYPE_CHECKING:
+    from jitaic.ir.graph import Node
 
 # Traits are plain strings collected in sets, so rules can match a category.
 ELEMENTWISE = "elementwise"
@@ -50,9 +54,15 @@ class Op:
     # Computes NumPy's values on complex operands too (its lowering, its
     # reference and the tracer's handlers do); any other op refuses them.
     complex: bool = False
+    # A MAY_RAISE op that raises for some operands only: whether a node may
+    # (an unread node that cannot raise is dead code). None: any node may.
+    raises: Callable[[Node], bool] | None = None
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
+
+    def may_raise(self, node: Node) -> bool:
+        return MAY_RAISE in self.traits and (self.raises is None or self.raises(node))
 
     def check_complex(self, types: Sequence[TensorType]) -> None:
         """Refuse complex operands or results where the op does not compute them."""

@@ -7,6 +7,7 @@ import numpy as np
 
 from jitaic.errors import ShapeError
 from jitaic.ir.ops.core import (
+    ELEMENTWISE,
     MAY_RAISE,
     VIEW,
     broadcast_shapes,
@@ -153,9 +154,15 @@ def _compress_infer(in_types, attrs, regions):
     return [TensorType((None, *_check_mask(x, mask)), x.dtype)]
 
 
+def _mask_may_not_match(node) -> bool:
+    """Whether a mask's length may differ from its array's, known at run time only."""
+    x, mask = node.inputs[0], node.inputs[-1]
+    return None in mask.shape or None in x.shape[:mask.type.ndim]
+
+
 compress = define("compress", _compress_infer,
                   lambda x, mask: np.asarray(x)[np.asarray(mask)].copy(), (MAY_RAISE,),
-                  complex=True)
+                  complex=True, raises=_mask_may_not_match)
 
 
 def _mask_scatter_infer(in_types, attrs, regions):
@@ -173,9 +180,46 @@ def _mask_scatter_reference(x, v, mask):
     return out
 
 
+def _mask_scatter_raises(node) -> bool:
+    """x[mask] = v raises for a mask not of x's length, or rows of v not as
+    many as the mask's true entries: not for v broadcast over the rows, nor
+    for v computed elementwise from values the same mask gathered
+    (x[m] = f(x[m], y[m]))."""
+    x, v, mask = node.inputs
+    if _mask_may_not_match(node):
+        return True
+    return not _one_row_per_true_entry(v, mask, x.type.ndim - mask.type.ndim)
+
+
+def _one_row_per_true_entry(v, mask, row_ndim: int) -> bool:
+    """Whether ``v`` broadcasts over the rows ``mask`` selects, or has as many."""
+    return v.type.ndim <= row_ndim or v.shape[0] == 1 or gathering_mask(v) is mask
+
+
+def gathering_mask(v):
+    """The mask ``v`` has one row per true entry of, when it is a value that
+    mask gathered (x[mask]) or an elementwise function of such values and of
+    values broadcast against them; else None."""
+    masks, pending, seen = set(), [v], set()
+    while pending:
+        v = pending.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        node = v.producer
+        if node is not None and node.op is compress:
+            masks.add(node.inputs[1])
+        elif node is not None and ELEMENTWISE in node.op.traits and v.shape[0] is None:
+            pending += [u for u in node.inputs if u.type.ndim == v.type.ndim
+                        and u.shape[0] != 1]
+        else:
+            return None
+    return masks.pop() if len(masks) == 1 else None
+
+
 mask_scatter = define("mask_scatter", _mask_scatter_infer, _mask_scatter_reference,
                       (MAY_RAISE,),
-                      complex=True)
+                      complex=True, raises=_mask_scatter_raises)
 
 
 def _concatenate_infer(in_types, attrs, regions):
