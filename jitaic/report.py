@@ -98,6 +98,8 @@ def _describe_leaf(key: tuple, value: object) -> str:
         return f"{key[1]} scalar: traced (a new value reuses the code)"
     if kind == "float":
         return "float: traced (a new value reuses the code)"
+    if kind == "generator":
+        return "Generator: its draws are made when the code runs (any Generator reuses it)"
     return f"{value!r}: static (part of the cache key; a new value compiles again)"
 
 

@@ -538,7 +538,8 @@ row("bincount", lambda x, w: (np.bincount(x), np.bincount(x, weights=w),
 # (np.partition and np.fft.fft have no lowering: NumPy computes them, called back)
 def _seeded_draws(x):
     np.random.seed(7)  # np.random's global stream, drawn from when the code runs
-    return x * np.random.normal(size=x.shape)
+    rng = np.random.default_rng(7)  # a Generator made when the code runs
+    return x * np.random.normal(size=x.shape), x + rng.normal(1.0, 2.0, x.shape)
 
 
 row("argsort", lambda x: (np.argsort(x), np.argsort(x, axis=0), x.argsort(axis=None),

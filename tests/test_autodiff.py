@@ -579,6 +579,8 @@ def test_every_vjp_rule_is_exercised(monkeypatch: pytest.MonkeyPatch) -> None:
         jitaic.grad(_grad_of_run_time_sum)(rng.normal(size=6))  # broadcast_like's VJP
         jitaic.grad(through_real_part)(rng.normal(size=3))  # real, imag
         jitaic.grad(lambda z: np.abs(np.nan_to_num(z)).sum())(Z)  # make_complex
+        jitaic.grad(lambda w, rng: (w * rng.normal(size=3)).sum())(  # generator_draw
+            rng.normal(size=3), np.random.default_rng(0))
         with pytest.raises(UnsupportedError, match="gradient of np.linalg.eig is not"):
             jitaic.grad(lambda x: np.linalg.eigvals(x @ x.T).sum())(rng.normal(size=(3, 3)))
         with pytest.raises(UnsupportedError, match="gradient of np.partition, which NumPy"):

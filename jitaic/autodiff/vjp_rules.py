@@ -50,7 +50,7 @@ NON_DIFFERENTIABLE = frozenset({
     ops.logical_and, ops.logical_or, ops.logical_xor, ops.bitwise_and, ops.bitwise_or,
     ops.bitwise_xor, ops.left_shift, ops.right_shift, ops.reduce_any, ops.reduce_all,
     ops.argmax, ops.argmin, ops.argsort, ops.searchsorted, ops.constant, ops.full,
-    ops.dyn_full, ops.dim_size,
+    ops.dyn_full, ops.dim_size, ops.default_rng,
     ops.check,
     # Tapes hold saved primal values; a loop VJP that would have to
     # differentiate its own tape (grad of grad) raises UnsupportedError instead.
@@ -623,9 +623,28 @@ def _last_writes(node: Node, x: Tracer, indices: list[Tracer]) -> Tracer:
 
 @vjp_rule(ops.numpy_call, ops.random_call)
 def _numpy_call(node, g, *inputs_and_out):
+    *inputs, _ = inputs_and_out
+    if not _traced_operands(node):  # random draws of constant parameters
+        return tuple(None for _ in inputs)
     name = "np" + node.attrs["function"][len("numpy"):]
     raise UnsupportedError(f"the gradient of {name}, which NumPy computes (called back "
                            f"from the compiled code), is not supported{at(node.loc)}")
+
+
+@vjp_rule(ops.generator_draw)
+def _generator_draw(node, g, generator, *params_and_out):
+    *params, _ = params_and_out
+    if not _traced_operands(node):  # noise: its parameters are constants
+        return (None, *(None for _ in params))
+    raise UnsupportedError(f"the gradient of Generator.{node.attrs['method']} with respect "
+                           f"to its parameters is not supported{at(node.loc)}")
+
+
+def _traced_operands(node: Node) -> bool:
+    """Whether an input of ``node`` may carry a gradient (not a constant)."""
+    return any(is_differentiable(v.dtype) and not (
+        v.producer is not None and v.producer.op in (ops.constant, ops.full))
+        for v in node.inputs)
 
 
 # Rules right for complex values: holomorphic formulas (the real one, unchanged

@@ -46,15 +46,19 @@ def evaluate_node(node: Node, inputs: list, env: dict[int, object] | None = None
             where = f" at {node.loc}" if node.loc else ""
             raise type(exc)(f"{exc}\n  while executing {node.op.name}{where}") from exc
         results = list(result) if isinstance(result, (list, tuple)) else [result]
-        return [np.asarray(r).astype(v.dtype, copy=False) for r, v in
-                zip(results, node.outputs, strict=True)]
+        return [_as_value(r, v.dtype) for r, v in zip(results, node.outputs, strict=True)]
+
+
+def _as_value(x: object, dtype: np.dtype) -> object:
+    """An array of ``dtype``; a Generator (the object dtype: ops.GENERATOR) itself."""
+    return x if dtype.kind == "O" else np.asarray(x).astype(dtype, copy=False)
 
 
 def evaluate(graph: Graph, *args: object) -> tuple[list[np.ndarray], dict[int, np.ndarray]]:
     """Run the graph: (results, {parameter index: its final value})."""
     env: dict[int, object] = {}
     for p, a in zip(graph.params, args, strict=True):
-        env[id(p)] = np.asarray(a)
+        env[id(p)] = a if p.dtype.kind == "O" else np.asarray(a)
     params = [env[id(p)] for p in graph.params]
     full = Region(graph.params, graph.nodes, tuple(graph.results) + tuple(graph.updates.values()))
     values = _run_region(full, params, {})

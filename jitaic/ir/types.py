@@ -23,6 +23,7 @@ _SHORT = {
     "bool": "bool", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
     "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
     "float32": "f32", "float64": "f64", "complex64": "c64", "complex128": "c128",
+    "object": "generator",  # (ir/ops/random.py: the one object a graph carries)
 }
 
 

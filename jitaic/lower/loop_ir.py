@@ -77,6 +77,7 @@ class Raise:
 class Callback:
     """``call`` run by the Python interpreter (numba's object mode); it
     returns a tuple, unpacked into ``results``: (variable, numba type) pairs,
+    the type as source (a string literal, or a global naming a numba type),
     the variable None where nothing reads it (``drop_unread_values``: numba
     refuses a declared result that is not read after the block)."""
     results: tuple[tuple[str | None, str], ...]
@@ -682,7 +683,7 @@ def _render_index_check(check: IndexCheck, pad: str) -> list[str]:
 
 
 def _render_callback(stmt: Callback, pad: str) -> list[str]:
-    types = ", ".join(f"{name}={kind!r}" for name, kind in stmt.results if name)
+    types = ", ".join(f"{name}={kind}" for name, kind in stmt.results if name)
     targets = "".join(f"{name or '_'}, " for name, _ in stmt.results)
     return [f"{pad}with numba.objmode({types}):",
             f"{pad}    {targets}= {stmt.call}" if targets else f"{pad}    {stmt.call}"]

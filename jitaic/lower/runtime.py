@@ -506,6 +506,11 @@ def select_smallest(a, ks, out):
         lo = min(k + 1, size - 1)
 
 
+# numba's type of a NumPy Generator: what an object-mode block making one
+# (np.random.default_rng) declares
+GENERATOR = numba.typeof(np.random.default_rng(0))
+
+
 def from_numpy(result: object, name: str, where: str, kinds: tuple) -> tuple:
     """A NumPy callback's result (an array, a scalar, a tuple of them) as the
     values its object-mode block declares: C-contiguous arrays of the shapes

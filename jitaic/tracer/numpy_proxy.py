@@ -22,6 +22,7 @@ from jitaic.ir.types import check_supported_dtype
 from jitaic.tracer import numpy as tnp
 from jitaic.tracer.core import Tracer, current, new_tracer
 from jitaic.tracer.numpy.callbacks import call_back
+from jitaic.tracer.numpy.generators import default_rng
 
 _LIBRARY_DIRS = tuple(
     os.path.abspath(p) for p in {sysconfig.get_paths()["stdlib"],
@@ -191,9 +192,12 @@ _DRAWING = {id(fn): _drawing(fn) for fn in _RANDOM_FUNCTIONS.values()}
 
 class _RandomModule:
     """``np.random`` in traced code: its global-stream functions draw when the
-    compiled code runs; Generators and RandomState objects are not traced."""
+    compiled code runs, and so do the Generators ``default_rng`` makes;
+    RandomState objects are not traced."""
 
     def __getattr__(self, name: str):
+        if name == "default_rng":
+            return default_rng
         fn = _RANDOM_FUNCTIONS.get(name)
         if fn is None:
             raise UnsupportedError(f"np.random.{name} is not supported{at(user_location())}: "
@@ -266,6 +270,8 @@ def _numpy_substitute(value: object) -> object | None:
         return _BY_IDENTITY[id(value)]
     if callable(value) and id(value) in _DRAWING:  # from numpy.random import rand
         return _DRAWING[id(value)]
+    if value is np.random.default_rng:
+        return default_rng
     return None
 
 

@@ -15,12 +15,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from jitaic.errors import UnsupportedError, recursion_error
+from jitaic.errors import UnsupportedError, at, recursion_error, user_location
 from jitaic.ir import ops
 from jitaic.ir.graph import Graph, Node, Value
 from jitaic.ir.types import SUPPORTED_DTYPES, SUPPORTED_TEXT, TensorType
 from jitaic.tracer.control_flow import numpys_error, raise_when_run
 from jitaic.tracer.core import TraceContext, Tracer, new_tracer
+from jitaic.tracer.numpy.generators import TracedGenerator
 from jitaic.tracer.numpy_proxy import Converter
 
 # ---------------------------------------------------------------- pytrees
@@ -90,6 +91,8 @@ def leaf_key(x: object) -> tuple:
         return ("float",)
     if isinstance(x, complex):
         return ("complex",)
+    if isinstance(x, np.random.Generator):  # its state is read when the code runs
+        return ("generator",)
     return ("static", type(x), x)
 
 
@@ -107,8 +110,8 @@ def check_leaf(x: object, name: str) -> None:
             raise UnsupportedError(
                 f"argument {name!r} has dtype {x.dtype}, which jitaic does not support "
                 f"(supported: {SUPPORTED_TEXT})")
-    elif not isinstance(x, (bool, int, float, complex, str, type(None), np.dtype, type)) \
-            and not is_static_object(x):
+    elif not isinstance(x, (bool, int, float, complex, str, type(None), np.dtype, type,
+                            np.random.Generator)) and not is_static_object(x):
         raise UnsupportedError(
             f"argument {name!r} of type {type(x).__name__} is not supported: pass arrays, "
             f"Python scalars, or tuples/lists/dicts of them (or mark it static with "
@@ -132,6 +135,8 @@ def is_traced(key: tuple) -> bool:
 
 
 def leaf_type(x: object) -> TensorType:
+    if isinstance(x, np.random.Generator):
+        return ops.GENERATOR
     if isinstance(x, float) and not isinstance(x, np.generic):
         return TensorType((), np.float64, weak=True)
     if isinstance(x, complex) and not isinstance(x, np.generic):
@@ -176,6 +181,9 @@ def trace(fn: Callable, args: Sequence, kwargs: dict, arg_names: Sequence[str],
             if isinstance(x, np.ndarray) and id(x) in seen:
                 return seen[id(x)]
             value = Value(leaf_type(x), name=name)
+            if isinstance(x, np.random.Generator):
+                params.append(value)
+                return TracedGenerator.of_value(value)
             is_array = isinstance(x, np.ndarray)
             tracer = new_tracer(value, scalar=not is_array, param_index=len(params),
                                 c_contiguous=not is_array or x.flags.c_contiguous)
@@ -238,6 +246,9 @@ def _collect_outputs(out: object) -> tuple[list[Value], list[tuple]]:
             results.append(leaf.value)
             if kind is not None:
                 results.append(leaf._kind)
+        elif isinstance(leaf, TracedGenerator):
+            raise UnsupportedError(f"returning a Generator from a jitted function is not "
+                                   f"supported{at(user_location())}: return its draws")
         else:
             described.append(("static", leaf))
     return results, described

@@ -18,5 +18,6 @@ from jitaic.ir.ops.core import *
 from jitaic.ir.ops.elementwise import *
 from jitaic.ir.ops.indexing import *
 from jitaic.ir.ops.linalg import *
+from jitaic.ir.ops.random import *
 from jitaic.ir.ops.reductions import *
 from jitaic.ir.ops.shapes import *

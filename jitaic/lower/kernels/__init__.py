@@ -7,6 +7,7 @@
     sorting      argsort, select, searchsorted
     linalg       matrix products and LAPACK
     callbacks    NumPy called back for what has no lowering
+    random       draws from NumPy Generators
     indexing     views, slices, stores, gather/scatter, masks, concatenation
 
 Importing the package imports every family, so every op is registered.
@@ -16,6 +17,7 @@ from jitaic.lower.kernels import (  # noqa: F401
     callbacks,
     indexing,
     linalg,
+    random,
     reductions,
     sorting,
     values,

@@ -16,12 +16,12 @@ from jitaic.lower.kernels.loops import lowering
 
 
 def numba_type(t: TensorType) -> str:
-    """The type an object-mode block declares: a C-contiguous array, or a
-    scalar for a 0-d value."""
+    """The type an object-mode block declares, as a string literal: a
+    C-contiguous array, or a scalar for a 0-d value."""
     scalar = "boolean" if t.dtype.kind == "b" else str(numba.from_dtype(t.dtype))
     if not t.ndim:
-        return scalar
-    return f"{scalar}[{', '.join([':'] * (t.ndim - 1) + ['::1'])}]"
+        return repr(scalar)
+    return repr(f"{scalar}[{', '.join([':'] * (t.ndim - 1) + ['::1'])}]")
 
 
 @lowering(ops.numpy_call, ops.random_call)

@@ -19,6 +19,8 @@ ops, so later concerns (lowering, autodiff) only ever see primitive ops.
     creation        *_like, array, linspace, meshgrid, building matrices
     mathematical    clip, round, diff, trapezoid, convolve, interp, isclose ...
     statistics      median, quantile, average, cov, histogram, digitize
+    callbacks       NumPy called back for what has no lowering (np.random's global stream)
+    generators      np.random.Generator's draws, np.random.default_rng
     protocol        __array_ufunc__, __array_function__, methods on Tracer
 
 The names below are the API the rest of jitaic (autodiff, the AST frontend,

@@ -1,0 +1,30 @@
+"""Draws from NumPy Generators: numba's own Generator methods, which compute
+NumPy's streams bit for bit; a Generator np.random.default_rng makes is made
+by NumPy, in an object-mode block (numba cannot construct one)."""
+
+from __future__ import annotations
+
+from jitaic.ir import ops
+from jitaic.ir.graph import Node
+from jitaic.lower import loop_ir
+from jitaic.lower.codegen import Emitter, np_type
+from jitaic.lower.kernels.loops import lowering
+
+
+@lowering(ops.generator_draw)
+def _generator_draw(em: Emitter, node: Node) -> None:
+    generator, *params = node.inputs
+    arguments = [em(p) for p in params]
+    if node.attrs["size"] is not None:
+        arguments.append(f"size={node.attrs['size']!r}")
+    for name, value in node.attrs["options"]:
+        arguments.append(f"{name}={np_type(value) if name == 'dtype' else repr(value)}")
+    call = f"{em(generator)}.{node.attrs['method']}({', '.join(arguments)})"
+    em.line(f"{em.define(node.output)} = {call}")
+
+
+@lowering(ops.default_rng)
+def _default_rng(em: Emitter, node: Node) -> None:
+    made = em.define(node.output, "generator")
+    em.emit(loop_ir.Callback(((made, "rt.GENERATOR"),),
+                             f"(np.random.default_rng({node.attrs['seed']!r}),)"))

@@ -1,0 +1,142 @@
+"""NumPy Generators in compiled code: passed in, or made by
+np.random.default_rng, they draw NumPy's own streams when the code runs
+(numba's Generator methods), never numbers frozen while tracing. np.random's
+global stream is test_callbacks.py's."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+from helpers import assert_same
+
+import jitaic
+from jitaic.ir import ops
+
+
+def every_method(rng):
+    return (rng.random(3), rng.standard_normal(3, dtype=np.float32),
+            rng.standard_exponential(2), rng.standard_exponential(2, method="inv"),
+            rng.standard_cauchy(2), rng.standard_gamma(2.5, 3),
+            rng.integers(5, 9, 4, endpoint=True), rng.integers(3, dtype=np.int32),
+            rng.normal(1.0, 2.0, 3), rng.uniform(0, 1),
+            rng.exponential(2.0, 2), rng.gamma(2.0, 3.0, (2, 2)), rng.beta(2.0, 3.0, 2),
+            rng.f(3.0, 4.0, 2), rng.chisquare(3.0, 2), rng.pareto(3.0, 2), rng.weibull(2.0, 2),
+            rng.power(2.0, 2), rng.laplace(0.0, 2.0, 2), rng.logistic(1.0, 2.0, 2),
+            rng.lognormal(0.0, 0.5, 2), rng.rayleigh(2.0, 2), rng.standard_t(3.0, 2),
+            rng.triangular(0.0, 1.0, 3.0, 2),
+            rng.noncentral_chisquare(3.0, 1.0, 2), rng.noncentral_f(3.0, 4.0, 1.0, 2),
+            rng.poisson(3.0, 4), rng.binomial(10, 0.3, 4), rng.negative_binomial(5, 0.5, 4),
+            rng.geometric(0.3, 4), rng.zipf(2.0, 4), rng.logseries(0.5, 4))
+
+
+def test_every_method_draws_numpys_stream_from_the_callers_generator():
+    ours, theirs = np.random.default_rng(3), np.random.default_rng(3)
+    got, want = jitaic.jit(every_method)(ours), every_method(theirs)
+    for g, w in zip(got, want, strict=True):
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_array_equal(g, w)
+    assert ours.random() == theirs.random()  # the caller's state moved on as NumPy's
+    drawn = {name for name in ops.GENERATOR_METHODS
+             if f"rng.{name}(" in inspect.getsource(every_method)}
+    assert drawn == set(ops.GENERATOR_METHODS)
+
+
+def seeded_noise(x):
+    rng = np.random.default_rng(42)
+    return x + rng.uniform(size=x.shape) + rng.integers(0, 10, size=3).sum()
+
+
+def fresh_noise(x):
+    return x + np.random.default_rng().random(x.shape)
+
+
+@pytest.mark.parametrize("backend", ["numba", "reference"])
+def test_default_rng_makes_its_generator_when_the_code_runs(backend):
+    x = np.zeros(4)
+    with jitaic.config.override(backend=backend):
+        seeded, fresh = jitaic.jit(seeded_noise), jitaic.jit(fresh_noise)
+        assert_same(seeded(x), seeded_noise(x), tol=0.0)
+        assert_same(seeded(x), seeded_noise(x), tol=0.0)  # the same seed, the same numbers
+        assert not np.array_equal(fresh(x), fresh(x))  # no seed: new entropy each call
+
+
+def noisy_walk(x, rng, steps):
+    k = 0
+    while k < steps and x.max() < 100.0:
+        x = x + rng.normal(size=x.shape)
+        k += 1
+    return x
+
+
+def draws_through_a_dict(params):
+    return params["x"] * params["rng"].random(params["x"].shape)
+
+
+def one_stream_twice(a, b):
+    return a.random(2), b.random(2)
+
+
+@pytest.mark.parametrize("fn, make_args, options", [
+    (noisy_walk, lambda: (np.zeros(3), np.random.default_rng(1), np.int64(4)), {"mode": "ast"}),
+    (draws_through_a_dict, lambda: ({"x": np.ones(2), "rng": np.random.default_rng(4)},), {}),
+    (one_stream_twice, lambda: (np.random.default_rng(0),) * 2, {}),
+], ids=["while loop", "pytree", "one generator passed twice"])
+def test_generators_in_loops_pytrees_and_aliases(fn, make_args, options):
+    assert_same(jitaic.jit(fn, **options)(*make_args()), fn(*make_args()), tol=0.0)
+
+
+def noisy_loss(w, rng):
+    return (w * rng.normal(size=w.shape)).sum()
+
+
+def test_noise_in_a_loss_passes_no_gradient_of_its_own():
+    got = jitaic.grad(noisy_loss)(np.ones(3), np.random.default_rng(2))
+    np.testing.assert_array_equal(got, np.random.default_rng(2).normal(size=3))
+
+
+def scale_of_noise(s, rng):
+    return rng.normal(0.0, s, 3).sum()
+
+
+def returns_the_generator(rng):
+    return rng
+
+
+def normal_with_array_means(rng, x):
+    return rng.normal(x)
+
+
+def choice(rng):
+    return rng.choice(3)
+
+
+def traced_seed(x):
+    return np.random.default_rng(x[0]).random()
+
+
+@pytest.mark.parametrize("fn, args, message", [
+    (normal_with_array_means, (np.random.default_rng(0), np.ones(2)),
+     "Generator.normal with an array 'loc' is not supported yet at test_generators.py:"),
+    (choice, (np.random.default_rng(0),),
+     "Generator.choice is not supported in compiled code yet at test_generators.py:"),
+    (traced_seed, (np.ones(1, np.int64),),
+     "np.random.default_rng takes an int seed or None in compiled code, got Tracer"),
+    (returns_the_generator, (np.random.default_rng(0),),
+     "returning a Generator from a jitted function is not supported"),
+])
+def test_what_is_not_supported_is_refused(fn, args, message):
+    with pytest.raises(jitaic.UnsupportedError, match=message):
+        jitaic.jit(fn)(*args)
+
+
+def test_gradients_through_a_distributions_parameters_are_refused():
+    with pytest.raises(jitaic.UnsupportedError, match="the gradient of Generator.normal with "
+                                                      "respect to its parameters"):
+        jitaic.grad(scale_of_noise)(1.5, np.random.default_rng(0))
+
+
+def test_explain_says_how_a_generator_argument_is_used():
+    text = str(jitaic.explain(jitaic.jit(noisy_loss), np.ones(2), np.random.default_rng(0)))
+    assert "rng: Generator: its draws are made when the code runs" in text
