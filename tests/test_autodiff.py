@@ -703,6 +703,15 @@ def complex_recurrence(z):
     return (w * np.conj(w)).real.sum()
 
 
+def complex_log_determinant(z):
+    sign, logdet = np.linalg.slogdet(np.outer(z, z[::-1]) + np.diag(z))
+    return np.real(sign * (0.3 - 0.7j)) + 0.5 * logdet
+
+
+def test_complex_slogdet_differentiates_its_sign_and_logarithm() -> None:
+    check_grad(complex_log_determinant, (Z,))
+
+
 @pytest.mark.parametrize("fn", [complex_escape, complex_branches, complex_recurrence])
 def test_complex_gradients_through_control_flow(fn) -> None:
     check_grad(fn, (Z,), grad_fn=jitaic.jit(jitaic.grad(fn), mode="ast"))

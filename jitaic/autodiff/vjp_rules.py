@@ -412,7 +412,13 @@ def _det(node, g, a, out):
 
 @vjp_rule(ops.slogdet)
 def _slogdet(node, g, a, out):
-    return (_times_inverse_transposed(g[..., 1], a),)  # the sign has no gradient
+    """With t = tr(inv(a) da): d log|det| = Re(t), and the sign s moves by
+    s * 1j * Im(t) (a complex one; a real sign has no gradient). So the
+    cotangent is c * inv(a).T, c = Re(g_log) + 1j * Im(g_sign * s)."""
+    if a.dtype.kind != "c":
+        return (_times_inverse_transposed(g[..., 1], a),)
+    scale = np.real(g[..., 1]) + 1j * np.imag(g[..., 0] * out[..., 0])
+    return (_times_inverse_transposed(scale, a),)
 
 
 @vjp_rule(ops.cholesky)
@@ -649,8 +655,8 @@ def _traced_operands(node: Node) -> bool:
 
 # Rules right for complex values: holomorphic formulas (the real one, unchanged
 # in JAX's convention) and the rules above written for complex values. The
-# factorisations, slogdet (its sign has a gradient when complex), cholesky
-# (a Hermitian product) and the order statistics are not among them.
+# factorisations, cholesky (a Hermitian product) and the order statistics are
+# not among them.
 COMPLEX_RULES = frozenset({
     ops.negative, ops.positive, ops.conjugate, ops.absolute, ops.sign, ops.real,
     ops.imag, ops.make_complex, ops.astype,
@@ -659,7 +665,7 @@ COMPLEX_RULES = frozenset({
     ops.sqrt, ops.reciprocal, ops.arcsin, ops.arccos, ops.arccosh, ops.arctanh,
     ops.add, ops.subtract, ops.multiply, ops.true_divide, ops.power, ops.where,
     ops.reduce_sum, ops.reduce_prod, ops.cumsum, ops.cumprod, ops.broadcast_like,
-    ops.matmul, ops.inv, ops.solve, ops.det,
+    ops.matmul, ops.inv, ops.solve, ops.det, ops.slogdet,
     ops.reshape, ops.transpose, ops.broadcast_to, ops.getitem, ops.setitem,
     ops.concatenate, ops.dyn_getitem, ops.dyn_setitem, ops.compress, ops.mask_scatter,
     ops.gather, ops.scatter,

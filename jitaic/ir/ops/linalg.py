@@ -101,8 +101,9 @@ def _slogdet_reference(a):
 solve = _linalg("solve", _solve_shape, _solve_reference)
 inv = _linalg("inv", lambda a: a, np.linalg.inv)
 det = _linalg("det", lambda a: a[:-2], np.linalg.det)
-# (sign, log|det|) packed in one array of the input's dtype: real input only
-slogdet = _linalg("slogdet", lambda a: a[:-2] + (2,), _slogdet_reference, complex=False)
+# (sign, log|det|) packed in one array of the input's dtype (of complex input,
+# log|det| is the real part of the second entry)
+slogdet = _linalg("slogdet", lambda a: a[:-2] + (2,), _slogdet_reference)
 cholesky = _linalg("cholesky", lambda a: a, np.linalg.cholesky)
 
 

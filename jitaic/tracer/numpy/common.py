@@ -161,12 +161,10 @@ def size_of(x: Tracer, axes) -> int:
     return int(np.prod([x.shape[d] for d in axes], dtype=np.int64))
 
 
-def lapack_operand(a, complex_ok: bool = True) -> Tracer:
+def lapack_operand(a) -> Tracer:
     """A LAPACK operand: integers and bools become float64 (NumPy's rule);
     float16 is rejected as NumPy rejects it."""
     x = as_tracer(a)
     if x.dtype == np.float16:
         raise TypeError("array type float16 is unsupported in linalg")
-    if x.dtype.kind == "c" and not complex_ok:
-        raise unsupported("np.linalg.slogdet of complex values")
     return astype(x, np.float64) if x.dtype.kind in "biu" else x

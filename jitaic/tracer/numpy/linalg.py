@@ -33,7 +33,7 @@ from jitaic.tracer.numpy.shapes import (
     swapaxes,
     transpose,
 )
-from jitaic.tracer.numpy.ufuncs import apply_ufunc, matmul, squared_magnitude
+from jitaic.tracer.numpy.ufuncs import apply_ufunc, matmul, real, squared_magnitude
 
 
 @implements(np.dot, method="dot")
@@ -234,9 +234,11 @@ _SLOGDET_RESULT = type(np.linalg.slogdet(np.eye(1)))  # NumPy's (sign, logabsdet
 
 @implements(np.linalg.slogdet)
 def slogdet(a):
-    both = emit(ops.slogdet, [lapack_operand(a, complex_ok=False)], scalar=False)
+    both = emit(ops.slogdet, [lapack_operand(a)], scalar=False)
     scalar = both.ndim == 1
     sign, logdet = both[..., 0], both[..., 1]
+    if logdet.dtype.kind == "c":  # packed in the complex dtype: log|det| is real
+        logdet = real(logdet)
     if scalar:  # NumPy returns scalars for one matrix
         sign, logdet = (new_tracer(v.value, scalar=True) for v in (sign, logdet))
     return _SLOGDET_RESULT(sign, logdet)
