@@ -207,7 +207,7 @@ def _draw_yield(d: _Drawing, region: Region, indent: str, dot_id: str) -> None:
 
 
 def _draw_schedule(d: _Drawing, schedule: Sequence, indent: str, bodies) -> None:
-    from jitaic.lower.fusion import FusionGroup, RowGroup
+    from jitaic.lower.fusion import FusionGroup, RowGroup, extents_text
 
     for item in schedule:
         if isinstance(item, RowGroup):
@@ -215,8 +215,7 @@ def _draw_schedule(d: _Drawing, schedule: Sequence, indent: str, bodies) -> None
             with d.cluster(label, indent, _COLOURS["rows"]) as inner:
                 _draw_schedule(d, item.members, inner, bodies)
         elif isinstance(item, FusionGroup) and len(item.nodes) > 1:
-            extents = ", ".join("?" if e is None else str(e) for e in item.domain)
-            label = f"fused kernel over [{extents}]: {len(item.nodes)} ops"
+            label = f"fused kernel over [{extents_text(item.domain)}]: {len(item.nodes)} ops"
             with d.cluster(label, indent, _COLOURS["kernel"]) as inner:
                 for node in item.nodes:
                     _draw_node(d, node, inner, bodies)

@@ -66,6 +66,15 @@ def test_picture_groups_fused_kernels_and_marks_blas():
     assert 'label="result 0: f64[8,3]", shape="house"' in dot
 
 
+def _scaled_positives(x):
+    return x[x > 0] * 2 + 1
+
+
+def test_picture_shows_run_time_extents_as_question_marks():
+    dot = jitaic.jit(_scaled_positives).lower(np.ones(6)).graph().source
+    assert [label for label, _ in _clusters(dot)] == ["fused kernel over [?]: 2 ops"]
+
+
 def test_picture_boxes_loops_and_branches_at_their_lines():
     dot = jitaic.jit(_relax, mode="ast").lower(np.ones(6), 3).graph().source
     for_line = _line_of(_relax, "for _ in")

@@ -59,7 +59,7 @@ class FusionGroup:
         names = ", ".join(n.op.name for n in self.nodes)
         reuse = f", {self.reuses} into a dead input's buffer" if self.reuses else ""
         reuse += f", {self.into_regions} into a store's region" if self.into_regions else ""
-        return (f"kernel over [{_extents_text(self.domain)}]: {names} "
+        return (f"kernel over [{extents_text(self.domain)}]: {names} "
                 f"(stores {len(self.stored)}{reuse}; boundary: {self.why_sealed})")
 
 
@@ -155,7 +155,7 @@ def _why_alone(node: Node) -> str:
     return "library call or own loop nest"
 
 
-def _extents_text(domain: tuple) -> str:
+def extents_text(domain: tuple) -> str:
     """A domain key for people: static extents, '?' for run-time ones (their
     keys hold ids of this process, which generated source must not)."""
     return ", ".join(str(d) if isinstance(d, int) else "?" for d in domain)
@@ -242,7 +242,7 @@ def plan(nodes: Sequence[Node], escaping: Sequence[Value]) -> list[Scheduled]:
             for v in node.inputs:
                 g = owner.get(id(v))
                 if g is not None and g.domain != domain:
-                    seal(g, f"{node.op.name} iterates over [{_extents_text(domain)}]")
+                    seal(g, f"{node.op.name} iterates over [{extents_text(domain)}]")
             group = open_groups.get(domain)
             if group is None:
                 group = open_groups[domain] = FusionGroup(domain)
