@@ -17,7 +17,11 @@ the default ``mode="auto"``, or unrolling when tracing can decide it):
   a traced value;
 - forward substitution ``x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]``: slices
   whose length is the loop index (run-time extents inside the loop body; the
-  jax version masks the row instead, as lax has no run-time lengths).
+  jax version masks the row instead, as lax has no run-time lengths);
+- an escape-time loop over complex values (NPBench's mandelbrot1): masked
+  updates ``z[m] = z[m] ** 2 + c[m]`` for a static number of steps (jitaic
+  rewrites them to one fused ``where``; NumPy only computes the points still
+  inside).
 
 The "jitaic" column is ``jitaic.jit(fn)`` (default auto mode) on the SAME Python
 source as the "numpy" column; the first-call table says which frontend auto
@@ -223,6 +227,46 @@ def trisolve_jax(L, b):
 
 
 # --------------------------------------------------------------------------
+# (e) an escape-time loop: masked updates of complex values (NPBench's
+#     mandelbrot1), maxiter a Python int
+# --------------------------------------------------------------------------
+
+
+def escape_np(c, maxiter):
+    z = np.zeros_like(c)
+    counts = np.zeros(c.shape, np.int64)
+    for it in range(maxiter):
+        inside = np.abs(z) < 2.0
+        counts[inside] = it
+        z[inside] = z[inside] ** 2 + c[inside]
+    return z, counts
+
+
+def escape_loop(c, maxiter):
+    z = np.zeros_like(c)
+    counts = np.zeros(c.shape, np.int64)
+    for i in range(c.shape[0]):
+        for j in range(c.shape[1]):
+            zij, cij = 0j, c[i, j]
+            for it in range(maxiter):
+                if abs(zij) < 2.0:
+                    counts[i, j] = it
+                    zij = zij * zij + cij
+            z[i, j] = zij
+    return z, counts
+
+
+def escape_jax(c, maxiter):
+    def body(it, carry):
+        z, counts = carry
+        inside = jnp.abs(z) < 2.0
+        return jnp.where(inside, z * z + c, z), jnp.where(inside, it, counts)
+
+    zeros = (jnp.zeros_like(c), jnp.zeros(c.shape, jnp.int64))
+    return lax.fori_loop(0, maxiter, body, zeros)
+
+
+# --------------------------------------------------------------------------
 # workloads
 # --------------------------------------------------------------------------
 
@@ -245,6 +289,7 @@ JACOBI = "Jacobi stencil, 10 sweeps"
 ROWSUM = "rows: acc += sum(x[i]*w)"
 ROWMAX = "rows: running max (if s > best)"
 TRISOLVE = "forward substitution, L[i, :i] @ x[:i]"
+ESCAPE = "escape time, z[m] = z[m]**2 + c[m], 100 steps"
 TOL = 1e-12
 SWEEPS = 10
 
@@ -270,6 +315,14 @@ def _rows(n: int, m: int):
 def _lower_triangular(n: int):
     def make(rng):
         return np.tril(rng.uniform(-1.0, 1.0, (n, n))) + n * np.eye(n), rng.standard_normal(n)
+
+    return make
+
+
+def _plane(n: int):
+    def make(rng):
+        x, y = np.linspace(-2.25, 0.75, n), np.linspace(-1.25, 1.25, n)
+        return x + 1j * y[:, None], 100
 
     return make
 
@@ -303,6 +356,11 @@ def workloads(quick: bool) -> list[Workload]:
         ]
     ws += [Workload(TRISOLVE, str(n), _lower_triangular(n), trisolve_np, trisolve_loop,
                     trisolve_jax, rtol=1e-9, atol=1e-12) for n in (100, 1000)]
+    # NumPy's complex products fuse a multiply and an add where the CPU has FMA
+    # (docs/differences.md): 100 chaotic steps grow that last bit to ~1e-8
+    # near the set's boundary (the escape counts agree exactly)
+    ws.append(Workload(ESCAPE, "200x200", _plane(200), escape_np, escape_loop, escape_jax,
+                       jax_static=(1,), rtol=1e-6, atol=1e-9))
     return ws
 
 
