@@ -59,15 +59,15 @@ def _may_not_broadcast(node: Node) -> bool:
 
 def _gathered_alike(node: Node) -> bool:
     """Operands whose run-time lengths are one mask's count of true entries
-    (x[m] ** 2 + y[m]), the others broadcast against them: they broadcast."""
-    out = node.output.type
-    if None in out.shape[1:]:
+    (x[m] ** 2 + y[m]), the others of static shapes broadcast against them
+    (a leading 1 where they have as many axes): they broadcast."""
+    ndim = node.output.type.ndim
+    rows = [v for v in node.inputs if None in v.shape]
+    if not rows or any(v.type.ndim != ndim or None in v.shape[1:] for v in rows) or any(
+            v.type.ndim == ndim and v.shape[0] != 1 for v in node.inputs if None not in v.shape):
         return False
-    rows = [v for v in node.inputs if v.type.ndim == out.ndim and v.shape[0] != 1]
-    if any(v.shape[1:] != out.shape[1:] for v in rows):
-        return False
-    masks = {id(ops.gathering_mask(v)) for v in rows}
-    return len(masks) == 1 and ops.gathering_mask(rows[0]) is not None
+    masks = [ops.gathering_mask(v) for v in rows]
+    return masks[0] is not None and all(m is masks[0] for m in masks)
 
 
 def _live_nodes(nodes, results, kept: set[str] = frozenset({EFFECTFUL})):
