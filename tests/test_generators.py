@@ -87,6 +87,27 @@ def test_generators_in_loops_pytrees_and_aliases(fn, make_args, options):
     assert_same(jitaic.jit(fn, **options)(*make_args()), fn(*make_args()), tol=0.0)
 
 
+def array_parameters(rng, loc, scale, low):
+    return (rng.normal(loc, scale), rng.normal(loc), rng.uniform(low, 5.0, size=(2, 3)),
+            rng.normal(0.5, scale, (4, 3)), rng.uniform(low=low))
+
+
+def test_array_parameters_of_normal_and_uniform_are_numpys_bits_and_checks():
+    """NumPy's per-element formulas (loc + scale * a standard normal, low +
+    (high - low) * a double), and its errors for a negative scale or range."""
+    def arguments(scale=(1.0, 2.0, 3.0), low=(0.0, 0.25, 0.5)):
+        return np.random.default_rng(5), np.arange(3.0), np.array(scale), np.array(low)
+
+    f = jitaic.jit(array_parameters)
+    assert_same(f(*arguments()), array_parameters(*arguments()), tol=0.0)
+    with pytest.raises(ValueError, match="^scale < 0 at test_generators.py:"):
+        f(*arguments(scale=(1.0, -1.0, 1.0)))
+    with pytest.raises(OverflowError, match="^Range exceeds valid bounds at"):
+        f(*arguments(low=(0.0, -np.inf, 0.0)))
+    with pytest.raises(ValueError, match="^high - low < 0 at"):
+        f(*arguments(low=(0.0, 2.0, 0.0)))
+
+
 def noisy_loss(w, rng):
     return (w * rng.normal(size=w.shape)).sum()
 
@@ -104,8 +125,8 @@ def returns_the_generator(rng):
     return rng
 
 
-def normal_with_array_means(rng, x):
-    return rng.normal(x)
+def gamma_with_array_shapes(rng, x):
+    return rng.gamma(x)
 
 
 def choice(rng):
@@ -117,8 +138,8 @@ def traced_seed(x):
 
 
 @pytest.mark.parametrize("fn, args, message", [
-    (normal_with_array_means, (np.random.default_rng(0), np.ones(2)),
-     "Generator.normal with an array 'loc' is not supported yet at test_generators.py:"),
+    (gamma_with_array_shapes, (np.random.default_rng(0), np.ones(2)),
+     "Generator.gamma with an array 'shape' is not supported yet at test_generators.py:"),
     (choice, (np.random.default_rng(0),),
      "Generator.choice is not supported in compiled code yet at test_generators.py:"),
     (traced_seed, (np.ones(1, np.int64),),

@@ -17,7 +17,7 @@ import numpy as np
 from jitaic.errors import UnsupportedError, at, user_location
 from jitaic.ir import ops
 from jitaic.tracer.core import Tracer, emit, new_tracer
-from jitaic.tracer.numpy.common import as_tracer, astype
+from jitaic.tracer.numpy.common import as_tracer, astype, require
 
 # NumPy's own parameters and defaults, to bind a call as NumPy would
 _SIGNATURES = {name: inspect.signature(getattr(np.random.Generator, name))
@@ -75,6 +75,8 @@ def draw(generator: TracedGenerator, method: str, /, *args, **kwargs) -> Tracer:
     arguments = bound.arguments
     if method == "integers" and arguments["high"] is None:  # integers(n): [0, n)
         arguments["low"], arguments["high"] = 0, arguments["low"]
+    if method in _PER_ELEMENT and any(np.ndim(arguments[name]) for name in _PER_ELEMENT[method]):
+        return _with_array_parameters(generator, method, arguments)
     params = [_parameter(arguments[name], method, name)
               for name in ops.GENERATOR_METHODS[method]]
     size = _static_size(arguments["size"])
@@ -89,14 +91,31 @@ def draw(generator: TracedGenerator, method: str, /, *args, **kwargs) -> Tracer:
                 scalar=size is None)
 
 
+# Array parameters of normal and uniform: NumPy's own per-element formulas
+# (random_normal is loc + scale * a standard normal, random_uniform low +
+# (high - low) * a double), the same bits, with NumPy's checks.
+_PER_ELEMENT = {"normal": ("loc", "scale"), "uniform": ("low", "high")}
+
+
+def _with_array_parameters(generator: TracedGenerator, method: str, arguments: dict) -> Tracer:
+    a, b = (astype(as_tracer(arguments[name]), np.float64) for name in _PER_ELEMENT[method])
+    shape = _static_size(arguments["size"]) or np.broadcast_shapes(a.shape, b.shape)
+    if method == "normal":
+        require(~np.any(b < 0), ValueError, "scale < 0")
+        return a + b * draw(generator, "standard_normal", shape)
+    width = b - a
+    require(np.all(np.isfinite(width)), OverflowError, "Range exceeds valid bounds")
+    require(~np.any(width < 0), ValueError, "high - low < 0")
+    return a + width * draw(generator, "random", shape)
+
+
 def _parameter(value: object, method: str, name: str) -> Tracer:
     """A distribution parameter: a scalar, in the type numba's method takes."""
     x = as_tracer(value)
     if x.ndim:
         raise UnsupportedError(
             f"Generator.{method} with an array {name!r} is not supported yet"
-            f"{at(user_location())}: draw with scalar parameters and broadcast (for normal: "
-            f"loc + scale * rng.standard_normal(shape))")
+            f"{at(user_location())}: draw with scalar parameters and broadcast")
     wanted = np.int64 if name in _INTEGER_PARAMETERS.get(method, ()) else np.float64
     return x if x.dtype == wanted else astype(x, wanted)
 
