@@ -6,6 +6,7 @@ global stream is test_callbacks.py's."""
 from __future__ import annotations
 
 import inspect
+import re
 
 import numpy as np
 import pytest
@@ -106,6 +107,12 @@ def test_array_parameters_of_normal_and_uniform_are_numpys_bits_and_checks():
         f(*arguments(low=(0.0, -np.inf, 0.0)))
     with pytest.raises(ValueError, match="^high - low < 0 at"):
         f(*arguments(low=(0.0, 2.0, 0.0)))
+    for size in [(3, 1), ()]:  # NumPy's ValueError: the result takes the size's shape
+        with pytest.raises(ValueError, match=re.escape(f"Output size {size} is not")):
+            np.random.default_rng(0).normal(np.arange(3.0), 1.0, size)
+        with pytest.raises(ValueError, match=re.escape(f"Output size {size} is not")):
+            jitaic.jit(lambda rng, loc, s=size: rng.normal(loc, 1.0, s))(
+                np.random.default_rng(0), np.arange(3.0))
 
 
 def noisy_loss(w, rng):

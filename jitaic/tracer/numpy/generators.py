@@ -38,10 +38,6 @@ class TracedGenerator:
     def of_value(cls, value) -> TracedGenerator:
         return cls(new_tracer(value, scalar=True))
 
-    @property
-    def value(self):
-        return self._tracer.value
-
     def __getattr__(self, name: str):
         if name in ops.GENERATOR_METHODS:
             return functools.partial(draw, self, name)
@@ -99,7 +95,12 @@ _PER_ELEMENT = {"normal": ("loc", "scale"), "uniform": ("low", "high")}
 
 def _with_array_parameters(generator: TracedGenerator, method: str, arguments: dict) -> Tracer:
     a, b = (astype(as_tracer(arguments[name]), np.float64) for name in _PER_ELEMENT[method])
-    shape = _static_size(arguments["size"]) or np.broadcast_shapes(a.shape, b.shape)
+    shape = _static_size(arguments["size"])
+    broadcast = np.broadcast_shapes(a.shape, b.shape, *([shape] if shape is not None else []))
+    if shape is not None and broadcast != shape:
+        raise ValueError(f"Output size {shape} is not compatible with broadcast dimensions of "
+                         f"inputs {broadcast}.")
+    shape = broadcast
     if method == "normal":
         require(~np.any(b < 0), ValueError, "scale < 0")
         return a + b * draw(generator, "standard_normal", shape)
