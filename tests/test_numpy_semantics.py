@@ -729,6 +729,24 @@ def kind_from_an_if_through_a_loop(a, n):
     return v, k
 
 
+
+def store_into_what_a_loop_leaves(a, n):
+    v = a.copy()
+    for _ in range(n[0]):
+        v = np.abs(a)  # a NumPy scalar after any iteration
+    v[()] = 5.0
+    return v
+
+
+@pytest.mark.parametrize("n", [0, 2])
+def test_item_assignment_into_a_numpy_scalar_raises_numpys_type_error(n) -> None:
+    """A 0-d array takes ``v[()] = ...``; a NumPy scalar raises TypeError,
+    decided at run time where a loop leaves one or the other."""
+    if n:
+        check_raises_like_numpy(store_into_what_a_loop_leaves, np.array(-2.0), np.array([n]))
+    else:
+        check_like_numpy(store_into_what_a_loop_leaves, np.array(-2.0), np.array([n]))
+
 @pytest.mark.parametrize("fn", [array_then_scalar_in_a_loop, kind_from_an_if_through_a_loop])
 @pytest.mark.parametrize("x, n", [(1.5, 0), (1.5, 2), (-1.5, 0), (-1.5, 2)])
 def test_a_loop_carried_result_is_a_scalar_or_a_0d_array_as_numpys(fn, x, n) -> None:

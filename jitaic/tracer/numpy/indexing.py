@@ -9,7 +9,7 @@ import numpy as np
 
 from jitaic.errors import at, user_location
 from jitaic.ir import ops
-from jitaic.tracer.core import Tracer, ViewStep, current, emit
+from jitaic.tracer.core import Tracer, ViewStep, current, emit, new_tracer
 from jitaic.tracer.numpy.common import (
     as_tracer,
     astype,
@@ -428,8 +428,23 @@ def _without_leading_ones(v: Tracer, ndim: int) -> Tracer:
     return v
 
 
+def _check_assignable(x: Tracer) -> None:
+    """A NumPy (or Python) scalar takes no item assignment, a 0-d array does;
+    which one a 0-d variable holds may be known only at run time (a flag)."""
+    kind = x._kind if x._kind is not None else x._scalar
+    if x.ndim or kind is False:
+        return
+    name = type(x.dtype.type(0).item()).__name__ if x.aval.weak else \
+        f"numpy.{type(np.zeros((), x.dtype)[()]).__name__}"
+    message = f"'{name}' object does not support item assignment"
+    if kind is True:
+        raise TypeError(message + at(user_location()))
+    require(~new_tracer(kind, scalar=True), TypeError, message)
+
+
 @implements(method="__setitem__")
 def setitem(self: Tracer, key: object, value: object) -> None:
+    _check_assignable(self)
     check_scalar_into(self.dtype, value)
     if isinstance(key, Tracer) and key.dtype == np.bool_:  # a 0-d mask: all or nothing
         _masked_assign(self, key, value)
