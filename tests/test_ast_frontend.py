@@ -962,6 +962,38 @@ def test_a_variable_widened_by_a_loop_leaves_it_with_the_computed_dtype() -> Non
     assert type(got) is type(want) is np.float32 and got == want
 
 
+
+def test_a_loop_that_runs_0_times_refuses_to_change_a_variables_dtype() -> None:
+    """NumPy leaves the int64 that came in when the loop never runs: a dtype
+    that depends on the data, refused when it happens (after any iteration
+    the loop gives NumPy's float32)."""
+    f = jitaic.jit(_float32_sums, mode="ast")
+    with pytest.raises(jitaic.UnsupportedError, match=r"loop variable 'v' has dtype int64 before "
+                       r"the loop \(computed at test_ast_frontend\.py:\d+\) and float32 "
+                       r"after an iteration \(computed at test_ast_frontend\.py:\d+\).*"
+                       r"at test_ast_frontend\.py:\d+"):
+        f(np.arange(5.0), np.int64(0))
+    assert f(np.arange(5.0), np.int64(1)) == np.float32(10.0)
+
+
+def _changed_but_unread(x, n):
+    v = x.argmax()
+    for _ in range(n):
+        v = v * 0.5
+    s = 0  # a Python int: weak, it takes the dtype of the iterations (NEP 50)
+    for i in range(n):
+        s += x[i]
+    return x, s
+
+
+def test_a_loop_that_runs_0_times_leaves_unread_and_python_scalar_variables_alone() -> None:
+    f = jitaic.jit(_changed_but_unread, mode="ast")
+    x = np.arange(3.0)
+    for n in (0, 2):
+        got, want = f(x, np.int64(n)), _changed_but_unread(x, n)
+        np.testing.assert_array_equal(got[0], want[0])
+        assert got[1] == want[1]
+
 CSR_ROWS = np.array([0, 2, 3, 3, 6], np.uint32)  # a matrix the function closes over
 CSR_COLUMNS = np.array([0, 3, 1, 0, 2, 3], np.uint32)
 

@@ -195,7 +195,7 @@ def not_(value: object) -> object:
 
 
 def while_stmt(test_fn: Callable, body_fn: Callable, values: Sequence,
-               names: Sequence[str]) -> tuple:
+               names: Sequence[str], observed: Sequence[str]) -> tuple:
     values = tuple(values)
     while True:
         test = test_fn(*values)
@@ -204,23 +204,25 @@ def while_stmt(test_fn: Callable, body_fn: Callable, values: Sequence,
         if not test:
             return values
         values = tuple(body_fn(*values))
-    return tuple(control_flow.while_loop(lambda *v: test_fn(*v), body_fn, values, names))
+    return tuple(control_flow.while_loop(lambda *v: test_fn(*v), body_fn, values, names,
+                                         observed))
 
 
 def for_range(bounds: Sequence, body_fn: Callable, values: Sequence,
-              names: Sequence[str]) -> tuple:
+              names: Sequence[str], observed: Sequence[str]) -> tuple:
     """``for i in range(*bounds)``: a for_loop with the index as an IR value."""
     r = range_(*bounds)
-    return _indexed_loop(r.start, r.stop, r.step, body_fn, values, names)
+    return _indexed_loop(r.start, r.stop, r.step, body_fn, values, names, observed)
 
 
 def _indexed_loop(start, stop, step, body_fn: Callable, values: Sequence,
-                  names: Sequence[str]) -> tuple:
+                  names: Sequence[str], observed: Sequence[str]) -> tuple:
     static = not any(_traced(b) for b in (start, stop, step))
     if static and len(range(start, stop, step)) == 0:
         return tuple(values)
     try:
-        return tuple(control_flow.for_loop(start, stop, step, body_fn, values, names))
+        return tuple(control_flow.for_loop(start, stop, step, body_fn, values, names,
+                                           observed))
     except ConcretizationError:
         if not static or len(range(start, stop, step)) > MAX_UNROLL:
             raise
@@ -309,7 +311,7 @@ def iterate(x: object) -> object:
 
 
 def for_iter(iterable: object, body_fn: Callable, values: Sequence,
-             names: Sequence[str]) -> tuple:
+             names: Sequence[str], observed: Sequence[str]) -> tuple:
     """``for target in iterable``: a for_loop over the index when the iterable is
     (built from) traced arrays, a Python loop otherwise."""
     length = getattr(iterable, "length", None)
@@ -319,4 +321,4 @@ def for_iter(iterable: object, body_fn: Callable, values: Sequence,
             values = tuple(body_fn(item, *values))
         return values
     return _indexed_loop(0, length, 1, lambda i, *v: body_fn(iterable.item(i), *v),
-                         values, names)
+                         values, names, observed)

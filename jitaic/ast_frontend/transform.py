@@ -106,8 +106,8 @@ class _DefUse:
                 self.params.add(extra.arg)
 
     def carried(self, stmt: ast.stmt, extra_reads: ast.AST | None = None) -> list[str]:
+        used_after = self.read_outside(stmt)
         inside = {id(n) for n in ast.walk(stmt)}
-        used_after = {n.id for n in self.loads if id(n) not in inside}
         # <=: flags the loop-exit rewrite sets up carry the loop's own line
         defined_before = self.params | {n.id for n in self.stores if id(n) not in inside
                                         and n.lineno <= stmt.lineno}
@@ -117,6 +117,11 @@ class _DefUse:
         if isinstance(stmt, ast.For):
             body_names -= _stored(stmt.target)
         return sorted(body_names & (used_after | defined_before | read_in_test))
+
+    def read_outside(self, stmt: ast.stmt) -> set[str]:
+        """Names read outside ``stmt`` (after it, or before it in an enclosing loop)."""
+        inside = {id(n) for n in ast.walk(stmt)}
+        return {n.id for n in self.loads if id(n) not in inside}
 
 
 # ---------------------------------------------------------------- the rewrite
@@ -131,6 +136,10 @@ def _call(attr: str, *args: ast.expr) -> ast.Call:
 
 def _names_tuple(names: list[str], ctx) -> ast.Tuple:
     return ast.Tuple([ast.Name(n, ctx()) for n in names], ctx())
+
+
+def _constants(names: list[str]) -> ast.Tuple:
+    return ast.Tuple([ast.Constant(n) for n in names], ast.Load())
 
 
 def _current_values(names: list[str]) -> ast.Tuple:
@@ -197,7 +206,7 @@ class ControlFlowRewriter(ast.NodeTransformer):
         else_fn = _function(else_name, carried, node.orelse, carried)
         call = _call("if_stmt", node.test, ast.Name(then_name, ast.Load()),
                      ast.Name(else_name, ast.Load()), _current_values(carried),
-                     ast.Tuple([ast.Constant(c) for c in carried], ast.Load()))
+                     _constants(carried))
         return _located([then_fn, else_fn, _assign_result(carried, call)], node)
 
     def visit_While(self, node: ast.While):
@@ -208,7 +217,7 @@ class ControlFlowRewriter(ast.NodeTransformer):
         body_fn = _function(f"__jitaic_body_{n}", carried, node.body, carried)
         call = _call("while_stmt", ast.Name(test_fn.name, ast.Load()),
                      ast.Name(body_fn.name, ast.Load()), _current_values(carried),
-                     ast.Tuple([ast.Constant(c) for c in carried], ast.Load()))
+                     _constants(carried), self._observed(node, carried))
         return _located([test_fn, body_fn, _assign_result(carried, call)], node)
 
     def visit_For(self, node: ast.For):
@@ -229,9 +238,15 @@ class ControlFlowRewriter(ast.NodeTransformer):
             runner, iterable = "for_iter", _iterable(node.iter)
         body_fn = _function(f"__jitaic_body_{n}", params, body, carried)
         call = _call(runner, iterable, ast.Name(body_fn.name, ast.Load()),
-                     _current_values(carried),
-                     ast.Tuple([ast.Constant(c) for c in carried], ast.Load()))
+                     _current_values(carried), _constants(carried),
+                     self._observed(node, carried))
         return _located([body_fn, _assign_result(carried, call)], node)
+
+    def _observed(self, loop: ast.stmt, carried: list[str]) -> ast.Tuple:
+        """The carried variables read after the loop: whose dtype the loop
+        leaves matters (control_flow._trip_dependent)."""
+        read = self.defuse.read_outside(loop)
+        return _constants([c for c in carried if c in read])
 
     def visit_Return(self, node: ast.Return):
         """A returned variable must be assigned on every path (checked while

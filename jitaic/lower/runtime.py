@@ -12,7 +12,7 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
-from jitaic.errors import Interrupted  # noqa: F401  (raised by generated code)
+from jitaic.errors import Interrupted, UnsupportedError  # noqa: F401  (raised by generated code)
 from jitaic.lower.buffers import c_call, huge_pages
 from jitaic.lower.threads import available, limit_threads, restore_threads  # noqa: F401
 

@@ -363,19 +363,49 @@ def _lift_carried(values: Sequence[object]) -> list[object]:
 
 def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequence[object],
           bounds: Sequence[Value] = (), names: Sequence[str] = (),
-          index_range: range | None = None) -> list:
-    carried = _lift_carried(init)
-    buffers: list[Buffer] = []
+          index_range: range | None = None, observed: Sequence[str] = ()) -> list:
+    """The loop, emitted. ``observed`` names the variables read after it: where
+    one leaves it with another dtype than it came in with, and the loop may
+    run 0 times, the loop also counts whether it ran (``_trip_dependent``)."""
     # a for loop's index is a Python int, as range gives: weak (NEP 50)
     leading = [TensorType((), np.int64, weak=True)] if op is ops.for_loop else []
-    for attempt in range(8):  # fixed point of carried types and written arrays
+    lifted = _lift_carried(init)
+    try:
+        carried, buffers, body = _settle(body_fn, lifted, leading, index_range, names)
+    except _FirstIterationError as first:
+        return _failing_loop(first.error, cond_fn, bounds, first.carried, names)
+    differing = _trip_dependent(lifted, carried, body, names, observed)
+    if differing and not (index_range and len(index_range)):
+        body_fn, cond_fn = _counting_trips(body_fn, cond_fn)
+        names = [*_padded(names, len(init)), "the loop's trip flag"]
+        carried, buffers, body = _settle(body_fn, _lift_carried([*init, np.False_]),
+                                         leading, index_range, names)
+    else:
+        differing = {}
+    result = _emit_loop(op, body, cond_fn, carried, buffers, bounds)
+    if differing:
+        ran = result.pop()
+        for message in differing.values():
+            from jitaic.tracer.numpy.common import require
+
+            require(ran, UnsupportedError, message)
+    return result
+
+
+def _settle(body_fn: Callable, carried: list[object], leading: Sequence[TensorType],
+            index_range: range | None, names: Sequence[str]) -> tuple:
+    """The fixed point of carried types and arrays written: the carried values
+    (cast to the types the loop carries), the outer arrays it writes, and the
+    body traced with them."""
+    buffers: list[Buffer] = []
+    for attempt in range(8):
         try:
             body = _trace_body(body_fn, carried, buffers, leading, index_range=index_range)
         except _NUMPY_ERRORS as exc:
             if attempt or not numpys_error(exc):
                 raise
             # NumPy's error on the first iteration: raised if the loop runs at all
-            return _failing_loop(exc, cond_fn, bounds, carried, names)
+            raise _FirstIterationError(exc, carried) from exc
         first = _first_assigned(carried, body)
         if first is not None:  # assigned in the loop, undefined before: start from zeros
             carried = first
@@ -383,11 +413,59 @@ def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequenc
         widened = _widen(carried, body, names)
         new = [b for b, _ in body.written.values() if b not in buffers]
         if not new and widened is None:
-            break
+            return carried, buffers, body
         buffers += new
         carried = widened or carried
-    else:
-        raise UnsupportedError(f"loop-carried types do not settle{at(user_location())}")
+    raise UnsupportedError(f"loop-carried types do not settle{at(user_location())}")
+
+
+class _FirstIterationError(Exception):
+    """NumPy's error, raised by the body on its first iteration."""
+
+    def __init__(self, error: Exception, carried: list[object]) -> None:
+        super().__init__(str(error))
+        self.error, self.carried = error, carried
+
+
+def _padded(names: Sequence[str], n: int) -> list[str]:
+    return [names[i] if i < len(names) else f"#{i}" for i in range(n)]
+
+
+def _trip_dependent(init: list[object], carried: list[object], body: _Body,
+                    names: Sequence[str], observed: Sequence[str]) -> dict[int, str]:
+    """Per observed variable that a loop running 0 times would leave with
+    another dtype than any iteration does (NumPy's dtype depends on the trip
+    count): the refusal to raise when it runs 0 times."""
+    traced = _traced_positions(body)
+    differing = {}
+    for i, (start, name) in enumerate(zip(init, _padded(names, len(init)), strict=True)):
+        if name not in observed or i not in traced or not isinstance(carried[i], Tracer) \
+                or not isinstance(start, (Tracer, np.ndarray)):
+            continue
+        before = to_value(start)
+        after = _dtype_after(carried[i].aval, traced[i].type)
+        if after != before.dtype and not before.type.weak:
+            differing[i] = (
+                f"loop variable {name!r} has dtype {before.dtype} before the loop"
+                f"{_computed_at(before)} and {after} after an iteration"
+                f"{_computed_at(traced[i])}: the loop ran 0 times, and jitaic compiles "
+                f"the dtype of the iterations; cast it to one dtype before the loop "
+                f"(.astype)")
+    return differing
+
+
+def _counting_trips(body_fn: Callable, cond_fn: Callable | None) -> tuple:
+    """The body and test of a loop that also carries a flag: whether it ran."""
+    def body(*args):
+        out = body_fn(*args[:-1])
+        return [*(out if isinstance(out, (tuple, list)) else [out]), np.True_]
+
+    test = None if cond_fn is None else (lambda *carried: cond_fn(*carried[:-1]))
+    return body, test
+
+
+def _emit_loop(op: ops.Op, body: _Body, cond_fn: Callable | None, carried: list[object],
+               buffers: list[Buffer], bounds: Sequence[Value]) -> list:
     # each iteration hands on values of the carried types (a bool computed into
     # an int32 variable is cast, as the widening decided)
     carried_types = [to_value(c).type for c in carried if isinstance(c, Tracer)]
@@ -459,12 +537,20 @@ def _as_computed(result: list, computed: list[TensorType]) -> list:
     widened values hold those exactly."""
     traced = [i for i, r in enumerate(result) if isinstance(r, Tracer)]
     for i, t in zip(traced, computed, strict=True):
-        carried = result[i].aval
-        if t.dtype != carried.dtype and not (t.weak or carried.weak):
+        dtype = _dtype_after(result[i].aval, t)
+        if dtype != result[i].dtype:
             from jitaic.tracer.numpy import astype
 
-            result[i] = astype(result[i], t.dtype)
+            result[i] = astype(result[i], dtype)
     return result
+
+
+def _dtype_after(carried: TensorType, computed: TensorType) -> np.dtype:
+    """The dtype a variable leaves the loop with, given the type the loop
+    carries it in and the one an iteration computes."""
+    if computed.dtype != carried.dtype and not (computed.weak or carried.weak):
+        return computed.dtype
+    return carried.dtype
 
 
 def _failing_loop(error: Exception, cond_fn: Callable | None, bounds: Sequence[Value],
@@ -529,12 +615,15 @@ def _widen(carried: list[object], body: _Body, names: Sequence[str]) -> list | N
 
 
 def while_loop(cond_fn: Callable, body_fn: Callable, init: Sequence[object],
-               names: Sequence[str] = ()) -> list:
-    return _loop(ops.while_loop, body_fn, cond_fn, init, (), names)
+               names: Sequence[str] = (), observed: Sequence[str] = ()) -> list:
+    """``while cond_fn(*carried): carried = body_fn(*carried)``; ``observed``
+    names the variables read after the loop (see ``_loop``)."""
+    return _loop(ops.while_loop, body_fn, cond_fn, init, (), names, observed=observed)
 
 
 def for_loop(start: object, stop: object, step: object, body_fn: Callable,
-             init: Sequence[object], names: Sequence[str] = ()) -> list:
+             init: Sequence[object], names: Sequence[str] = (),
+             observed: Sequence[str] = ()) -> list:
     """``for i in range(start, stop, step): carried = body_fn(i, *carried)``."""
     from jitaic.tracer.numpy import as_tracer, astype
 
@@ -542,4 +631,4 @@ def for_loop(start: object, stop: object, step: object, body_fn: Callable,
               and not isinstance(b, (bool, np.bool_))]
     index_range = range(*map(int, static)) if len(static) == 3 and step else None
     bounds = [astype(as_tracer(b), np.int64).value for b in (start, stop, step)]
-    return _loop(ops.for_loop, body_fn, None, init, bounds, names, index_range)
+    return _loop(ops.for_loop, body_fn, None, init, bounds, names, index_range, observed)

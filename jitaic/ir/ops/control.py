@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitaic.errors import ShapeError
+from jitaic.errors import ShapeError, UnsupportedError
 from jitaic.ir.ops.core import (
     ALLOCATES,
     CONSTRUCTOR,
@@ -18,11 +18,13 @@ from jitaic.ir.types import TensorType
 
 # A run-time check: raises ``error`` (a builtin exception's name) with
 # ``message`` where ``ok`` (a bool scalar) is false, as NumPy raises on some
-# values (integers to negative powers, non-finite histogram ranges). Its output
-# is ``ok`` itself; being effectful, it runs even when nothing reads that.
+# values (integers to negative powers, non-finite histogram ranges), or jitaic
+# refuses what only the run shows it cannot compile as NumPy runs it (a loop
+# that runs 0 times leaving a variable of another dtype). Its output is ``ok``
+# itself; being effectful, it runs even when nothing reads that.
 CHECK_ERRORS = {"ValueError": ValueError, "IndexError": IndexError,
                 "OverflowError": OverflowError, "TypeError": TypeError,
-                "AssertionError": AssertionError}
+                "AssertionError": AssertionError, "UnsupportedError": UnsupportedError}
 
 
 def _check_infer(in_types, attrs, regions):

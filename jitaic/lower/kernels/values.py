@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from jitaic.ir import ops
@@ -69,8 +71,11 @@ def _tape_push(em: Emitter, node: Node) -> None:
 @lowering(ops.check)
 def _check(em: Emitter, node: Node) -> None:
     (ok,) = node.inputs
+    error = node.attrs["error"]
+    if not hasattr(builtins, error):  # jitaic's own, from the runtime module
+        error = f"rt.{error}"
     with em.if_(f"not {em(ok)}"):
-        em.raise_(f"{node.attrs['error']}({node.attrs['message']!r})")
+        em.raise_(f"{error}({node.attrs['message']!r})")
     em.line(f"{em.define(node.output)} = {em(ok)}")
 
 
