@@ -1015,3 +1015,23 @@ def test_constant_arrays_read_at_traced_indices(mode: str) -> None:
     np.testing.assert_array_equal(f(values, x), csr_product_of_constants(values, x))
     if mode == "ast":
         assert f.lower(values, x).as_text().count("for_loop") == 1
+
+
+def _guarded_minimum(a, b):
+    if b.sum() == 0 or a.min() > 1.0:
+        return b + 1.0
+    return b
+
+
+@pytest.mark.parametrize("b", [np.zeros(1), np.ones(1)])
+def test_the_right_operand_of_or_runs_only_where_the_left_does_not_decide(b) -> None:
+    """``a.min()`` of an empty array raises only when Python evaluates it: when
+    the left operand, traced, is false."""
+    f = jitaic.jit(_guarded_minimum, mode="ast")
+    a = np.zeros(0)
+    if b.sum() == 0:
+        np.testing.assert_array_equal(f(a, b), _guarded_minimum(a, b))
+        return
+    with pytest.raises(ValueError, match=r"zero-size array to reduction operation minimum.*"
+                       r"test_ast_frontend\.py:\d+"):
+        f(a, b)

@@ -136,7 +136,7 @@ def and_(*operands: Callable) -> object:
     value = operands[0]()
     for operand in operands[1:]:
         if _traced(value):
-            value = np.logical_and(value, operand())
+            value = np.logical_and(value, _right_operand(operand, value, False))
         elif not value:
             return value
         else:
@@ -148,12 +148,27 @@ def or_(*operands: Callable) -> object:
     value = operands[0]()
     for operand in operands[1:]:
         if _traced(value):
-            value = np.logical_or(value, operand())
+            value = np.logical_or(value, _right_operand(operand, value, True))
         elif value:
             return value
         else:
             value = operand()
     return value
+
+
+def _right_operand(operand: Callable, left: Tracer, decided_by: bool) -> object:
+    """The right operand of ``and``/``or`` after a traced left one. Python
+    evaluates it only where the left one does not decide (``decided_by``, the
+    left's truth value that does): NumPy's error from it (the minimum of an
+    empty array) is raised only where it runs; the result is then decided."""
+    try:
+        return operand()
+    except Exception as exc:
+        if not control_flow.numpys_error(exc) or left.size != 1:
+            raise
+        decided = tnp.astype(tnp.reshape(left, ()), np.bool_)
+        control_flow.raise_when_run(exc, unless=decided if decided_by else ~decided)
+        return decided_by
 
 
 def max_(*values: object) -> object:

@@ -292,12 +292,12 @@ def _trace_branch(fn: Callable, operands: Sequence[object]) -> tuple:
         return None, exc
 
 
-def raise_when_run(error: Exception) -> None:
+def raise_when_run(error: Exception, unless: Tracer | None = None) -> None:
     """Emit a check that raises ``error`` (NumPy's type, its message) when
-    the compiled code gets there."""
+    the compiled code gets there (and ``unless``, a traced bool, is false)."""
     kind = next(c.__name__ for c in type(error).__mro__ if c.__name__ in ops.CHECK_ERRORS)
-    never = current().constant(np.bool_(False))
-    current().builder.emit(ops.check, [never], {"error": kind, "message": str(error)},
+    ok = current().constant(np.bool_(False)) if unless is None else to_value(unless)
+    current().builder.emit(ops.check, [ok], {"error": kind, "message": str(error)},
                            loc=user_location())
 
 
