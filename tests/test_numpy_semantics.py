@@ -670,6 +670,68 @@ def test_an_array_stored_into_a_complex_element_raises_numpys_type_error() -> No
     check_raises_like_numpy(store_array_into_element, np.array(0j, np.complex64), np.ones(1))
 
 
+def store_window_into_bool_element(b, a, k):
+    b[0] = a[k[0]:k[0] + 2]  # a run-time length: 0, 1 or 2
+    return b
+
+
+@pytest.mark.parametrize("k", [0, 2, 3])
+def test_a_window_stored_into_a_bool_element_needs_one_element(k) -> None:
+    """A bool array takes the truth value of an array of one element; any
+    other length is NumPy's ValueError (decided when it runs)."""
+    args = (np.zeros(2, bool), np.array([0, 3, 0]), np.array([k]))
+    if k == 2:
+        check_like_numpy(store_window_into_bool_element, *args)
+    else:
+        check_raises_like_numpy(store_window_into_bool_element, *args)
+
+
+def add_into_a_wider_int(d, a):
+    d += a + 0.5  # float64 into int64, and shapes that do not broadcast
+    return d
+
+
+def add_out_into_a_wider_int(d, a):
+    return np.add(d, a + 0.5, out=d)
+
+
+def and_of_floats_of_other_shapes(a, b):
+    return a & b
+
+
+@pytest.mark.parametrize("fn, args", [
+    (add_into_a_wider_int, (np.zeros(3, np.int64), np.ones((1, 2)))),
+    (add_out_into_a_wider_int, (np.zeros(3, np.int64), np.ones((1, 2)))),
+    (and_of_floats_of_other_shapes, (np.ones(2), np.ones(3))),
+])
+def test_a_ufunc_checks_dtypes_before_shapes(fn, args) -> None:
+    """NumPy resolves a ufunc's loop (and the cast into its output) before it
+    broadcasts: its TypeError, not a shape error."""
+    check_raises_like_numpy(fn, *args)
+
+
+def store_at_an_index_out_of_bounds(b, i):
+    b[i] = np.ones((2, 2))  # b[i] has shape (0,): the value does not fit either
+    return b
+
+
+def test_an_index_out_of_bounds_is_raised_before_the_value_does_not_fit() -> None:
+    check_raises_like_numpy(store_at_an_index_out_of_bounds, np.zeros((0, 0), bool),
+                            np.array(0, np.int32))
+
+
+@pytest.mark.parametrize("k", [2 ** 63, 2 ** 64 - 1, 2 ** 64, -2 ** 63 - 1])
+@pytest.mark.parametrize("store", [False, True])
+def test_a_python_int_index_beyond_int64_raises_what_numpy_raises(k, store) -> None:
+    """NumPy reads the index as a C long: OverflowError below 2**64, else no index."""
+    def f(a):
+        if store:
+            a[k] = 1.0
+        return a[k]
+
+    check_raises_like_numpy(f, np.arange(3.0))
+
+
 def test_a_masked_store_casts_the_value_to_the_arrays_dtype_first() -> None:
     check_like_numpy(fill_positive_with_uint64_max, np.array([3, 0], np.int32))
 

@@ -31,8 +31,9 @@ def ufunc_loop_dtypes(ufunc: np.ufunc, in_types: Sequence[TensorType]) -> tuple:
 
 def _ufunc_infer(ufunc: np.ufunc) -> InferRule:
     def infer(in_types, attrs, regions):
-        shape = broadcast_shapes(*(t.shape for t in in_types))
+        # NumPy resolves the loop's dtypes before it broadcasts: its TypeError first
         dtype = check_dtype(ufunc_loop_dtypes(ufunc, in_types)[-1], ufunc.__name__)
+        shape = broadcast_shapes(*(t.shape for t in in_types))
         weak = all(t.weak for t in in_types)
         return [TensorType(shape, dtype, weak)]
 

@@ -137,7 +137,19 @@ def _static_int(k: object, what: str) -> int:
         raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
                          f"(`None`) and integer or boolean arrays are valid indices, got "
                          f"{type(k).__name__} as {what}{at(user_location())}")
+    _check_c_long(k)
     return int(k)
+
+
+def _check_c_long(k: int | np.integer) -> None:
+    """NumPy reads a Python int index as a C long: one that fits an unsigned
+    64-bit int but not a signed one overflows, any other is no index at all."""
+    if -2 ** 63 <= k < 2 ** 63:
+        return
+    if 2 ** 63 <= k < 2 ** 64:
+        raise OverflowError(f"Python int too large to convert to C long{at(user_location())}")
+    raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) "
+                     f"and integer or boolean arrays are valid indices{at(user_location())}")
 
 
 def _is_traced_slice(k: object) -> bool:
@@ -210,6 +222,7 @@ def _normalize_entry(k: object, size: int, dim: int):
     if isinstance(k, (bool, np.bool_)):
         raise unsupported("indexing with a boolean scalar")
     if isinstance(k, (int, np.integer)):
+        _check_c_long(k)
         if not -size <= int(k) < size:
             raise IndexError(f"index {int(k)} is out of bounds for axis {dim} with size "
                              f"{size}{at(user_location())}")
@@ -419,6 +432,20 @@ def _selects_one_element(key: object, ndim: int) -> bool:
         for k in keys)
 
 
+def _one_element(v: Tracer, dtype: np.dtype) -> Tracer:
+    """An array stored into one element: an error, except into a bool array,
+    which takes the truth value of an array of one element (its length may be
+    known at run time only)."""
+    message = "setting an array element with a sequence."
+    if dtype.kind == "c":  # NumPy converts the value to a Python complex
+        raise TypeError(f"only 0-dimensional arrays can be converted to Python "
+                        f"scalars{at(user_location())}")
+    if dtype != np.bool_:
+        raise ValueError(message + at(user_location()))
+    require(v.size == 1, ValueError, message)
+    return reshape(v, ()) if None not in v.shape else getitem(ravel(v), 0)
+
+
 def _without_leading_ones(v: Tracer, ndim: int) -> Tracer:
     """A value stored into ``ndim`` axes may have more leading axes of length 1
     (NumPy drops them: ``a[0] = a`` for a of shape (1, 5))."""
@@ -456,16 +483,20 @@ def setitem(self: Tracer, key: object, value: object) -> None:
     if new_axes:
         raise unsupported("assignment with None (np.newaxis) in the index")
     v = as_tracer(value)
-    if _selects_one_element(key, self.ndim) and v.ndim and self.dtype != np.bool_:
-        if self.dtype.kind == "c":  # NumPy converts the value to a Python complex
-            raise TypeError(f"only 0-dimensional arrays can be converted to Python "
-                            f"scalars{at(user_location())}")
-        raise ValueError(f"setting an array element with a sequence.{at(user_location())}")
+    if _selects_one_element(key, self.ndim) and v.ndim:
+        v = _one_element(v, self.dtype)
     v = _without_leading_ones(v, len(ops.slice_shape(self.shape, index)))
     if v.dtype != self.dtype:
         v = astype(v, self.dtype)
     if dynamic or any(map(ops.is_range, index)):
-        self.write(emit(ops.dyn_setitem, [self, v, *dynamic], {"index": index}).value)
+        try:
+            new = emit(ops.dyn_setitem, [self, v, *dynamic], {"index": index})
+        except ValueError:
+            # NumPy checks the index before the value's shape: its IndexError,
+            # when the index is out of bounds, comes first (a read checks it)
+            emit(ops.dyn_getitem, [self, *dynamic], {"index": index})
+            raise
+        self.write(new.value)
         return
     if not index:  # x[...] = v
         target = self.shape

@@ -17,6 +17,7 @@ from jitaic.tracer.numpy.shapes import reshape, swapaxes, transpose
 from jitaic.tracer.numpy.ufuncs import (
     apply_ufunc,
     assign_inplace,
+    check_output_cast_first,
     imag,
     install_operators,
     real,
@@ -56,6 +57,8 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
     if dtype is not None:
         inputs = _in_loop_dtypes(ufunc, method, inputs, np.dtype(dtype))
     if method == "__call__":
+        if out is not None and dtype is None:
+            check_output_cast_first(ufunc, inputs, out[0] if isinstance(out, tuple) else out)
         composite = COMPOSITE_UFUNCS.get(ufunc)
         result = composite(*inputs) if composite else apply_ufunc(ufunc, *inputs)
     elif method == "reduce" and ufunc in ops.REDUCE_OPS:

@@ -108,10 +108,7 @@ def assign_inplace(target: object, result: Tracer, name: str) -> Tracer:
     """``target[...] = result`` with the casting and shape checks of a ufunc's ``out=``."""
     if not isinstance(target, Tracer):
         raise unsupported(f"writing a traced result into a concrete array (np.{name}, out=)")
-    if not np.can_cast(result.dtype, target.dtype, "same_kind"):
-        raise TypeError(f"Cannot cast ufunc '{name}' output from {result.dtype!r} to "
-                        f"{target.dtype!r} with casting rule 'same_kind'"
-                        f"{at(user_location())}")
+    _check_output_cast(name, result.dtype, target.dtype)
     shape = ops.broadcast_shapes(result.shape, target.shape)
     # (a run-time extent, x[i:], against a static one is checked when it runs)
     if len(shape) != len(target.shape) or any(
@@ -130,6 +127,26 @@ def assign_inplace(target: object, result: Tracer, name: str) -> Tracer:
     return target
 
 
+def _check_output_cast(name: str, dtype: np.dtype, target: np.dtype) -> None:
+    if not np.can_cast(dtype, target, "same_kind"):
+        raise TypeError(f"Cannot cast ufunc '{name}' output from {dtype!r} to "
+                        f"{target!r} with casting rule 'same_kind'{at(user_location())}")
+
+
+def check_output_cast_first(ufunc: np.ufunc, inputs: tuple, target: object) -> None:
+    """NumPy resolves a ufunc's loop dtypes, and checks that its output casts
+    into ``out=`` (the target of ``x += y``), before it looks at shapes."""
+    if ufunc not in ops.UFUNC_OPS or not isinstance(target, Tracer) or not all(
+            isinstance(x, (Tracer, np.ndarray, np.generic, bool, int, float, complex))
+            for x in inputs):
+        return
+    try:
+        dtype = ops.ufunc_loop_dtypes(ufunc, _operand_types(inputs))[-1]
+    except TypeError:  # no loop for these dtypes: the ufunc's own error follows
+        return
+    _check_output_cast(ufunc.__name__, dtype, target.dtype)
+
+
 def _binary(ufunc: np.ufunc) -> tuple[Callable, Callable, Callable]:
     def forward(self, other):
         return apply_ufunc(ufunc, self, other)
@@ -138,9 +155,10 @@ def _binary(ufunc: np.ufunc) -> tuple[Callable, Callable, Callable]:
         return apply_ufunc(ufunc, other, self)
 
     def inplace(self, other):
-        result = apply_ufunc(ufunc, self, other)
         if self._scalar:  # NumPy scalars are immutable: `s += 1` rebinds
-            return result
+            return apply_ufunc(ufunc, self, other)
+        check_output_cast_first(ufunc, (self, other), self)
+        result = apply_ufunc(ufunc, self, other)
         return assign_inplace(self, result, ufunc.__name__)
 
     return forward, reflected, inplace
