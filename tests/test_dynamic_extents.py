@@ -235,3 +235,63 @@ def test_an_in_place_op_with_a_run_time_length_operand_is_checked_when_it_runs()
         add_own_tail(a.copy(), np.int64(1))
     with pytest.raises(ValueError, match="lengths known at run time differ"):
         f(a.copy(), np.int64(1))
+
+
+def add_windows(x, j, k):
+    return x[j[0]:] + x[k[0]:] * 2.0
+
+
+def add_window_to_all(x, k):
+    return (np.sin(x[k[0]:]) + x).sum()
+
+
+def store_window(a, b, k):
+    a[b[0]:] = a[k[0]:]
+    return a
+
+
+def scatter_window(x, k):
+    x[np.array([0, 2, 1])] = x[k[0]:] * 2.0
+    return x
+
+
+def store_window_where_positive(x, k):
+    y = x.copy()
+    y[x > 0] = x[k[0]:]
+    return y
+
+
+@pytest.mark.parametrize("fn, args", [
+    (add_windows, (np.arange(3.0), np.array([0]), np.array([2]))),
+    (add_windows, (np.arange(3.0), np.array([3]), np.array([2]))),  # 1 into 0
+    (add_window_to_all, (np.arange(3.0), np.array([-1]))),
+    (store_window, (np.arange(4.0), np.array([1]), np.array([3]))),
+    (store_window, (np.arange(1.0), np.array([1]), np.array([0]))),  # 1 into 0
+    (scatter_window, (np.arange(3.0), np.array([2]))),
+    (store_window_where_positive, (np.arange(3.0), np.array([2]))),
+])
+def test_a_run_time_length_of_1_stretches_as_numpys(fn, args) -> None:
+    """NumPy broadcasts a window whose length turns out to be 1 at run time
+    against any length: in arithmetic (either operand), stores, scatters and
+    masked stores."""
+    want = fn(*[a.copy() for a in args])
+    np.testing.assert_array_equal(jitaic.jit(fn, mode="ast")(*args), want)
+
+
+@pytest.mark.parametrize("j, k", [(1, 0), (0, 1)])
+def test_run_time_lengths_other_than_1_still_raise(j, k) -> None:
+    args = (np.arange(3.0), np.array([j]), np.array([k]))
+    with pytest.raises(ValueError):  # NumPy: (2,) and (3,) do not broadcast
+        add_windows(*args)
+    with pytest.raises(ValueError, match="lengths known at run time differ"):
+        jitaic.jit(add_windows, mode="ast")(*args)
+
+
+def test_the_first_run_time_length_does_not_stretch() -> None:
+    """The result's run-time length is its first operand's (jitaic's limit,
+    docs/differences.md): where that one turns out to be 1 and a later one
+    longer, NumPy stretches it and jitaic raises."""
+    args = (np.arange(3.0), np.array([2]), np.array([0]))
+    assert add_windows(*args).shape == (3,)
+    with pytest.raises(ValueError, match=r"lengths known at run time differ \(3 vs 1\)"):
+        jitaic.jit(add_windows, mode="ast")(*args)

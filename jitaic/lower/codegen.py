@@ -152,6 +152,9 @@ class Emitter:
         self.destinations: dict[int, object] = {}  # kernel output -> the store it writes for
         self.copied: set[int] = set()  # views copied as they are taken, so a store is in place
         self.view_starts: dict[int, tuple] = {}  # run-time views: index with first indices
+        # (id(value), axis) -> its run-time extent, where one of 1 stretches
+        # (NumPy's broadcasting, checked when it runs): loads read element 0
+        self.stretched: dict[tuple[int, int], str] = {}
         self.regions = None  # plans and emits control-flow bodies (compile.Regions)
         self.ranges: IntRanges | None = None  # bounds of the graph's integers (generate)
         self._bound: set[str] = set()  # loop variables an enclosing row loop already runs

@@ -438,7 +438,7 @@ def emit_group(em: Emitter, group: FusionGroup, rows: tuple[str, ...] = ()) -> N
             if v.type.ndim == len(group.domain) and _domain_key(v) == group.domain:
                 continue  # provably the domain's lengths (x[:i] + y[:i])
             check_extents(em, v, domain, f"operands could not be broadcast together in "
-                          f"{node.op.name}", node.loc)
+                          f"{node.op.name}", node.loc, stretch=True)
     fortran = not rows and _in_fortran_order(em, group)
     for v in group.stored:
         reused = em.reusable.get(id(v))

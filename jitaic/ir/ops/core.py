@@ -106,7 +106,8 @@ def registrar(table: dict, what: str) -> Callable:
 
 def broadcast_shapes(*shapes: tuple[int | None, ...]) -> tuple[int | None, ...]:
     """NumPy's broadcasting; a run-time extent (None) meets n > 1 as n and 1 as
-    itself (the lowering checks at run time that it equals what it meets)."""
+    itself (the lowering checks at run time that it equals what it meets, or
+    is 1 and stretches)."""
     try:
         if all(None not in s for s in shapes):
             return tuple(np.broadcast_shapes(*shapes))

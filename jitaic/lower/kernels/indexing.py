@@ -125,7 +125,8 @@ def _store_loop(em: Emitter, name: str, x: Value, index: tuple, v: Value, loc: o
         em.line(f"{source} = {em(v)}.copy()")
     else:
         source = None
-    check_extents(em, v, target, "could not broadcast input array into the assigned region", loc)
+    check_extents(em, v, target, "could not broadcast input array into the assigned region", loc,
+                  stretch=True)
     loop_vars = tuple(em.fresh(f"i{d}") for d in range(len(target)))
     it = iter(loop_vars)
     subscript = [f"{e[0]} + {e[2]} * {next(it)}" if isinstance(e, tuple) else str(e)
@@ -272,7 +273,7 @@ def _scatter(em: Emitter, node: Node) -> None:
     x, v, *indices = node.inputs
     target = _gathered_shape(em, node, x, indices)
     check_extents(em, v, target, "shape mismatch: value array could not be broadcast to indexing "
-                  "result", node.loc)
+                  "result", node.loc, stretch=True)
     name = em.define(node.output)
     em.line(f"{name} = {em(x)}" if em.can_overwrite(x, node) else f"{name} = {em(x)}.copy()")
     index = tuple(em.fresh(f"i{d}") for d in range(len(target)))
@@ -362,8 +363,13 @@ def _mask_scatter(em: Emitter, node: Node) -> None:
     source = em(v)
     if v.type.ndim > len(rest) and v.shape[0] != 1:  # one row of v per true entry
         count = _count_true(em, mask, shape[:mask.type.ndim])
-        with em.if_(f"{count} != {extent(em, v, 0)}"):
-            em.raise_(f"rt.MaskAssignCount({extent(em, v, 0)}, {count})")
+        rows = extent(em, v, 0)
+        differ = f"{count} != {rows}"
+        if v.shape[0] is None:  # a run-time length of 1 stretches
+            em.stretched[id(v), 0] = str(rows)
+            differ += f" and {rows} != 1"
+        with em.if_(differ):
+            em.raise_(f"rt.MaskAssignCount({rows}, {count})")
         if v.producer is None or ops.VIEW in v.producer.op.traits:  # may share x's memory
             source = em.fresh("source")
             em.line(f"{source} = {em(v)}.copy()")

@@ -22,7 +22,9 @@ from jitaic.lower.kernels.scalar import SCALAR_RULES, scalar_expression
 
 
 def extent(em: Emitter, v: Value, axis: int) -> Extent:
-    """Axis ``axis`` of ``v``: its static length, or source text for it."""
+    """Axis ``axis`` of ``v``: its static length, or source text for it (an
+    elementwise result's run-time extent is its first such operand's: the
+    others stretch to it where theirs is 1, ``check_extents``)."""
     d = v.shape[axis]
     if d is not None:
         return d
@@ -43,20 +45,26 @@ def dims(em: Emitter, v: Value) -> tuple[Extent, ...]:
 
 
 def check_extents(em: Emitter, v: Value, domain: tuple[Extent, ...], what: str,
-                  loc: object) -> None:
+                  loc: object, stretch: bool = False) -> None:
     """Raise at run time where a run-time extent of ``v`` and the extent it is
     broadcast against differ (NumPy's broadcasting error, naming the user's
-    line ``loc``; jitaic does not stretch a run-time extent that turns out
-    to be 1)."""
+    line ``loc``). With ``stretch`` (``load`` reads ``v`` against ``domain``)
+    a run-time extent of ``v`` that turns out to be 1 stretches, as NumPy's
+    does; the domain's own extents (the result's) do not."""
     offset = len(domain) - v.type.ndim
     for k, d in enumerate(v.shape):
         target = domain[offset + k]
         if d == 1 or (d is not None and not isinstance(target, str)):
             continue
         mine = extent(em, v, k)
-        if str(mine) != str(target):
-            with em.if_(f"{mine} != {target}"):
-                em.raise_(f"rt.LengthsDiffer({what!r}, {mine}, {target}, {at(loc)!r})")
+        if str(mine) == str(target):
+            continue
+        differ = f"{mine} != {target}"
+        if stretch and d is None:
+            em.stretched[id(v), k] = str(mine)
+            differ += f" and {mine} != 1"
+        with em.if_(differ):
+            em.raise_(f"rt.LengthsDiffer({what!r}, {mine}, {target}, {at(loc)!r})")
 
 
 def check_index(em: Emitter, i: str, n: Extent, axis: int, loc: object) -> None:
@@ -98,12 +106,20 @@ def load(em: Emitter, value: Value, nest: LoopNest, name: str | None = None) -> 
     if value.type.ndim == 0:
         return name or em(value)
     offset = len(nest.domain) - value.type.ndim
-    subs = ["0" if d == 1 else nest.index[offset + j] for j, d in enumerate(value.shape)]
+    subs = ["0" if d == 1 else _stretched(em, value, j, nest.index[offset + j])
+            for j, d in enumerate(value.shape)]
     if name is None:
         value, subs = _through_views(em, value, subs)
         if value.type.ndim == 0:  # a broadcast scalar
             return em(value)
     return f"{name or em(value)}[{', '.join(subs)}]"
+
+
+def _stretched(em: Emitter, value: Value, axis: int, i: str) -> str:
+    """The subscript of ``value``'s axis at loop index ``i``: 0 where a run-time
+    extent turned out to be 1 and stretches (``check_extents``)."""
+    n = em.stretched.get((id(value), axis))
+    return i if n is None else f"({i} if {n} != 1 else 0)"
 
 
 def _through_views(em: Emitter, value: Value, subs: list[str]) -> tuple[Value, list[str]]:
@@ -165,7 +181,7 @@ def lower_elementwise(em: Emitter, node: Node) -> None:
         return
     domain = dims(em, out)
     for v in node.inputs:
-        check_extents(em, v, domain, node.op.name)
+        check_extents(em, v, domain, node.op.name, node.loc, stretch=True)
     name = em.define(out)
     nest = LoopNest(domain, tuple(em.fresh(f"i{d}") for d in range(out.type.ndim)))
     expr = scalar_expression(node, [load(em, v, nest) for v in node.inputs])
