@@ -295,3 +295,40 @@ def test_the_first_run_time_length_does_not_stretch() -> None:
     assert add_windows(*args).shape == (3,)
     with pytest.raises(ValueError, match=r"lengths known at run time differ \(3 vs 1\)"):
         jitaic.jit(add_windows, mode="ast")(*args)
+
+
+def pivots_and_running_sums(A):
+    A = A.copy()
+    pivots = np.zeros(A.shape[0], np.int64)
+    for k in range(A.shape[0]):
+        pivots[k] = k + np.argmax(np.abs(A[k:, k]))  # partial pivoting's search
+        A[k:, k] = np.cumsum(A[k:, k])
+        A[k, k:] = np.minimum.accumulate(A[k, k:])
+    return pivots, A
+
+
+def test_argmax_and_scans_of_windows_whose_length_the_loop_index_sets() -> None:
+    A = np.random.default_rng(3).standard_normal((5, 5))
+    got, want = jitaic.jit(pivots_and_running_sums, mode="ast")(A), pivots_and_running_sums(A)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-15)
+
+
+def argmin_of_tail(x, k):
+    return np.argmin(x[k[0]:, :], axis=0), np.cumprod(x[:, k[0]:], axis=1)
+
+
+@pytest.mark.parametrize("k", [0, 3, 9])
+def test_argmin_and_cumprod_of_run_time_windows_as_numpys(k) -> None:
+    """An empty window: the scan is empty, argmin raises NumPy's ValueError."""
+    x, at = np.arange(20.0).reshape(4, 5) % 7, np.array([k])
+    f = jitaic.jit(argmin_of_tail, mode="ast")
+    if k < 4:
+        for g, w in zip(f(x, at), argmin_of_tail(x, at), strict=True):
+            np.testing.assert_array_equal(g, w)
+        return
+    with pytest.raises(ValueError, match="attempt to get argmin of an empty sequence"):
+        argmin_of_tail(x, at)
+    with pytest.raises(ValueError, match=r"attempt to get argmin of an empty sequence at "
+                       r"test_dynamic_extents\.py:\d+"):
+        f(x, at)

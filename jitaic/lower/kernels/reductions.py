@@ -5,16 +5,27 @@ argmax/argmin, and the cumulative scans.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
+from jitaic.errors import at
 from jitaic.ir import ops
 from jitaic.ir.graph import Node
 from jitaic.ir.ops import Op
 from jitaic.lower import loop_ir
-from jitaic.lower.codegen import Emitter, Extent, cast, empty, literal, np_type, shape_text
+from jitaic.lower.codegen import (
+    Emitter,
+    Extent,
+    cast,
+    empty,
+    known_size,
+    literal,
+    np_type,
+    shape_text,
+)
 from jitaic.lower.kernels.loops import LoopNest, dims, emit_element, load, lowering
 
 
@@ -242,14 +253,22 @@ def _arg_reduction(em: Emitter, node: Node) -> None:
     element = f"{em(x)}[{', '.join(index)}]"
     reduced = list(range(x.type.ndim)) if axis is None else [axis]
     kept = [d for d in range(x.type.ndim) if d not in reduced]
+    shape = dims(em, x)
+    run_time = [str(shape[d]) for d in reduced if isinstance(shape[d], str)]
+    if run_time:  # NumPy's error for an empty window, when it runs
+        with em.if_(" or ".join(f"{n} == 0" for n in run_time)):
+            message = f"attempt to get {node.op.name} of an empty sequence{at(node.loc)}"
+            em.raise_(f"ValueError({message!r})")
     if out.type.ndim:
-        em.assign(name, empty(out.shape, np.int64))
-    with em.loops([(index[d], x.shape[d]) for d in kept], x.type.size):
+        kept_extents = [1 if d in reduced else shape[d] for d in range(x.type.ndim)]
+        em.assign(name, empty(tuple(kept_extents) if keepdims else
+                              tuple(shape[d] for d in kept), np.int64))
+    with em.loops([(index[d], shape[d]) for d in kept], known_size(shape)):
         first = [("0" if d in reduced else index[d]) for d in range(x.type.ndim)]
         em.assign(best, f"{em(x)}[{', '.join(first)}]")
         em.assign(pos, "0")
         em.assign(count, "0")
-        with em.loops([(index[d], x.shape[d]) for d in reduced]):
+        with em.loops([(index[d], shape[d]) for d in reduced]):
             # First occurrence wins; the first NaN wins over every number.
             if x.dtype.kind == "c":  # NumPy's complex order (lower/complexmath.py)
                 pair = (best, element) if node.op is ops.argmax else (element, best)
@@ -287,9 +306,10 @@ def _cumulative(em: Emitter, node: Node) -> None:
     axis-0 scan vectorises across its rows) and those before it outside."""
     (x,) = node.inputs
     out, axis = node.output, node.attrs["axis"]
+    shape = dims(em, x)
     name = em.define(out)
-    em.assign(name, empty(out.shape, out.dtype))
-    if out.type.size == 0:
+    em.assign(name, empty(shape, out.dtype))
+    if 0 in shape:
         return
     combine = SCAN_COMBINE[node.op]
     index = [em.fresh(f"i{d}") for d in range(x.type.ndim)]
@@ -301,10 +321,20 @@ def _cumulative(em: Emitter, node: Node) -> None:
         return f"{np_type(out.dtype)}({em(x)}[{at(position)}])"
 
     step = index[axis]
-    inner = [(index[d], x.shape[d]) for d in range(axis + 1, x.type.ndim)]
-    with em.loops([(index[d], x.shape[d]) for d in range(axis)]):
+    inner = [(index[d], shape[d]) for d in range(axis + 1, x.type.ndim)]
+    with em.loops([(index[d], shape[d]) for d in range(axis)]), _nonempty(em, shape[axis]):
         with em.loops(inner):
             em.line(f"{name}[{at('0')}] = {element('0')}")
-        with em.for_(step, x.shape[axis], start=1), em.loops(inner):
+        with em.for_(step, shape[axis], start=1), em.loops(inner):
             previous = f"{name}[{at(f'{step} - 1')}]"
             em.line(f"{name}[{at(step)}] = {combine(previous, element(step))}")
+
+
+@contextlib.contextmanager
+def _nonempty(em: Emitter, n: Extent):
+    """Inside an axis of run-time length, which may be empty: no first element then."""
+    if not isinstance(n, str):
+        yield
+        return
+    with em.if_(f"{n} > 0"):
+        yield
