@@ -7,7 +7,8 @@ pages, as long as a fused pass over the data. NumPy's allocator and numba's
 function called in a loop pays the faults again on every call.
 
 Generated code allocates its large arrays (outputs and temporaries of at
-least ``MIN_BYTES``, static shape) through ``empty``: the block comes from
+least ``MIN_BYTES``) through ``empty`` (``empty_at_run_time`` where the shape
+is known when the code runs only): the block comes from
 this cache when a freed block of the same size waits there, else from
 malloc (with transparent huge pages). The array owns its block through a
 numba MemInfo made by NRT's ``manage_memory``; when the last reference dies
@@ -345,6 +346,18 @@ def empty(shape, dtype):
     for d in shape:
         nbytes *= d
     return _wrap(_allocate(max(nbytes, 1)), shape, dtype)
+
+
+@numba.njit
+def empty_at_run_time(shape, dtype):
+    """``empty`` for a shape known only when the code runs: a small array
+    from np.empty, a big one from the cache."""
+    nbytes = _itemsize(dtype)
+    for d in shape:
+        nbytes *= d
+    if nbytes < MIN_BYTES:
+        return np.empty(shape, dtype)
+    return _wrap(_allocate(nbytes), shape, dtype)
 
 
 def set_limit() -> None:

@@ -110,10 +110,14 @@ def empty(shape: tuple[Extent, ...], dtype: np.dtype) -> str:
     gets huge pages: first-touch faults on a fresh 32 MB output cost ~18 ms
     with 4 KiB pages here, ~3 ms with 2 MiB pages."""
     text = f"np.empty({shape_text(shape)}, {np_type(dtype)})"
-    nbytes = (known_size(shape) or 0) * np.dtype(dtype).itemsize
-    if nbytes < buffers.MIN_BYTES:
+    size = known_size(shape)
+    cache = config.get("buffer_cache_mb") > 0
+    if size is None:  # run-time extents: big or not is decided when it runs
+        return f"buf.empty_at_run_time({shape_text(shape)}, {np_type(dtype)})" if cache \
+            else text
+    if size * np.dtype(dtype).itemsize < buffers.MIN_BYTES:
         return text
-    if config.get("buffer_cache_mb") > 0:
+    if cache:
         return f"buf.empty({shape_text(shape)}, {np_type(dtype)})"
     return f"rt.huge_pages({text})"
 
