@@ -6,6 +6,7 @@ tanh, exp, sinh and cosh make NaN where an overflow meets a zero. NumPy's
 loops (and the C library they call) differ in the last bits and at special
 values; these helpers follow NumPy's formulas. Sums follow NumPy's pairwise
 order for complex values, whose tree splits differently from float sums'.
+The inverse trigonometric functions are the C library's own (libm_complex.py).
 """
 
 from __future__ import annotations
@@ -13,6 +14,14 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from jitaic.lower.libm_complex import (  # noqa: F401  (the C library's, as NumPy's: cm.arcsin)
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctanh,
+)
 from jitaic.lower.vecmath import muladd
 
 

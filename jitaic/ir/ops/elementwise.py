@@ -3,6 +3,8 @@ complex parts, ``where`` and ``astype``; what one element of each costs."""
 
 from __future__ import annotations
 
+import platform
+import sys
 from collections.abc import Sequence
 
 import numpy as np
@@ -67,15 +69,19 @@ reciprocal = unary("reciprocal", np.reciprocal, complex=True)
 sin = unary("sin", np.sin, complex=True)
 cos = unary("cos", np.cos, complex=True)
 tan = unary("tan", np.tan, complex=True)
-arcsin = unary("arcsin", np.arcsin)
-arccos = unary("arccos", np.arccos)
-arctan = unary("arctan", np.arctan)
+# Complex inverse trigonometric functions call the C library's casin family,
+# as NumPy does, on the platforms whose C complex ABI lower/libm_complex.py
+# knows (x86-64 System V: two doubles in and out).
+C_COMPLEX_CALLS = sys.platform.startswith("linux") and platform.machine() == "x86_64"
+arcsin = unary("arcsin", np.arcsin, complex=C_COMPLEX_CALLS)
+arccos = unary("arccos", np.arccos, complex=C_COMPLEX_CALLS)
+arctan = unary("arctan", np.arctan, complex=C_COMPLEX_CALLS)
 sinh = unary("sinh", np.sinh, complex=True)
 cosh = unary("cosh", np.cosh, complex=True)
 tanh = unary("tanh", np.tanh, complex=True)
-arcsinh = unary("arcsinh", np.arcsinh)
-arccosh = unary("arccosh", np.arccosh)
-arctanh = unary("arctanh", np.arctanh)
+arcsinh = unary("arcsinh", np.arcsinh, complex=C_COMPLEX_CALLS)
+arccosh = unary("arccosh", np.arccosh, complex=C_COMPLEX_CALLS)
+arctanh = unary("arctanh", np.arctanh, complex=C_COMPLEX_CALLS)
 deg2rad = unary("deg2rad", np.deg2rad)
 rad2deg = unary("rad2deg", np.rad2deg)
 fabs = unary("fabs", np.fabs)

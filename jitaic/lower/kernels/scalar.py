@@ -122,8 +122,13 @@ def _complex_special_values(name: str, rule: ScalarRule) -> ScalarRule:
         else rule(a, dt, node)
 
 
-for _op in (ops.sin, ops.cos, ops.arctan, ops.arctan2, ops.arcsin, ops.arccos):
+for _op in (ops.sin, ops.cos, ops.arctan2):
     scalar_rule(_op)(_vector_math(_op.name, _call(f"np.{_op.name}")))
+for _op in (ops.arcsin, ops.arccos, ops.arctan):  # complex: the C library's (cm)
+    scalar_rule(_op)(_complex_special_values(
+        _op.name, _vector_math(_op.name, _call(f"np.{_op.name}"))))
+for _op in (ops.arcsinh, ops.arccosh, ops.arctanh):
+    scalar_rule(_op)(_complex_special_values(_op.name, _call(f"np.{_op.name}")))
 
 
 def _complex_with_constant(name: str, constant: float) -> ScalarRule:
@@ -214,8 +219,6 @@ scalar_rule(ops.log10)(_log_to_base("np.log10", np.log10(np.e)))
 for _op, _fn in [(ops.exp2, "np.exp2"),
                  (ops.sqrt, "np.sqrt"), (ops.cbrt, "np.cbrt"),
                  (ops.tan, "np.tan"),
-                 (ops.arcsinh, "np.arcsinh"),
-                 (ops.arccosh, "np.arccosh"), (ops.arctanh, "np.arctanh"),
                  (ops.floor, "np.floor"), (ops.ceil, "np.ceil"), (ops.trunc, "np.trunc"),
                  (ops.rint, "np.rint"),
                  (ops.hypot, "np.hypot"), (ops.copysign, "np.copysign"),
