@@ -6,7 +6,10 @@ tanh, exp, sinh and cosh make NaN where an overflow meets a zero. NumPy's
 loops (and the C library they call) differ in the last bits and at special
 values; these helpers follow NumPy's formulas. Sums follow NumPy's pairwise
 order for complex values, whose tree splits differently from float sums'.
-The inverse trigonometric functions are the C library's own (libm_complex.py).
+sqrt, exp, the trigonometric and hyperbolic functions, their inverses and
+the general power are the C library's own (libm_complex.py), where jitaic
+can call it; elsewhere numba's formulas, with C99's special values where they
+are known to differ.
 """
 
 from __future__ import annotations
@@ -14,14 +17,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from jitaic.lower.libm_complex import (  # noqa: F401  (the C library's, as NumPy's: cm.arcsin)
-    arccos,
-    arccosh,
-    arcsin,
-    arcsinh,
-    arctan,
-    arctanh,
-)
+from jitaic.ir.ops.elementwise import C_COMPLEX_CALLS
 from jitaic.lower.vecmath import muladd
 
 
@@ -61,9 +57,8 @@ def reciprocal(z):
 def power(a, b):
     """a ** b as NumPy's complex power loop: 1 for a zero exponent, 0 or NaN
     for a zero base, products for integer exponents below 100 (z ** 2 is
-    z * z exactly; a negative one divides 1 by them) and the general formula
-    otherwise (numba's; NumPy's C library may differ from it in the last
-    bits)."""
+    z * z exactly; a negative one divides 1 by them) and the C library's
+    cpow otherwise."""
     one = a ** 0  # 1 in a's type
     if b.real == 0 and b.imag == 0:
         return one
@@ -71,7 +66,7 @@ def power(a, b):
         return one * 0 if b.real > 0 else one * np.nan
     n = int(b.real) if b.imag == 0 and abs(b.real) < 100 else 0
     if n == 0 or n != b.real:
-        return a ** b
+        return cpow(a, b)
     if n == 1:
         return a
     if n == 2:
@@ -119,7 +114,7 @@ def tanh(z, limit, eps, tiny):
 
 
 @numba.njit(inline="always", cache=True)
-def exp(z):
+def _c99_exp(z):
     """exp with C99's exp(x) + i0 for a zero imaginary part (numba's gives
     inf * 0 = NaN where exp(x) overflows)."""
     if z.imag == 0:
@@ -128,7 +123,7 @@ def exp(z):
 
 
 @numba.njit(inline="always", cache=True)
-def sinh(z):
+def _c99_sinh(z):
     """sinh with C99's values for a zero imaginary part, and for a zero real
     part with an infinite or NaN imaginary one (numba's formula: NaN)."""
     if z.imag == 0:
@@ -139,13 +134,60 @@ def sinh(z):
 
 
 @numba.njit(inline="always", cache=True)
-def cosh(z):
+def _c99_cosh(z):
     """cosh with C99's values, as sinh."""
     if z.imag == 0:  # the imaginary part: sinh(x) * (+-0), a zero of their sign
         return complex(np.cosh(z.real), np.copysign(0.0, z.real) * np.copysign(1.0, z.imag))
     if z.real == 0 and not np.isfinite(z.imag):
         return complex(np.nan, 0.0 * z.real)
     return np.cosh(z)
+
+
+@numba.njit(inline="always", cache=True)
+def _numba_sqrt(z):
+    return np.sqrt(z)
+
+
+@numba.njit(inline="always", cache=True)
+def _numba_sin(z):
+    return np.sin(z)
+
+
+@numba.njit(inline="always", cache=True)
+def _numba_cos(z):
+    return np.cos(z)
+
+
+@numba.njit(inline="always", cache=True)
+def _numba_tan(z):
+    return np.tan(z)
+
+
+@numba.njit(inline="always", cache=True)
+def _numba_power(a, b):
+    return a ** b
+
+
+if C_COMPLEX_CALLS:  # the C library's own: NumPy's bit for bit
+    from jitaic.lower.libm_complex import (  # noqa: F401  (cm.arcsin ...)
+        arccos,
+        arccosh,
+        arcsin,
+        arcsinh,
+        arctan,
+        arctanh,
+        cos,
+        cosh,
+        cpow,
+        exp,
+        sin,
+        sinh,
+        sqrt,
+        tan,
+    )
+else:  # numba's formulas (the inverse functions refuse complex values there)
+    exp, sinh, cosh = _c99_exp, _c99_sinh, _c99_cosh
+    sqrt, sin, cos, tan, cpow = _numba_sqrt, _numba_sin, _numba_cos, _numba_tan, _numba_power
 
 
 # log as the C library's clog computes it (NumPy calls it): the real part

@@ -116,18 +116,17 @@ def _vector_math(name: str, libm: ScalarRule) -> ScalarRule:
 
 
 def _complex_special_values(name: str, rule: ScalarRule) -> ScalarRule:
-    """``rule``, except complex values call complexmath's version with the C
-    library's values where numba's formula makes NaN (lower/complexmath.py)."""
+    """``rule``, except complex values call complexmath's version: the C
+    library's, as NumPy's (lower/complexmath.py)."""
     return lambda a, dt, node: f"cm.{name}({a[0]})" if _is_complex(dt[0]) \
         else rule(a, dt, node)
 
 
-for _op in (ops.sin, ops.cos, ops.arctan2):
-    scalar_rule(_op)(_vector_math(_op.name, _call(f"np.{_op.name}")))
-for _op in (ops.arcsin, ops.arccos, ops.arctan):  # complex: the C library's (cm)
+scalar_rule(ops.arctan2)(_vector_math("arctan2", _call("np.arctan2")))
+for _op in (ops.sin, ops.cos, ops.arcsin, ops.arccos, ops.arctan):  # complex: cm's
     scalar_rule(_op)(_complex_special_values(
         _op.name, _vector_math(_op.name, _call(f"np.{_op.name}"))))
-for _op in (ops.arcsinh, ops.arccosh, ops.arctanh):
+for _op in (ops.sqrt, ops.tan, ops.arcsinh, ops.arccosh, ops.arctanh):
     scalar_rule(_op)(_complex_special_values(_op.name, _call(f"np.{_op.name}")))
 
 
@@ -217,8 +216,7 @@ scalar_rule(ops.log2)(_log_to_base("np.log2", np.log2(np.e)))
 scalar_rule(ops.log10)(_log_to_base("np.log10", np.log10(np.e)))
 
 for _op, _fn in [(ops.exp2, "np.exp2"),
-                 (ops.sqrt, "np.sqrt"), (ops.cbrt, "np.cbrt"),
-                 (ops.tan, "np.tan"),
+                 (ops.cbrt, "np.cbrt"),
                  (ops.floor, "np.floor"), (ops.ceil, "np.ceil"), (ops.trunc, "np.trunc"),
                  (ops.rint, "np.rint"),
                  (ops.hypot, "np.hypot"), (ops.copysign, "np.copysign"),
