@@ -96,14 +96,16 @@ def _kink(objective: Callable, args: tuple, k: int, at: tuple, atol: float) -> b
     x = np.asarray(args[k])
     units = (1.0, 1j) if x.dtype.kind == "c" else (1.0,)
     h = 1e-6
-    for unit in units:
-        def at_step(t: float) -> float:
-            moved = x.astype(x.dtype, copy=True)
-            moved[at] += t * h * unit
-            return objective(*args[:k], moved, *args[k + 1:])
 
-        centre = at_step(0.0)
-        forward, backward = (at_step(1.0) - centre) / h, (centre - at_step(-1.0)) / h
+    def at_step(step: complex) -> float:
+        moved = x.astype(x.dtype, copy=True)
+        moved[at] += step
+        return objective(*args[:k], moved, *args[k + 1:])
+
+    centre = at_step(0.0)
+    for unit in units:
+        forward = (at_step(h * unit) - centre) / h
+        backward = (centre - at_step(-h * unit)) / h
         if not np.isclose(forward, backward, rtol=1e-3, atol=atol):
             return True
     return False
