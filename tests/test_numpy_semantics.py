@@ -123,9 +123,8 @@ def test_unsigned_run_time_indices_index_like_signed_ones(dtype) -> None:
     check_like_numpy(window_at, np.arange(4.0), np.array([1], dtype))
     check_raises_like_numpy(read_at, np.arange(3.0), np.array([3], dtype))
     check_raises_like_numpy(write_at, np.arange(3.0), np.array([200], dtype))
-    if dtype == np.uint64:  # beyond int64: out of bounds, not a negative index
-        with pytest.raises(IndexError, match="out of bounds for axis 0 with size 3"):
-            jitaic.jit(read_at)(np.arange(3.0), np.array([2**64 - 1], dtype))
+    if dtype == np.uint64:  # beyond int64: NumPy's C long overflows, not a negative index
+        check_raises_like_numpy(read_at, np.arange(3.0), np.array([2**64 - 1], dtype))
 
 
 # ---------------------------------------------------------------- values and dtypes
@@ -987,3 +986,16 @@ def test_a_ufunc_itself_can_be_jitted() -> None:
     x = np.array([-2.0, 0.0, 3.0])
     np.testing.assert_array_equal(jitaic.jit(np.sign)(x), np.sign(x))
     np.testing.assert_array_equal(jitaic.jit(np.maximum)(x, 1.0), np.maximum(x, 1.0))
+
+
+def index_and_window_by_uint64(x, k):
+    return x[:k[0]], x[k[1]]
+
+
+@pytest.mark.parametrize("k", [[2 ** 64 - 1, 1], [3, 2 ** 63]])
+def test_uint64_indices_beyond_int64_clip_in_slices_and_overflow_as_indices(k) -> None:
+    args = (np.arange(5.0), np.array(k, np.uint64))
+    if k[1] < 2 ** 63:
+        check_like_numpy(index_and_window_by_uint64, *args)
+    else:
+        check_raises_like_numpy(index_and_window_by_uint64, *args)

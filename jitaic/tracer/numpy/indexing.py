@@ -93,7 +93,7 @@ def _normalize_index(key: object, shape: tuple[int, ...]) -> tuple[tuple, list[i
             continue
         if _is_dynamic_int(k):
             index.append(ops.DYNAMIC)
-            dynamic.append(k)
+            dynamic.append(_as_c_long(k))
         elif shape[dim] is None:  # an axis whose length is known at run time only
             index.append(_run_time_entry(k, dynamic))
         elif _is_traced_slice(k):
@@ -102,7 +102,7 @@ def _normalize_index(key: object, shape: tuple[int, ...]) -> tuple[tuple, list[i
                 index.append(_run_time_entry(k, dynamic))  # NumPy may shorten it
             else:
                 index.append((ops.DYNAMIC, length, step))
-                dynamic.append(astype(as_tracer(k.start), np.int64))
+                dynamic.append(_slice_bound(k.start))
         else:
             index.append(_normalize_entry(k, shape[dim], dim))
         out_pos += isinstance(index[-1], tuple)
@@ -126,7 +126,7 @@ def _run_time_entry(k: object, dynamic: list) -> object:
                 bounds.append(None if bound is None else int(bound))
             else:
                 bounds.append(ops.DYNAMIC)
-                dynamic.append(astype(as_tracer(bound), np.int64))
+                dynamic.append(_slice_bound(bound))
         return (ops.RANGE, *bounds, step)
     dynamic.append(as_tracer(np.int64(_static_int(k, "index"))))
     return ops.DYNAMIC
@@ -139,6 +139,24 @@ def _static_int(k: object, what: str) -> int:
                          f"{type(k).__name__} as {what}{at(user_location())}")
     _check_c_long(k)
     return int(k)
+
+
+def _as_c_long(k: Tracer) -> Tracer:
+    """A run-time integer index as NumPy reads it, a C long: a uint64 beyond
+    int64 overflows."""
+    if k.dtype == np.uint64:
+        require(k <= np.uint64(2 ** 63 - 1), OverflowError,
+                "Python int too large to convert to C long")
+    return k
+
+
+def _slice_bound(bound: object) -> Tracer:
+    """A run-time slice bound as int64: Python's slice takes any int and clips
+    it, a uint64 beyond int64 too (to the end)."""
+    bound = as_tracer(bound)
+    if bound.dtype == np.uint64:
+        bound = apply_ufunc(np.minimum, bound, np.uint64(2 ** 63 - 1))
+    return astype(bound, np.int64)
 
 
 def _check_c_long(k: int | np.integer) -> None:
