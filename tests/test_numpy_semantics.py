@@ -999,3 +999,15 @@ def test_uint64_indices_beyond_int64_clip_in_slices_and_overflow_as_indices(k) -
         check_like_numpy(index_and_window_by_uint64, *args)
     else:
         check_raises_like_numpy(index_and_window_by_uint64, *args)
+
+
+def wrapped_products_compared(b):
+    return (b * 64) != 0, (b + 1) > b, (b - 1) < b
+
+
+def test_signed_integer_arithmetic_wraps_before_it_is_compared() -> None:
+    """NumPy's loops wrap around; numba's arithmetic let LLVM assume it does
+    not (x * 64 != 0 became x != 0, x + 1 > x became True)."""
+    check_like_numpy(wrapped_products_compared,
+                     np.array([-2 ** 62, 2 ** 63 - 1, -2 ** 63, 3], np.int64))
+    check_like_numpy(wrapped_products_compared, np.array([2 ** 30, -2 ** 31], np.int32))

@@ -364,6 +364,22 @@ def _leaf_sums(leaves: int):
     return fixed_arity_intrinsic(f"_leaf_sums_{leaves}", 2 * leaves + 2, typer, __name__)
 
 
+def _wrapping(instruction: str):
+    """The typer of signed integer arithmetic that wraps around, as NumPy's
+    loops do: numba marks it ``nsw`` (no signed wrap), which lets LLVM assume
+    no overflow (``x * 64 != 0`` became ``x != 0``)."""
+    def typer(typingctx, a, b):
+        if not (isinstance(a, types.Integer) and a.signed and a == b):
+            return None
+
+        def codegen(ctx, builder, sig, args):
+            return getattr(builder, instruction)(*args)
+
+        return a(a, b), codegen
+
+    return typer
+
+
 def fixed_arity_intrinsic(name: str, arity: int, typer, module: str):
     """``numba.extending.intrinsic`` over ``typer(typingctx, *args)`` for
     exactly ``arity`` arguments: numba reads an intrinsic's parameters from its
@@ -741,3 +757,10 @@ def tape_push(pool, tape, row, count):
         pool[0] = tape
     tape[count] = row
     return tape
+
+
+# Bound by name: generated code calls them (rt.wrapping_add), and numba's
+# on-disk cache finds them here.
+wrapping_add = fixed_arity_intrinsic("wrapping_add", 2, _wrapping("add"), __name__)
+wrapping_sub = fixed_arity_intrinsic("wrapping_sub", 2, _wrapping("sub"), __name__)
+wrapping_mul = fixed_arity_intrinsic("wrapping_mul", 2, _wrapping("mul"), __name__)

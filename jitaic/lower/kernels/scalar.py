@@ -40,11 +40,27 @@ def _is_float(dtype: np.dtype) -> bool:
     return np.dtype(dtype).kind == "f"
 
 
-for _op, _sym in [(ops.add, "+"), (ops.subtract, "-"), (ops.multiply, "*"),
-                  (ops.mod, "%"),
+for _op, _sym in [(ops.mod, "%"),
                   (ops.equal, "=="), (ops.not_equal, "!="), (ops.bitwise_and, "&"),
                   (ops.bitwise_or, "|"), (ops.bitwise_xor, "^")]:
     scalar_rule(_op)(_infix(_sym))
+
+
+def _wrapping(symbol: str, name: str) -> ScalarRule:
+    """``a symbol b``; for signed integers through runtime's wrapping
+    arithmetic (numba's lets LLVM assume no overflow, NumPy's wraps)."""
+    def rule(a, dt, node):
+        if np.dtype(dt[0]).kind != "i":
+            return f"({a[0]} {symbol} {a[1]})"
+        t = np_type(dt[0])
+        return f"rt.wrapping_{name}({t}({a[0]}), {t}({a[1]}))"
+
+    return rule
+
+
+scalar_rule(ops.add)(_wrapping("+", "add"))
+scalar_rule(ops.subtract)(_wrapping("-", "sub"))
+scalar_rule(ops.multiply)(_wrapping("*", "mul"))
 
 
 def _ordered(symbol: str, helper: str, swapped: bool) -> ScalarRule:
