@@ -1011,3 +1011,11 @@ def test_signed_integer_arithmetic_wraps_before_it_is_compared() -> None:
     check_like_numpy(wrapped_products_compared,
                      np.array([-2 ** 62, 2 ** 63 - 1, -2 ** 63, 3], np.int64))
     check_like_numpy(wrapped_products_compared, np.array([2 ** 30, -2 ** 31], np.int32))
+
+
+def clip_between_other_dtypes(b):
+    return np.clip(b + 1, 300, np.uint64(2 ** 64 - 1)), np.clip(b, 300, np.int16(5))
+
+
+def test_clip_takes_its_dtype_from_all_three_operands() -> None:
+    check_like_numpy(clip_between_other_dtypes, np.array(0, np.int8))

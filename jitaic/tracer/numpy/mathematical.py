@@ -8,7 +8,7 @@ import numpy as np
 
 from jitaic.errors import at, user_location
 from jitaic.ir import ops
-from jitaic.tracer.core import Tracer, emit
+from jitaic.tracer.core import Tracer, emit, to_value
 from jitaic.tracer.numpy.common import (
     as_tracer,
     astype,
@@ -38,6 +38,13 @@ def clip(a, a_min=None, a_max=None, out=None, **kwargs):
         info = np.iinfo(result.dtype)
         a_min = None if type(a_min) is int and a_min < info.min else a_min
         a_max = None if type(a_max) is int and a_max > info.max else a_max
+    if a_min is not None and a_max is not None:
+        # NumPy's clip is one ufunc: its dtype comes from all three operands
+        # (int8 between 300 and a uint64: float64), before either bound applies
+        dtype = ops.ufunc_loop_dtypes(np._core.umath.clip,
+                                      [to_value(1 if type(x) is int else x).type
+                                       for x in (result, a_min, a_max)])[-1]
+        result = astype(result, dtype) if dtype != result.dtype else result
     if a_min is not None:
         result = apply_ufunc(np.maximum, result, a_min)
     if a_max is not None:
