@@ -1019,3 +1019,14 @@ def clip_between_other_dtypes(b):
 
 def test_clip_takes_its_dtype_from_all_three_operands() -> None:
     check_like_numpy(clip_between_other_dtypes, np.array(0, np.int8))
+
+
+def power_of_window(c, b):
+    c[b:b + 2] **= b[()]
+    return c
+
+
+@pytest.mark.parametrize("b", [-1, 1])
+def test_a_negative_integer_exponent_is_an_error_only_where_elements_meet_it(b) -> None:
+    """c[-1:1] is empty: NumPy's power loop meets no element, so no error."""
+    check_like_numpy(power_of_window, np.array([2, 3]), np.array(b, np.int8))

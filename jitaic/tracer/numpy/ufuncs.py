@@ -41,12 +41,22 @@ def apply_ufunc(ufunc: np.ufunc, *inputs: object) -> Tracer:
 
 
 def _check_integer_exponent(inputs: tuple) -> None:
+    """NumPy's integer power loop raises at a negative exponent it meets: at
+    none where the broadcast operands have no element."""
     loop = ops.ufunc_loop_dtypes(np.power, [to_value(x).type for x in inputs])
-    if loop[1].kind == "i":
-        exponent = inputs[1]
-        nonnegative = (reduction(ops.reduce_all, exponent >= 0, None, False)
-                       if isinstance(exponent, Tracer) else np.all(np.asarray(exponent) >= 0))
-        require(nonnegative, ValueError, "Integers to negative integer powers are not allowed.")
+    if loop[1].kind != "i":
+        return
+    exponent = inputs[1]
+    nonnegative = (reduction(ops.reduce_all, exponent >= 0, None, False)
+                   if isinstance(exponent, Tracer) else np.all(np.asarray(exponent) >= 0))
+    # the broadcast is empty where an operand is (x[i:j] when it runs)
+    sizes = [x.size if isinstance(x, Tracer) else np.size(x) for x in inputs]
+    if any(not isinstance(size, Tracer) and size == 0 for size in sizes):
+        return
+    for size in sizes:
+        if isinstance(size, Tracer):
+            nonnegative = apply_ufunc(np.logical_or, nonnegative, size == 0)
+    require(nonnegative, ValueError, "Integers to negative integer powers are not allowed.")
 
 
 _INT64 = np.iinfo(np.int64)
