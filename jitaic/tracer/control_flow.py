@@ -384,10 +384,10 @@ def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequenc
         differing = {}
     result = _emit_loop(op, body, cond_fn, carried, buffers, bounds)
     if differing:
+        from jitaic.tracer.numpy.common import require
+
         ran = result.pop()
         for message in differing.values():
-            from jitaic.tracer.numpy.common import require
-
             require(ran, UnsupportedError, message)
     return result
 
