@@ -282,6 +282,55 @@ def test_same_array_passed_twice() -> None:
     assert_same(b, a)
 
 
+# ---------------------------------------------------------------- in-place updates in compiled loops
+
+
+def _updated_through_one_name(a, b, n):
+    k = 0
+    while k < n:
+        b += np.abs(a)  # a may be b
+        k += 1
+    return a
+
+
+def _updated_through_an_alias(a, n):
+    b = a
+    for _ in range(n):
+        b += a
+    return a
+
+
+def _updated_through_a_view(a, n):
+    b = a[1:]
+    i = 0
+    while i < n:
+        b *= 2
+        a[0] += a[1]  # reads what b wrote
+        i += 1
+    return a
+
+
+@pytest.mark.parametrize("make_args", [
+    lambda: (lambda x: (x, x, 3))(_x(4)),
+    lambda: (_x(4), _x(4), 3),
+    lambda: (_x(3)[:1].reshape(()),) * 2 + (2,),
+], ids=["same_array", "different_arrays", "same_0d"])
+def test_loop_updates_an_argument_passed_twice(make_args) -> None:
+    """The loop is compiled (AST mode): each iteration reads the other name fresh."""
+    f = jitaic.jit(_updated_through_one_name, mode="ast")
+    np_args, jit_args = make_args(), make_args()
+    assert_same(f(*jit_args), _updated_through_one_name(*np_args))
+    assert_same(jit_args, np_args)
+
+
+@pytest.mark.parametrize("fn", [_updated_through_an_alias, _updated_through_a_view])
+def test_loop_updates_an_array_through_a_local_alias(fn) -> None:
+    f = jitaic.jit(fn, mode="ast")
+    np_x, jit_x = _x(4), _x(4)
+    assert_same(f(jit_x, 3), fn(np_x, 3))
+    assert_same(jit_x, np_x)
+
+
 # ---------------------------------------------------------------- read-only arguments
 
 

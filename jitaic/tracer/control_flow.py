@@ -374,6 +374,13 @@ def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequenc
         carried, buffers, body = _settle(body_fn, lifted, leading, index_range, names)
     except _FirstIterationError as first:
         return _failing_loop(first.error, cond_fn, bounds, first.carried, names)
+    in_place = _handed_on(lifted, carried, body)
+    if in_place:
+        try:
+            return _loop_in_place(in_place, op, body_fn, cond_fn, init, bounds, names,
+                                  index_range, observed, len(leading))
+        except _NotInPlace:
+            pass  # an iteration rebinds the name after all: carry it as a value
     differing = _trip_dependent(lifted, carried, body, names, observed)
     if differing and not (index_range and len(index_range)):
         body_fn, cond_fn = _counting_trips(body_fn, cond_fn)
@@ -417,6 +424,49 @@ def _settle(body_fn: Callable, carried: list[object], leading: Sequence[TensorTy
         buffers += new
         carried = widened or carried
     raise UnsupportedError(f"loop-carried types do not settle{at(user_location())}")
+
+
+def _handed_on(init: list[object], carried: list[object], body: _Body) -> list[int]:
+    """Carried arrays that every iteration hands on as they are (``b += x``):
+    the name denotes the array it came in with throughout, and other names may
+    view that array (``b = a`` before the loop, the same argument passed twice)."""
+    return [i for i, k in enumerate(body.same_as_arg)
+            if k == i and i < len(init) and carried[i] is init[i]
+            and isinstance(init[i], Tracer) and not init[i]._scalar]
+
+
+class _NotInPlace(Exception):
+    """A variable handed on as it is in one trace of the body is rebound in another."""
+
+
+def _loop_in_place(positions: list[int], op: ops.Op, body_fn: Callable,
+                   cond_fn: Callable | None, init: Sequence[object],
+                   bounds: Sequence[Value], names: Sequence[str],
+                   index_range: range | None, observed: Sequence[str],
+                   n_leading: int) -> list:
+    """The loop without the carried variables at ``positions``: the body reads
+    and writes their arrays as outer arrays, which the loop carries, so every
+    name and view of such an array sees each write as it happens."""
+    fixed = {i: init[i] for i in positions}
+
+    def spliced(rest: Sequence[object]) -> list[object]:
+        it = iter(rest)
+        return [fixed[i] if i in fixed else next(it) for i in range(len(init))]
+
+    def others(xs: Sequence[object]) -> list[object]:
+        return [x for i, x in enumerate(xs) if i not in fixed]
+
+    def body(*args):
+        out = body_fn(*args[:n_leading], *spliced(args[n_leading:]))
+        leaves = list(out) if isinstance(out, (tuple, list)) else [out]
+        if any(leaves[i] is not x for i, x in fixed.items()):
+            raise _NotInPlace
+        return others(leaves)
+
+    test = None if cond_fn is None else (lambda *rest: cond_fn(*spliced(rest)))
+    rest = _loop(op, body, test, others(init), bounds, others(_padded(names, len(init))),
+                 index_range, observed)
+    return spliced(rest)
 
 
 class _FirstIterationError(Exception):
