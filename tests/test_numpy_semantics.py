@@ -371,11 +371,17 @@ def row_from_itself(a):
     return a
 
 
+def scatter_with_leading_ones(a):
+    a[np.array([0, 2])] = np.ones((1, 1, 2, 3))
+    return a
+
+
 @pytest.mark.parametrize("fn, arg", [
     (zero_positive, np.array(3.0)),
     (zero_positive, np.array(-3.0)),
     (fill_from_one_element, np.array(3.0)),
     (row_from_itself, np.arange(5.0).reshape(1, 5)),
+    (scatter_with_leading_ones, np.zeros((3, 3))),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_stores_numpy_accepts(fn, arg) -> None:
     check_like_numpy(fn, arg)

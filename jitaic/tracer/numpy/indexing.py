@@ -329,6 +329,9 @@ def _gather(x: Tracer, key: object) -> Tracer:
 def _scatter(x: Tracer, key: object, value: object, accumulate: bool) -> None:
     base, indices, axes, front = _advanced_index(x, key)
     v = as_tracer(value)
+    if not accumulate:  # np.add.at broadcasts strictly
+        index_ndim = max(i.ndim for i in indices)
+        v = _without_leading_ones(v, index_ndim + base.ndim - len(axes))
     if v.dtype != x.dtype:
         v = astype(v, x.dtype)
     attrs = {"axes": axes, "front": front, "accumulate": accumulate}
