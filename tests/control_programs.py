@@ -105,6 +105,19 @@ def elif_chain(x, thresh):
     return out, label
 
 
+@program(lambda r: (np.abs(normal(r, 4)) + 1.0,), lambda r: (-np.abs(normal(r, 4)),),
+         data_dependent=True)
+def branch_then_augmented(x):
+    # after the if, y is only read by `+=` (a store to the name, and a read);
+    # dead code, which must still run: the cond is removed from the graph
+    if x.sum() > 2.0:
+        y = np.sin(x)
+    else:
+        y = x + 2.0
+    y += x
+    return x
+
+
 @program(lambda r: (np.array([0.5, 1.0, 3.0]),), lambda r: (np.array([0.5, 1.0, 1.5]),),
          lambda r: (np.array([-0.5, -1.0, -3.0]),), lambda r: (np.array([-0.5, -1.0, 1.0]),),
          lambda r: (-np.ones((2, 2)),),

@@ -95,8 +95,10 @@ class _DefUse:
     """Which variables each control-flow statement must pass in and out."""
 
     def __init__(self, fdef: ast.FunctionDef) -> None:
-        self.loads = [n for n in ast.walk(fdef) if isinstance(n, ast.Name)
-                      and isinstance(n.ctx, ast.Load)]
+        augmented = {id(n.target) for n in ast.walk(fdef) if isinstance(n, ast.AugAssign)}
+        # `v += x` reads v, though its Name is a store
+        self.loads = [n for n in ast.walk(fdef) if isinstance(n, ast.Name) and (
+            isinstance(n.ctx, ast.Load) or id(n) in augmented)]
         self.stores = [n for n in ast.walk(fdef) if isinstance(n, ast.Name)
                        and isinstance(n.ctx, ast.Store)]
         self.params = {a.arg for a in (*fdef.args.posonlyargs, *fdef.args.args,
