@@ -112,6 +112,39 @@ def test_only_numpy_functions_resolve() -> None:
         resolve("os.system")
 
 
+_TOUCH = '__import__("os").system("touch {}")'
+
+
+def test_keyword_names_never_become_code(tmp_path) -> None:
+    """np.piecewise takes any keyword (it hands them on to its functions):
+    one that is no Python name is refused, not written into the call."""
+    marker = tmp_path / "ran"
+    evil = f'a=1))\n{_TOUCH.format(marker)}\ndef g():\n    x = (dict(b'
+    with pytest.raises(jitaic.UnsupportedError,
+                       match=r"np.piecewise with the keyword argument 'a=1\)\).*not a "
+                             r"Python name.* at test_callbacks.py:\d+"):
+        jitaic.jit(lambda x: np.piecewise(x, x > 0, [1.0, 0.0], **{evil: 1}))(np.ones(3))
+    assert not marker.exists()
+
+
+def test_literals_are_written_as_builtin_values(tmp_path) -> None:
+    """A str, int or float subclass's own __repr__ never writes the call."""
+    marker = tmp_path / "ran"
+
+    class Text(str):
+        def __repr__(self):
+            return _TOUCH.format(marker)
+
+    class Number(int):
+        __repr__ = Text.__repr__
+
+    assert type(_literal(Text("x"), "np.f")) is str
+    assert type(_literal(Number(2), "np.f")) is int
+    f = jitaic.jit(lambda x: np.piecewise(x, x > 0, [1.0, 0.0], k=Text("x"), n=Number(2)))
+    assert_same(f(np.array([-1.0, 2.0])), np.array([0.0, 1.0]))
+    assert not marker.exists()
+
+
 def test_numpys_error_for_the_arguments_names_the_line() -> None:
     with pytest.raises(ValueError, match=r"kth\(=10\) out of bounds \(4\) at test_callbacks.py"):
         jitaic.jit(lambda x: np.partition(x, 10))(np.ones(4))

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import keyword
+
 import numba
 
-from jitaic.errors import at
+from jitaic.errors import CompileError, at
 from jitaic.ir import ops
 from jitaic.ir.graph import Node
 from jitaic.ir.ops.callbacks import INPUT
@@ -32,7 +34,10 @@ def _numpy_call(em: Emitter, node: Node) -> None:
 
     function = "np" + node.attrs["function"][len("numpy"):]
     arguments = [argument(e) for e in node.attrs["args"]]
-    arguments += [f"{name}={argument(e)}" for name, e in node.attrs["kwargs"]]
+    for name, e in node.attrs["kwargs"]:  # checked when traced; text turns into code here
+        if not name.isidentifier() or keyword.iskeyword(name):
+            raise CompileError(f"keyword {name!r} of a NumPy callback is not a Python name")
+        arguments.append(f"{name}={argument(e)}")
     kinds = tuple((v.dtype.name, v.shape) for v in node.outputs)
     results = tuple((em.define(v), numba_type(v.type)) for v in node.outputs)
     call = f"{function}({', '.join(arguments)})"

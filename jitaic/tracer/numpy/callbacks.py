@@ -11,6 +11,7 @@ the callback gets and gives copies.
 
 from __future__ import annotations
 
+import keyword
 import logging
 
 import numpy as np
@@ -54,7 +55,7 @@ def call_back(func, args: tuple, kwargs: dict, refusal: Exception | None = None,
         return LITERAL, repr(_literal(value, name))
 
     positional = tuple(entry(a) for a in args)
-    named = tuple((k, entry(v)) for k, v in sorted(kwargs.items()))
+    named = tuple((_keyword(k, name), entry(v)) for k, v in sorted(kwargs.items()))
     results, rebuild = _results(func, name, positional, named, inputs)
     attrs = {"function": path, "args": positional, "kwargs": named,
              "results": tuple((shape, dtype) for shape, dtype, _ in results)}
@@ -86,11 +87,33 @@ def _literal(value: object, name: str) -> object:
         items = [_literal(v, name) for v in value]
         return tuple(items) if isinstance(value, tuple) else items
     if value is None or isinstance(value, (bool, int, str)):
-        return value
+        return _exact(value)
     if isinstance(value, (float, complex)) and np.isfinite(value):
-        return value
+        return _exact(value)
     raise unsupported(f"{name} with the argument {value!r} through the NumPy callback "
                       f"(arrays, numbers, strings, None and tuples of them are)")
+
+
+# The generated code holds a literal's repr: a subclass's own __repr__ would
+# write that code, so literals become exactly these builtin types first.
+_EXACT = {int: int.__int__, float: float.__float__, complex: complex.__complex__,
+          str: str.__str__}
+
+
+def _exact(value: object) -> object:
+    if value is None or type(value) is bool or type(value) in _EXACT:
+        return value
+    return next(convert(value) for kind, convert in _EXACT.items() if isinstance(value, kind))
+
+
+def _keyword(key: str, name: str) -> str:
+    """A keyword argument's name, written into the generated call: a Python
+    name, nothing else (``**{text: v}`` passes any string)."""
+    key = str.__str__(key)
+    if not key.isidentifier() or keyword.iskeyword(key):
+        raise unsupported(f"{name} with the keyword argument {key!r} through the NumPy "
+                          f"callback (a keyword that is not a Python name)")
+    return key
 
 
 def _is_numeric_dtype(value: object) -> bool:
