@@ -30,7 +30,7 @@ def empty_cache():
 def test_big_output_comes_from_the_cache(empty_cache):
     f = jitaic.jit(scaled)
     x = np.random.default_rng(0).standard_normal((ROWS, 1024))
-    assert "buf.empty((1024, 1024), np.float64)" in f.lower(x, 2.0).source()
+    assert "buf.empty((np.int64(1024), np.int64(1024)), np.float64)" in f.lower(x, 2.0).source()
     first = f(x, 2.0)
     address = first.ctypes.data
     np.testing.assert_array_equal(first, x * 2.0 + 1.0)

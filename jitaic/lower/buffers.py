@@ -243,7 +243,7 @@ def _register_release() -> object:
     return compiled  # kept alive by the cache
 
 
-@numba.njit
+@numba.njit(cache=True)
 def _take_slot(k, address):
     """Empty slot k if it still holds address (atomically); True if this call did."""
     if _swap_if(2 + k, address, 0):
@@ -252,7 +252,7 @@ def _take_slot(k, address):
     return False
 
 
-@numba.njit
+@numba.njit(cache=True)
 def _take(nbytes):
     """The data address of a cached block of nbytes, removed from the cache; 0 if none."""
     for k in range(SLOTS):
@@ -262,7 +262,7 @@ def _take(nbytes):
     return 0
 
 
-@numba.njit
+@numba.njit(cache=True)
 def _allocate(nbytes):
     address = _take(nbytes)
     if address == 0:
@@ -271,7 +271,7 @@ def _allocate(nbytes):
     return address
 
 
-@numba.njit
+@numba.njit(cache=True)
 def _fresh(nbytes):
     base = _malloc_c(nbytes + 2 * _HEADER)
     if base == 0:
@@ -338,7 +338,7 @@ def _wrap(typingctx, address, shape, dtype):
     return arrty(address, shape, dtype), codegen
 
 
-@numba.njit
+@numba.njit(cache=True)
 def empty(shape, dtype):
     """np.empty(shape, dtype) (C order, dtype a NumPy scalar type) with its
     block from the cache."""
@@ -348,7 +348,7 @@ def empty(shape, dtype):
     return _wrap(_allocate(max(nbytes, 1)), shape, dtype)
 
 
-@numba.njit
+@numba.njit(cache=True)
 def empty_at_run_time(shape, dtype):
     """``empty`` for a shape known only when the code runs: a small array
     from np.empty, a big one from the cache."""

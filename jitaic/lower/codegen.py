@@ -104,6 +104,12 @@ def known_size(dims: tuple[Extent, ...]) -> int | None:
     return int(np.prod(dims, dtype=np.int64))
 
 
+def _int64_shape(dims: tuple[Extent, ...]) -> str:
+    """A shape for a helper of jitaic's: int64 extents, never literals (numba
+    compiles a helper anew for each literal value it is called with)."""
+    return shape_text(tuple(f"np.int64({d})" for d in dims))
+
+
 def empty(shape: tuple[Extent, ...], dtype: np.dtype) -> str:
     """Source allocating an uninitialised array. A big one takes a block freed
     by an earlier call when one waits (lower/buffers.py: no page faults), else
@@ -113,12 +119,12 @@ def empty(shape: tuple[Extent, ...], dtype: np.dtype) -> str:
     size = known_size(shape)
     cache = config.get("buffer_cache_mb") > 0
     if size is None:  # run-time extents: big or not is decided when it runs
-        return f"buf.empty_at_run_time({shape_text(shape)}, {np_type(dtype)})" if cache \
+        return f"buf.empty_at_run_time({_int64_shape(shape)}, {np_type(dtype)})" if cache \
             else text
     if size * np.dtype(dtype).itemsize < buffers.MIN_BYTES:
         return text
     if cache:
-        return f"buf.empty({shape_text(shape)}, {np_type(dtype)})"
+        return f"buf.empty({_int64_shape(shape)}, {np_type(dtype)})"
     return f"rt.huge_pages({text})"
 
 

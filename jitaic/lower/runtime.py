@@ -331,7 +331,7 @@ def _pairwise_tree(a, start, n, zero):
             right_sums[depth - 1] = value
 
 
-@numba.njit
+@numba.njit(cache=True)
 def _half(n):
     """The left child's length in NumPy's pairwise tree: half, a multiple of 8."""
     half = n // 2
@@ -666,7 +666,7 @@ def mat_vec(m, v):
     return out
 
 
-@numba.njit
+@numba.njit(cache=True)
 def _clamped(bound, step, size):
     """A slice bound with Python's rules: negative counts from the end, then
     clamp to [0, size] (to [-1, size - 1] for a negative step)."""
@@ -679,7 +679,7 @@ def _clamped(bound, step, size):
     return bound
 
 
-@numba.njit
+@numba.njit(cache=True)
 def slice_range(start, stop, step, size):
     """(first index, count) of ``start:stop:step`` on an axis of ``size``."""
     start, stop = _clamped(start, step, size), _clamped(stop, step, size)

@@ -453,7 +453,10 @@ def _dynamic_entries(em: Emitter, x: Value, index: tuple, dyn: Sequence[Value],
             if stop is None:
                 stop = size if step > 0 else f"-{size} - 1"
             first, count = em.fresh("first"), em.fresh("count")
-            em.line(f"{first}, {count} = rt.slice_range({start}, {stop}, {step}, {size})")
+            # int64 arguments, never literals: numba compiles a helper anew
+            # for every literal value it is called with
+            bounds = ", ".join(f"np.int64({b})" for b in (start, stop, step, size))
+            em.line(f"{first}, {count} = rt.slice_range({bounds})")
             counts[dim] = count
             out.append((first, None, step))
         else:

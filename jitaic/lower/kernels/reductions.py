@@ -161,8 +161,10 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
             with em.capture() as statements:
                 emit_element(em, nest)
             helper = "cm.pairwise_sum" if acc_dtype.kind == "c" else "rt.pairwise_sum"
-            reduced = (f"{helper}({buf}, 0, {{count}}, {literal(0, acc_dtype)})"
-                       if buffered == "pairwise" else f"{buffered}({buf}, {{count}})")
+            # int64 counts: numba would compile the helper anew for each literal one
+            reduced = (f"{helper}({buf}, np.int64(0), np.int64({{count}}), "
+                       f"{literal(0, acc_dtype)})"
+                       if buffered == "pairwise" else f"{buffered}({buf}, np.int64({{count}}))")
             em.emit(loop_ir.Reduce(
                 acc, monoid.combine_for(acc_dtype)("{0}", "{1}"), reduced, buffered == "pairwise",
                 np_type(acc_dtype), index[-1], length, chunk, buf, element,
