@@ -23,7 +23,13 @@ import numpy as np
 
 from jitaic import config, serialize
 from jitaic.ast_frontend.transform import convert as ast_convert
-from jitaic.errors import ConcretizationError, RecompileWarning, StaticArgumentNeeded, at
+from jitaic.errors import (
+    ConcretizationError,
+    RecompileWarning,
+    StaticArgumentNeeded,
+    at,
+    user_stacklevel,
+)
 from jitaic.generated_calls import check_call, direct_class, hot_class, identifier
 from jitaic.ir.graph import Graph, GraphTooLarge
 from jitaic.ir.verifier import verify
@@ -164,7 +170,7 @@ class JitFunction:
             self._finish_background(spec)
         if _writes_shared_memory(spec, leaves):
             log.info("%s: arguments share memory with one it writes; running it with "
-                     "NumPy for this call", self.__qualname__)
+                     "NumPy for this call", self._shown_name)
             return self._fn(*args, **kwargs)
         if self._remember_fast(args, kwargs, leaves, spec) and spec._hits == spec._promote_at:
             self._promote(spec, args)
@@ -201,7 +207,7 @@ class JitFunction:
     def _count_compile(self, spec: Specialization) -> None:
         self._loaded += spec.from_disk
         self._compiled += not spec.from_disk
-        _log_compile(self.__qualname__, spec)
+        _log_compile(self._shown_name, spec)
 
     def _remember_fast(self, args, kwargs, leaves, spec: Specialization) -> bool:
         eligible = (self._fast_ok and not kwargs and spec.compiled is not None
@@ -380,7 +386,7 @@ class JitFunction:
             background = ((self._compile_mode or config.get("compile")) == "background"
                           and not _has_scalar_loop(traced.graph))
             if config.get("backend") == "reference":
-                _log_compile(self.__qualname__, spec)
+                _log_compile(self._shown_name, spec)
             elif background:
                 spec.compile_in_background(leaves)
             else:
@@ -428,10 +434,11 @@ class JitFunction:
         code = getattr(self._fn, "__code__", None)
         where = f" ({code.co_filename}:{code.co_firstlineno})" if code else ""
         warnings.warn(
-            f"jitaic compiled {self.__qualname__}{where} {self._misses} times, the last "
+            f"jitaic compiled {self._shown_name}{where} {self._misses} times, the last "
             f"for new shapes or types of argument(s) {', '.join(map(repr, changed))}: each "
             f"new shape compiles again (seconds each). Pad inputs to a few sizes, or keep "
-            f"the changing size out of the jitted function.", RecompileWarning, stacklevel=4)
+            f"the changing size out of the jitted function.", RecompileWarning,
+            stacklevel=user_stacklevel())
 
     @property
     def mode(self) -> str:
@@ -483,7 +490,7 @@ class JitFunction:
             return trace(self._fn, args, kwargs, names, static, self._static_names,
                          with_ast), "ast", f"{unrolled}; the AST frontend keeps loops"
         except Exception as exc:  # the plain trace is still correct: use it
-            log.debug("%s: AST frontend failed (%s); tracing in full", self.__qualname__, exc)
+            log.debug("%s: AST frontend failed (%s); tracing in full", self._shown_name, exc)
             failed = f"{unrolled}; the AST frontend failed ({exc}): traced in full"
         return trace(self._fn, args, kwargs, names, static, self._static_names), "trace", \
             failed
@@ -531,6 +538,13 @@ class JitFunction:
         self._cache.clear()
         self._order.clear()
         self._misses = self._compiled = self._loaded = 0
+
+    @property
+    def _shown_name(self) -> str:
+        """The function's name for logs and warnings: escaped where it holds
+        newlines or other unprintable characters (no forged log lines)."""
+        name = self.__qualname__
+        return name if name.isprintable() else ascii(name)
 
     def __repr__(self) -> str:
         return f"<jitaic.jit {self.__qualname__} ({len(self._cache)} specializations)>"

@@ -56,6 +56,10 @@ def main(argv: list[str] | None = None) -> int:
     if root is None:
         print("the disk cache is off (JITAIC_CACHE_DIR=off)")
         return 0
+    if (options.clear or options.prune) and not disk_cache.usable_root(root):
+        print(f"{root} is not a directory of this user's that nobody else may write: "
+              f"nothing deleted", file=sys.stderr)
+        return 1
     if options.clear:
         print(f"deleted {disk_cache.clear(root)} entries from {root}")
     elif options.prune:

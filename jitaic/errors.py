@@ -66,6 +66,16 @@ def user_location(skip: int = 1) -> SourceLoc | None:
     return None
 
 
+def user_stacklevel() -> int:
+    """The stacklevel that makes a ``warnings.warn`` call in the caller of
+    this function name the innermost frame of the user's (not jitaic's or
+    NumPy's)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and _is_internal(frame.f_code.co_filename):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def _user_function(frame) -> str:
     """The name of the user's function a frame runs in: the AST frontend turns
     loop and branch bodies into helpers (``__jitaic_body_3``), called from the

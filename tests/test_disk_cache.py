@@ -199,6 +199,63 @@ def test_a_file_others_can_write_is_replaced(tmp_path) -> None:
     assert stat.S_IMODE(os.stat(_files(_entry(root))["nbc"]).st_mode) == 0o600
 
 
+def _replaced_without_warnings(root: str) -> None:
+    """The next compile replaces the entry, and the one after loads it silently."""
+    disk_cache._warned.clear()
+    with pytest.warns(disk_cache.CacheWarning, match="damaged, foreign or outdated"):
+        assert not _compile(root)[1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _compile(root)[1]
+
+
+def test_an_entry_directory_others_can_write_is_replaced(tmp_path) -> None:
+    root = str(tmp_path / "cache")
+    _compile(root)
+    os.chmod(_entry(root), 0o770)
+    _replaced_without_warnings(root)
+    assert stat.S_IMODE(os.stat(_entry(root)).st_mode) == 0o700
+
+
+def test_a_symlinked_entry_is_replaced_and_its_target_left_alone(tmp_path) -> None:
+    root = str(tmp_path / "cache")
+    _compile(root)
+    entry = _entry(root)
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "notes.txt").write_text("keep me")
+    for name in os.listdir(entry):  # the entry's files, moved behind a link
+        os.rename(os.path.join(entry, name), victim / name)
+    os.rmdir(entry)
+    os.symlink(victim, entry)
+    _replaced_without_warnings(root)
+    assert not os.path.islink(entry) and (victim / "notes.txt").read_text() == "keep me"
+
+
+def test_a_compile_cut_short_is_cleared_without_a_warning(tmp_path) -> None:
+    """A process that ended after writing an entry's source and before its
+    manifest (Ctrl-C, or the end of a script during a background compile)."""
+    root = str(tmp_path / "cache")
+    _compile(root)
+    os.unlink(_files(_entry(root))["manifest"])
+    disk_cache._warned.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert not _compile(root)[1]
+        assert _compile(root)[1]
+
+
+def test_missing_parents_of_the_cache_directory_are_private(tmp_path) -> None:
+    root = tmp_path / "home" / ".cache" / "jitaic"
+    old = os.umask(0)
+    try:
+        assert disk_cache.usable_root(str(root))
+    finally:
+        os.umask(old)
+    for folder in (root, root.parent, root.parent.parent):
+        assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
+
+
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
                     reason="giving a file to another user needs root")
 def test_files_of_another_user_are_not_loaded(tmp_path) -> None:
@@ -291,7 +348,22 @@ def test_command_line_shows_and_clears(tmp_path) -> None:
     assert "loads:      1, compiles: 1 (hit rate 50%)" in shown
     cleared = _run("import sys, jitaic.cache as c; sys.exit(c.main(['--clear']))", root)
     assert cleared.stdout == f"deleted 1 entries from {root}\n"
-    assert disk_cache.summary(root)["entries"] == 0
+    assert disk_cache.summary(root)["entries"] == 0 and os.listdir(root) == []
+
+
+def test_prune_and_clear_touch_nothing_but_entries(tmp_path) -> None:
+    """JITAIC_CACHE_DIR=~/.cache (without /jitaic) must not cost other tools
+    their caches; a directory others may write is not pruned at all."""
+    root = tmp_path / "cache"
+    (root / "pip" / "http").mkdir(parents=True, mode=0o700)
+    (root / "notes.txt").write_text("keep")
+    os.chmod(root, 0o700)
+    assert disk_cache.prune(str(root)) == 0 and disk_cache.clear(str(root)) == 0
+    assert sorted(os.listdir(root)) == ["notes.txt", "pip"]
+    os.chmod(root, 0o770)
+    with pytest.raises(subprocess.CalledProcessError) as refused:
+        _run("import sys, jitaic.cache as c; sys.exit(c.main(['--prune']))", str(root))
+    assert "nothing deleted" in refused.value.stderr
 
 
 _DISK_CACHE_SCRIPT = """
@@ -324,9 +396,13 @@ def test_disk_cache_loads_a_later_process_s_specialisation(tmp_path) -> None:
     assert first[0] == "False" and second[0] == "True", (first, second)
     assert first[1:] == second[1:]
     assert list((tmp_path / "cache").glob("*/jitaic_*.py"))
-    stale = tmp_path / "cache" / "an_older_version"
+    stale = tmp_path / "cache" / ("0" * 32)  # an entry of an older format: no lock
     (stale / "__pycache__").mkdir(parents=True)
-    assert disk_cache.prune(str(tmp_path / "cache")) == 1 and not stale.exists()
+    first = tmp_path / "cache" / "__pycache__"  # the first format's numba files
+    first.mkdir()
+    (first / f"jitaic_{'1' * 32}.f-1.py311.nbi").write_bytes(b"")
+    assert disk_cache.prune(str(tmp_path / "cache")) == 2
+    assert not stale.exists() and not first.exists()
     assert list((tmp_path / "cache").glob("*/jitaic_*.py"))  # the current version's stay
 
 
@@ -360,6 +436,17 @@ def test_compiles_and_loads_are_logged_and_counted(tmp_path, caplog) -> None:
                         messages[0]), messages[0]
     assert re.fullmatch(r"loaded _product_and_sum for \(f64\[6,4\], f64\[4,3\]\) from the "
                         r"disk cache in \d+ ms \(traced in [\d.]+ s\)", messages[1]), messages[1]
+
+
+def test_a_name_with_a_newline_cannot_forge_a_log_line(caplog) -> None:
+    def f(x):
+        return x + 1.0
+
+    f.__qualname__ = "f\njitaic: loaded evil"
+    with caplog.at_level(logging.INFO, logger="jitaic"), config.override(debug=1):
+        jitaic.jit(f)(np.ones(2))
+    (message,) = [r.getMessage() for r in caplog.records if "compiled" in r.getMessage()]
+    assert message.startswith("compiled 'f\\njitaic: loaded evil' for (f64[2])")
 
 
 def test_prune_spares_an_entry_another_process_is_writing(tmp_path) -> None:

@@ -50,6 +50,7 @@ import numpy as np
 from numba.core import caching
 
 from jitaic import config
+from jitaic.errors import user_stacklevel
 
 try:
     import fcntl
@@ -101,7 +102,7 @@ def _warn_once(topic: str, message: str) -> None:
         if topic in _warned:
             return
         _warned.add(topic)
-    warnings.warn(message, CacheWarning, stacklevel=4)
+    warnings.warn(message, CacheWarning, stacklevel=user_stacklevel())
 
 
 # ---------------------------------------------------------------- trust checks
@@ -112,11 +113,24 @@ def _private(info: os.stat_result) -> bool:
     return info.st_uid == owner and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
 
 
+def _make_private_dirs(path: str) -> None:
+    """``os.makedirs`` with every directory it creates 0700, the parents too
+    (XDG's rule for a missing cache directory; makedirs gives parents the
+    umask's mode)."""
+    missing = []
+    while path and not os.path.lexists(path):
+        missing.append(path)
+        path = os.path.dirname(path)
+    for folder in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # another process made it
+            os.mkdir(folder, 0o700)
+
+
 def usable_root(root: str) -> bool:
     """Create ``root`` (0700) if needed; whether it may be trusted and written.
     Warns once per directory when it may not."""
     try:
-        os.makedirs(root, mode=0o700, exist_ok=True)
+        _make_private_dirs(root)
         info = os.stat(root)
     except OSError as exc:
         _warn_once(f"root:{root}", f"jitaic's cache directory {root!r} cannot be created "
@@ -220,6 +234,32 @@ def _record(entry: str, stem: str, loads: int, compiles: int) -> None:
     _write_private(os.path.join(entry, MANIFEST), json.dumps(manifest).encode())
 
 
+def is_entry_name(name: str) -> bool:
+    """An entry's directory name: 32 hex digits of its key."""
+    return len(name) == 32 and all(c in "0123456789abcdef" for c in name)
+
+
+def _own_entry(entry: str) -> None:
+    """``entry`` as a directory this user owns and nobody else may write: a
+    symlink (never followed), a file, or a directory another user owns or
+    others may write that stands there is deleted first (one warning)."""
+    try:
+        info = os.lstat(entry)
+    except FileNotFoundError:
+        with contextlib.suppress(FileExistsError):  # another process made it
+            os.mkdir(entry, 0o700)
+        return
+    if stat.S_ISDIR(info.st_mode) and _private(info):
+        return
+    _warn_once("damaged", f"jitaic's cache held damaged, foreign or outdated files (first: "
+                          f"{entry!r}); they were deleted and compiled again")
+    if stat.S_ISDIR(info.st_mode):
+        shutil.rmtree(entry)
+    else:
+        os.unlink(entry)
+    os.mkdir(entry, 0o700)
+
+
 def _clear_entry(entry: str) -> None:
     """Delete everything of an entry but its lock (another process may wait on it)."""
     for item in os.scandir(entry):
@@ -305,16 +345,18 @@ def load_or_compile(root: str, source: str, fn_name: str, signature: tuple,
     stem, entry = f"jitaic_{key}", os.path.join(root, key)
     path = os.path.join(entry, f"{stem}.py")
     try:
-        os.makedirs(entry, mode=0o700, exist_ok=True)
+        _own_entry(entry)
         with _locked(entry):
             manifest = _read_manifest(entry)
             verified = _verified(entry, stem, manifest)
             if verified is None:
-                if os.listdir(entry) != [LOCK]:
+                if os.path.lexists(os.path.join(entry, MANIFEST)):
                     _warn_once("damaged", f"jitaic's cache held damaged, foreign or "
                                f"outdated files (first: {entry!r}); they were deleted "
                                f"and compiled again")
-                    _clear_entry(entry)
+                # without a manifest: a compile cut short (the process ended
+                # after writing the source), cleared without a word
+                _clear_entry(entry)
                 _write_private(path, source.encode())
                 manifest = {}
             module = _module(f"jitaic_generated_{key}", path, verified or source.encode())
@@ -338,7 +380,7 @@ def _entries(root: str) -> list[os.DirEntry]:
     if not os.path.isdir(root):
         return []
     return [item for item in os.scandir(root)
-            if item.is_dir(follow_symlinks=False) and len(item.name) == 32
+            if item.is_dir(follow_symlinks=False) and is_entry_name(item.name)
             and os.path.exists(os.path.join(item.path, MANIFEST))]
 
 
@@ -382,12 +424,23 @@ def prune(root: str) -> int:
     """Delete what other versions of jitaic (or of its dependencies) wrote in
     ``root``, a directory jitaic owns; returns how many entries went. An entry
     another process holds (compiling: no manifest yet) stays, as in ``evict``;
-    a directory without a lock is not an entry of this format and goes."""
+    one without a lock is of an older format and goes, as do the first
+    format's modules (``jitaic_<key>.py`` and numba's files for them in
+    ``__pycache__``, in ``root`` itself). Nothing else is touched: ``root``
+    may hold other tools' files."""
     if not os.path.isdir(root):
         return 0
     pruned = 0
     for item in os.scandir(root):
-        if not item.is_dir(follow_symlinks=False) or os.listdir(item.path) == [LOCK] \
+        if _first_format(item):
+            if item.is_dir(follow_symlinks=False):
+                shutil.rmtree(item.path, ignore_errors=True)
+            else:
+                os.unlink(item.path)
+            pruned += 1
+            continue
+        if not item.is_dir(follow_symlinks=False) or not is_entry_name(item.name) \
+                or os.listdir(item.path) == [LOCK] \
                 or (_read_manifest(item.path) or {}).get("stamp") == _code_stamp():
             continue
         if not os.path.exists(os.path.join(item.path, LOCK)):
@@ -399,6 +452,18 @@ def prune(root: str) -> int:
                 _clear_entry(item.path)
                 pruned += 1
     return pruned
+
+
+def _first_format(item: os.DirEntry) -> bool:
+    """A module of the first format (a file in the root), or the folder of
+    numba's files for such modules."""
+    def module_file(name: str) -> bool:
+        return name.startswith("jitaic_") and is_entry_name(name[7:39])
+
+    if item.is_dir(follow_symlinks=False):
+        return item.name == "__pycache__" and all(map(module_file, os.listdir(item.path)))
+    return item.is_file(follow_symlinks=False) and module_file(item.name) \
+        and item.name[39:] == ".py"
 
 
 def summary(root: str) -> dict[str, object]:
@@ -417,8 +482,16 @@ def summary(root: str) -> dict[str, object]:
 
 
 def clear(root: str) -> int:
-    """Delete every entry no process is using; returns how many went."""
-    return evict(root, -1)
+    """Delete every entry no process is using, and the locks of emptied ones;
+    returns how many entries went."""
+    cleared = evict(root, -1)
+    for item in os.scandir(root) if os.path.isdir(root) else ():
+        if item.is_dir(follow_symlinks=False) and is_entry_name(item.name) \
+                and os.listdir(item.path) == [LOCK]:
+            with _locked(item.path, blocking=False) as held:
+                if held:  # a process about to write it compiles in memory, once
+                    shutil.rmtree(item.path, ignore_errors=True)
+    return cleared
 
 
 def directory() -> str | None:
