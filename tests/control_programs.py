@@ -106,6 +106,7 @@ def elif_chain(x, thresh):
 
 
 @program(lambda r: (np.abs(normal(r, 4)) + 1.0,), lambda r: (-np.abs(normal(r, 4)),),
+         lambda r: (np.abs(normal(r, 2, 3, dtype=np.float32)),),
          data_dependent=True)
 def branch_then_augmented(x):
     # after the if, y is only read by `+=` (a store to the name, and a read);
