@@ -976,6 +976,25 @@ def test_a_loop_that_runs_0_times_refuses_to_change_a_variables_dtype() -> None:
     assert f(np.arange(5.0), np.int64(1)) == np.float32(10.0)
 
 
+def _numpy_of_the_loop_index(x, n):
+    v = x.astype(np.uint8)
+    for k in range(n):
+        v = np.isnan(k)  # k is a Python int; what np.isnan makes of it is an np.bool
+    return v
+
+
+def test_numpy_functions_of_python_numbers_give_numpy_scalars() -> None:
+    """Not weak (NEP 50 keeps only operators on Python numbers Python's): the
+    loop leaves v an np.bool, not the uint8 it came in with (the fuzzer found
+    uint8)."""
+    f = jitaic.jit(_numpy_of_the_loop_index, mode="ast")
+    x = np.array(4, np.int8)
+    got, want = f(x, np.int64(2)), _numpy_of_the_loop_index(x, 2)
+    assert type(got) is type(want) is np.bool_ and got == want
+    with pytest.raises(jitaic.UnsupportedError, match="loop variable 'v' has dtype uint8"):
+        f(x, np.int64(0))
+
+
 def _changed_but_unread(x, n):
     v = x.argmax()
     for _ in range(n):

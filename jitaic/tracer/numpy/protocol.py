@@ -76,6 +76,7 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
         raise unsupported(f"np.{ufunc.__name__}.{method}")
     if dtype is not None:
         result = astype(result, dtype)
+    result = numpy_scalar(result)
     if out is not None:
         (target,) = out if isinstance(out, tuple) else (out,)
         return assign_inplace(target, result, ufunc.__name__)
@@ -124,11 +125,21 @@ def _array_function(self, func, types, args, kwargs):
     if handler is None:  # NumPy computes it, called back (or refused: callbacks=False)
         return call_back(func, args, kwargs)
     try:
-        return handler(*args, **kwargs)
+        result = handler(*args, **kwargs)
     except NotLowered as exc:  # arguments the handler does not lower
         if not config.get("callbacks"):
             raise
         return call_back(func, args, kwargs, exc)
+    return tuple(map(numpy_scalar, result)) if type(result) is tuple else numpy_scalar(result)
+
+
+def numpy_scalar(x: object) -> object:
+    """What a NumPy function returns for Python numbers is a NumPy scalar, of
+    a fixed dtype (np.isnan(k) is an np.bool, whatever k's iterations make
+    of it); only operators keep Python numbers Python's (NEP 50: weak)."""
+    if isinstance(x, Tracer) and x.aval.weak:
+        return astype(x, x.dtype)
+    return x
 
 
 def install() -> None:
