@@ -396,6 +396,23 @@ def unit_axis_view_then_branch_write(a):
     return v
 
 
+def scalar_or_argument_then_write(a, c):
+    if a > 0.5:
+        v = a + 0.5  # a NumPy scalar
+    else:
+        v = a  # the 0-d argument itself: the write below reaches it
+    v[()] = c
+    return v, a
+
+
+def test_a_write_into_a_0d_argument_or_a_scalar_is_refused() -> None:
+    """Which one a variable holds is known at run time only (the fuzzer found
+    the argument left unwritten): refused, as for arrays of any shape."""
+    with pytest.raises(jitaic.UnsupportedError, match=r"writing into variable 'v' is not "
+                                                      r"supported.*test_numpy_semantics\.py:\d+"):
+        jitaic.jit(scalar_or_argument_then_write, mode="ast")(np.array(np.nan), 0.0)
+
+
 def test_a_unit_axis_view_of_a_strided_argument_sees_later_writes() -> None:
     """x[None] of an array with any strides is a view in NumPy (so is adding
     or dropping any length-1 axis): a write into the base after it, here in

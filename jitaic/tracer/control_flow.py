@@ -249,8 +249,10 @@ def cond(pred: object, then_fn: Callable, else_fn: Callable, operands: Sequence[
     for i, (a, b) in enumerate(zip(then_b.same_as_arg, else_b.same_as_arg, strict=True)):
         if a is not None and a == b:  # the same array on both paths (maybe updated in place)
             result[i] = operands[a]
-        elif isinstance(result[i], Tracer) and not result[i]._scalar and (
-                then_b.outer_view[i] or else_b.outer_view[i]):
+        elif isinstance(result[i], Tracer) and any(
+                body.outer_view[i] and body.kind[i] is not True for body in (then_b, else_b)):
+            # an array from outside on some path (a 0-d one too, where the
+            # other path makes a NumPy scalar: the kind is known at run time)
             name = names[i] if i < len(names) else f"#{i}"
             result[i]._buffer.no_writes = (
                 f"writing into variable {name!r} is not supported: the branches of an if "
