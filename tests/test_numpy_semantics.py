@@ -108,6 +108,24 @@ def test_run_time_indices_in_bounds_still_work(index) -> None:
     check_like_numpy(row_at, np.arange(6.0).reshape(3, 2), np.array([index]))
 
 
+def store_pair_at(a, idx):
+    a[idx[0]] = np.array([1.0, 2.0])
+    return a
+
+
+def store_nan_at(a, idx):
+    a[idx[0]] = np.nan
+    return a
+
+
+@pytest.mark.parametrize("fn", [store_pair_at, store_nan_at])
+@pytest.mark.parametrize("index", [0, 5])
+def test_a_store_checks_the_index_before_the_value(fn, index) -> None:
+    """Out of bounds: NumPy's IndexError, not the value's ValueError, which
+    comes only when the index is in bounds (the fuzzer found the ValueError)."""
+    check_raises_like_numpy(fn, np.zeros(3, np.int64), np.array([index]))
+
+
 def window_at(a, idx):
     return a[idx[0]:idx[0] + 2].sum()
 

@@ -493,32 +493,35 @@ def _check_assignable(x: Tracer) -> None:
 @implements(method="__setitem__")
 def setitem(self: Tracer, key: object, value: object) -> None:
     _check_assignable(self)
-    check_scalar_into(self.dtype, value)
     if isinstance(key, Tracer) and key.dtype == np.bool_:  # a 0-d mask: all or nothing
+        check_scalar_into(self.dtype, value)
         _masked_assign(self, key, value)
         return
     if _has_advanced(key):
+        check_scalar_into(self.dtype, value)
         _scatter(self, key, value, accumulate=False)
         return
     index, new_axes, dynamic = _normalize_index(key, self.shape)
     if new_axes:
         raise unsupported("assignment with None (np.newaxis) in the index")
-    v = as_tracer(value)
-    if _selects_one_element(key, self.ndim) and v.ndim:
-        v = _one_element(v, self.dtype)
-    v = _without_leading_ones(v, len(ops.slice_shape(self.shape, index)))
-    if v.dtype != self.dtype:
-        v = astype(v, self.dtype)
-    if dynamic or any(map(ops.is_range, index)):
-        try:
+    try:
+        check_scalar_into(self.dtype, value)
+        v = as_tracer(value)
+        if _selects_one_element(key, self.ndim) and v.ndim:
+            v = _one_element(v, self.dtype)
+        v = _without_leading_ones(v, len(ops.slice_shape(self.shape, index)))
+        if v.dtype != self.dtype:
+            v = astype(v, self.dtype)
+        if dynamic or any(map(ops.is_range, index)):
             new = emit(ops.dyn_setitem, [self, v, *dynamic], {"index": index})
-        except ValueError:
-            # NumPy checks the index before the value's shape: its IndexError,
-            # when the index is out of bounds, comes first (a read checks it)
+            self.write(new.value)
+            return
+    except (ValueError, TypeError):
+        # NumPy checks the index before the value: its IndexError, when a
+        # run-time index is out of bounds, comes first (a read checks it)
+        if dynamic:
             emit(ops.dyn_getitem, [self, *dynamic], {"index": index})
-            raise
-        self.write(new.value)
-        return
+        raise
     if not index:  # x[...] = v
         target = self.shape
         if ops.broadcast_shapes(v.shape, target) != target:
