@@ -282,7 +282,7 @@ def test_same_array_passed_twice() -> None:
     assert_same(b, a)
 
 
-# ---------------------------------------------------------------- in-place updates in compiled loops
+# ------------------------------------------------------------ in-place updates in compiled loops
 
 
 def _updated_through_one_name(a, b, n):
