@@ -432,7 +432,7 @@ class JitFunction:
             return
         self._warned_recompiles = True
         code = getattr(self._fn, "__code__", None)
-        where = f" ({code.co_filename}:{code.co_firstlineno})" if code else ""
+        where = f" ({_printable(code.co_filename)}:{code.co_firstlineno})" if code else ""
         warnings.warn(
             f"jitaic compiled {self._shown_name}{where} {self._misses} times, the last "
             f"for new shapes or types of argument(s) {', '.join(map(repr, changed))}: each "
@@ -541,10 +541,7 @@ class JitFunction:
 
     @property
     def _shown_name(self) -> str:
-        """The function's name for logs and warnings: escaped where it holds
-        newlines or other unprintable characters (no forged log lines)."""
-        name = self.__qualname__
-        return name if name.isprintable() else ascii(name)
+        return _printable(self.__qualname__)
 
     def __repr__(self) -> str:
         return f"<jitaic.jit {self.__qualname__} ({len(self._cache)} specializations)>"
@@ -590,6 +587,12 @@ def _writes_shared_memory(spec: Specialization, leaves: Sequence[object]) -> boo
                for j, y in enumerate(leaves)):
             return True
     return False
+
+
+def _printable(text: str) -> str:
+    """A name for logs and warnings: escaped where it holds newlines or other
+    unprintable characters (no forged log lines)."""
+    return text if text.isprintable() else ascii(text)
 
 
 def _log_compile(name: str, spec: Specialization) -> None:

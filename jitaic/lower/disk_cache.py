@@ -461,7 +461,8 @@ def _first_format(item: os.DirEntry) -> bool:
         return name.startswith("jitaic_") and is_entry_name(name[7:39])
 
     if item.is_dir(follow_symlinks=False):
-        return item.name == "__pycache__" and all(map(module_file, os.listdir(item.path)))
+        names = os.listdir(item.path) if item.name == "__pycache__" else []
+        return bool(names) and all(map(module_file, names))
     return item.is_file(follow_symlinks=False) and module_file(item.name) \
         and item.name[39:] == ".py"
 
