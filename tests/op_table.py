@@ -882,7 +882,7 @@ row("complex_functions",
     lambda z: (np.exp(z), np.log(z), np.log2(z), np.log10(z), np.log1p(z), np.expm1(z),
                np.sqrt(z), np.sin(z),
                np.cos(z), np.tan(z),
-               np.sinh(z), np.cosh(z), np.tanh(z), np.square(z), z ** 2),
+               np.sinh(z), np.cosh(z), np.tanh(z), np.square(z), z ** 2, np.exp2(z)),
     COMPLEX, tol=8.0)
 # (a complex power at an infinite base differs from NumPy's: docs/differences.md)
 row("complex_power", lambda z, w: (z ** 0.5, z ** w, z ** 3, 2.0 ** z),
@@ -891,7 +891,8 @@ row("complex_parts",
     lambda z: (np.abs(z), np.real(z), np.imag(z), z.real, z.imag, np.conjugate(z),
                np.conj(z), z.conj(), z.conjugate(), np.angle(z), np.angle(z, deg=True),
                np.iscomplex(z), np.isreal(z), np.round(z), np.round(z, 2), np.around(z, 1),
-               z.round(1), np.nan_to_num(z), np.nan_to_num(z, nan=-1.0, posinf=7.0)),
+               z.round(1), np.nan_to_num(z), np.nan_to_num(z, nan=-1.0, posinf=7.0),
+               np.rint(z)),
     (*COMPLEX, C("f64[4]"), C("i32[3]")))
 row("conjugate", lambda x: np.conjugate(x), (C("f64[3,4]"), C("c128[4]", special=True)))
 row("complex_predicates",

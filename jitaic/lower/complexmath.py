@@ -359,6 +359,12 @@ def scaled(z, c):
 
 
 @numba.njit(inline="always", cache=True)
+def rint(z):
+    """NumPy's rint of a complex value: each part rounded half to even."""
+    return complex(np.rint(z.real), np.rint(z.imag))
+
+
+@numba.njit(inline="always", cache=True)
 def sign(z):
     """NumPy's sign of a complex value: the parts divided by their hypot (in
     the parts' precision). Where the hypot is infinite (an infinite part, or

@@ -231,10 +231,18 @@ def _log_to_base(fn: str, log_e: float) -> ScalarRule:
 scalar_rule(ops.log2)(_log_to_base("np.log2", np.log2(np.e)))
 scalar_rule(ops.log10)(_log_to_base("np.log10", np.log10(np.e)))
 
-for _op, _fn in [(ops.exp2, "np.exp2"),
-                 (ops.cbrt, "np.cbrt"),
+@scalar_rule(ops.exp2)
+def _exp2(a, dt, node):
+    """Of a complex value NumPy's exp of both parts times ln 2 (in the parts'
+    precision), given exp (the C library's cexp, as NumPy's)."""
+    if not _is_complex(dt[0]):
+        return f"np.exp2({a[0]})"
+    return f"cm.exp(cm.scaled({a[0]}, {literal(np.log(2.0), _part(dt[0]))}))"
+
+
+scalar_rule(ops.rint)(_complex_special_values("rint", _call("np.rint")))
+for _op, _fn in [(ops.cbrt, "np.cbrt"),
                  (ops.floor, "np.floor"), (ops.ceil, "np.ceil"), (ops.trunc, "np.trunc"),
-                 (ops.rint, "np.rint"),
                  (ops.hypot, "np.hypot"), (ops.copysign, "np.copysign"),
                  (ops.signbit, "np.signbit"), (ops.fabs, "abs")]:
     scalar_rule(_op)(_call(_fn))
