@@ -87,7 +87,7 @@ def _cumulative(name: str, np_fn) -> Op:
         dtype = reference(example_value(x), attrs["axis"]).dtype
         return [TensorType(x.shape, check_dtype(dtype, name))]
 
-    return define(name, infer, reference, complex=name in ("cumsum", "cumprod"))
+    return define(name, infer, reference, complex=True)
 
 
 cumsum = _cumulative("cumsum", np.cumsum)

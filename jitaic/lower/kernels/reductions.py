@@ -291,13 +291,18 @@ def _arg_reduction(em: Emitter, node: Node) -> None:
             em.store(name, out_index, pos)
 
 
-# (running result, next element) -> the next running result, per scan op.
+# (running result, next element, dtype) -> the next running result, per scan
+# op; complex extremes in NumPy's order (real part, then imaginary; NaN wins).
 SCAN_COMBINE = {
-    ops.cumsum: lambda acc, v: f"{acc} + {v}",
-    ops.cumprod: lambda acc, v: f"{acc} * {v}",
-    ops.cummax: lambda acc, v: f"rt.maximum({acc}, {v})",
-    ops.cummin: lambda acc, v: f"rt.minimum({acc}, {v})",
+    ops.cumsum: lambda acc, v, dtype: f"{acc} + {v}",
+    ops.cumprod: lambda acc, v, dtype: f"{acc} * {v}",
+    ops.cummax: lambda acc, v, dtype: f"{_extremes(dtype)}.maximum({acc}, {v})",
+    ops.cummin: lambda acc, v, dtype: f"{_extremes(dtype)}.minimum({acc}, {v})",
 }
+
+
+def _extremes(dtype: np.dtype) -> str:
+    return "cm" if dtype.kind == "c" else "rt"
 
 
 @lowering(*SCAN_COMBINE)
@@ -329,7 +334,7 @@ def _cumulative(em: Emitter, node: Node) -> None:
             em.line(f"{name}[{at('0')}] = {element('0')}")
         with em.for_(step, shape[axis], start=1), em.loops(inner):
             previous = f"{name}[{at(f'{step} - 1')}]"
-            em.line(f"{name}[{at(step)}] = {combine(previous, element(step))}")
+            em.line(f"{name}[{at(step)}] = {combine(previous, element(step), out.dtype)}")
 
 
 @contextlib.contextmanager
