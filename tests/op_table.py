@@ -904,7 +904,7 @@ row("complex_order",
                   np.fmax(z, w), np.fmin(z, w), z.max(), z.min(axis=-1), np.argmax(z),
                   np.argmin(z, axis=-1), np.sort(w, kind="stable"), np.sign(z),
                   np.argsort(z, axis=0, kind="stable"), np.maximum.accumulate(z),
-                  np.minimum.accumulate(w, axis=-1)),
+                  np.minimum.accumulate(w, axis=-1), np.median(z), np.median(w, axis=0)),
     (C("c128[3,4]", "c128[3,4]", special=True), C("c64[5]", "c64[5]")),
     differentiable=False)
 row("complex_reductions",

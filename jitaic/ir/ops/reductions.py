@@ -125,7 +125,7 @@ def _select_reference(x, ks):
 # The ks-th smallest elements (ks sorted, distinct) of each lane along the
 # last axis, NaN after every number: np.median / np.quantile select without
 # sorting (a partition per lane, O(n)).
-select = define("select", _select_infer, _select_reference)
+select = define("select", _select_infer, _select_reference, complex=True)
 
 # Stable: equal elements keep their order (NumPy's kind="stable"; its default
 # introsort may order ties, and -0.0 against 0.0, differently). NaN sorts last.

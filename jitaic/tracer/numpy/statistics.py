@@ -60,12 +60,15 @@ def _select(lanes: Tracer, ks) -> tuple[Tracer, dict[int, int]]:
     return emit(ops.select, [lanes], {"ks": ks}, scalar=False), {k: j for j, k in enumerate(ks)}
 
 
-def _order_statistic(value: Tracer, lanes: Tracer, x: Tracer, axes, keepdims: bool) -> Tracer:
-    """NaN wherever the lane holds one, as NumPy's; 0-d results are NumPy
-    scalars; keepdims puts the reduced axes back as 1s."""
-    if lanes.dtype.kind == "f":
+def _order_statistic(value: Tracer, lanes: Tracer, x: Tracer, axes, keepdims: bool,
+                     last: Tracer | None = None) -> Tracer:
+    """NaN wherever the lane holds one, as NumPy's (of complex lanes the last
+    in sorted order, ``last``: NumPy orders the NaNs too); 0-d results are
+    NumPy scalars; keepdims puts the reduced axes back as 1s."""
+    if lanes.dtype.kind in "fc":
         has_nan = any_(apply_ufunc(np.isnan, lanes), axis=-1)
-        value = emit(ops.where, [has_nan, full_value((), np.nan, value.dtype), value])
+        nan = full_value((), np.nan, value.dtype) if last is None else last
+        value = emit(ops.where, [has_nan, nan, value])
     if keepdims:
         value = reshape(value, tuple(1 if d in axes else x.shape[d] for d in range(x.ndim)))
     return value
@@ -80,8 +83,12 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     x = as_tracer(a)
     lanes, axes = _lanes(x, axis, "np.median")
     n = lanes.shape[-1]
-    middle, _ = _select(lanes, ((n - 1) // 2, n // 2))
-    return _order_statistic(mean(middle, axis=-1), lanes, x, axes, keepdims)
+    ks = ((n - 1) // 2, n // 2)
+    complex_lanes = lanes.dtype.kind == "c"
+    chosen, slot = _select(lanes, (*ks, n - 1) if complex_lanes else ks)
+    middle = getitem(chosen, (..., slice(slot[ks[0]], slot[ks[1]] + 1)))
+    last = getitem(chosen, (..., slot[n - 1])) if complex_lanes else None
+    return _order_statistic(mean(middle, axis=-1), lanes, x, axes, keepdims, last)
 
 
 @implements(np.digitize)
@@ -122,6 +129,8 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     if isinstance(q, Tracer):
         raise unsupported("np.quantile/np.percentile with a traced q")
     x = as_tracer(a)
+    if x.dtype.kind == "c":
+        raise TypeError(f"a must be an array of real numbers{at(user_location())}")
     # NumPy's: a Python number q takes a float array's dtype; the virtual
     # indices and blend weights are computed in q's dtype.
     if isinstance(q, (int, float)) and x.dtype.kind == "f":
