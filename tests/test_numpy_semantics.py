@@ -130,6 +130,12 @@ def window_at(a, idx):
     return a[idx[0]:idx[0] + 2].sum()
 
 
+@pytest.mark.parametrize("fn", [np.logaddexp, np.logaddexp2])
+def test_logaddexp_of_complex_values_is_numpys_type_error(fn) -> None:
+    """NumPy has no complex loop for them (jitaic computed a value)."""
+    check_raises_like_numpy(lambda z: fn(z, z), np.array([1j, 2.0]))
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint32, np.uint64])
 def test_unsigned_run_time_indices_index_like_signed_ones(dtype) -> None:
     """numba turns uint64 + int into a float: the index arithmetic must not."""

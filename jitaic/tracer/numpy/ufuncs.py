@@ -229,7 +229,7 @@ def logaddexp(x1, x2):
     NaN, x + log(2) for equal infinities. (Equal finite values take the
     general formula: log1p(1) rounds to log(2) exactly, as NumPy's constant,
     and the gradient there is 1/2 for each.)"""
-    return _log_add(x1, x2, np.exp, lambda v: apply_ufunc(np.log1p, v))
+    return _log_add(np.logaddexp, x1, x2, np.exp, lambda v: apply_ufunc(np.log1p, v))
 
 
 @implements(np.logaddexp2)
@@ -237,18 +237,23 @@ def logaddexp2(x1, x2):
     """NumPy's npy_logaddexp2: as logaddexp in base 2, log2(1 + v) computed as
     log1p(v) * log2(e) in the operands' dtype (equal finite values give exactly
     one more, as NumPy's special case does)."""
-    return _log_add(x1, x2, np.exp2, lambda v: apply_ufunc(np.log1p, v) * _LOG2E)
+    return _log_add(np.logaddexp2, x1, x2, np.exp2,
+                    lambda v: apply_ufunc(np.log1p, v) * _LOG2E)
 
 
 _LOG2E = float(np.log2(np.e))
 
 
-def _log_add(x1, x2, power: np.ufunc, log_1p: Callable) -> Tracer:
+def _log_add(ufunc: np.ufunc, x1, x2, power: np.ufunc, log_1p: Callable) -> Tracer:
     """log(b**x + b**y) for the base of ``power``: the larger operand plus
     log_1p(power(-|x - y|)); NaN where either is NaN; x where x and y are the
-    same infinity."""
+    same infinity. In the dtype of the ufunc's loop (its TypeError for
+    complex values)."""
     x, y = as_tracer(x1), as_tracer(x2)
-    dtype = np.result_type(x.dtype, y.dtype, np.float16)
+    try:
+        dtype = np.dtype(ops.ufunc_loop_dtypes(ufunc, _operand_types((x1, x2)))[-1])
+    except TypeError as exc:
+        raise TypeError(f"{exc}{at(user_location())}") from None
     x, y = astype(x, dtype, copy=False), astype(y, dtype, copy=False)
     d = x - y
     result = where(d > 0, x + log_1p(apply_ufunc(power, -d)),
