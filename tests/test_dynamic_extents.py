@@ -278,6 +278,24 @@ def test_a_run_time_length_of_1_stretches_as_numpys(fn, args) -> None:
     np.testing.assert_array_equal(jitaic.jit(fn, mode="ast")(*args), want)
 
 
+def store_window_into_a_column(a, k, j):
+    a[k[0]:] = np.arange(5.0)[j[0]:]  # a run-time length into the column's 1
+    return a
+
+
+@pytest.mark.parametrize("shape, k, j", [((2, 1), 0, 4), ((2, 1), 1, 4), ((2, 3), 0, 4)])
+def test_a_run_time_length_stored_into_an_axis_of_1(shape, k, j) -> None:
+    """Traced as (None,) into (None, 1): a store NumPy makes when the
+    window's length is 1 (the fuzzer found a ShapeError while tracing)."""
+    args = (np.zeros(shape), np.array([k]), np.array([j]))
+    want = store_window_into_a_column(*[a.copy() for a in args])
+    np.testing.assert_array_equal(jitaic.jit(store_window_into_a_column)(*args), want)
+    with pytest.raises(ValueError):  # NumPy: (2,) into (2, 1)
+        store_window_into_a_column(np.zeros(shape), np.array([0]), np.array([3]))
+    with pytest.raises(ValueError, match="lengths known at run time differ"):
+        jitaic.jit(store_window_into_a_column)(np.zeros(shape), np.array([0]), np.array([3]))
+
+
 @pytest.mark.parametrize("j, k", [(1, 0), (0, 1)])
 def test_run_time_lengths_other_than_1_still_raise(j, k) -> None:
     args = (np.arange(3.0), np.array([j]), np.array([k]))

@@ -151,13 +151,15 @@ def fits(v: tuple[int | None, ...], target: tuple[int | None, ...],
          checked_when_run: bool = False) -> bool:
     """Whether an array of shape ``v`` broadcasts into ``target`` (assignment).
     With ``checked_when_run``, a run-time extent of the target takes any
-    static extent of ``v``: the store checks that they agree when it runs."""
+    static extent of ``v``, and a target's 1 a run-time extent of ``v``: the
+    store checks that they agree (or that v's is 1) when it runs."""
     try:
         out = broadcast_shapes(v, target)
     except ShapeError:
         return False
     return len(v) <= len(target) and all(
-        o == t or (checked_when_run and t is None) for o, t in zip(out, target, strict=True))
+        o == t or (checked_when_run and (t is None or (o is None and t == 1)))
+        for o, t in zip(out, target, strict=True))
 
 
 def check_static(t: TensorType, what: str, where: str = "") -> None:
