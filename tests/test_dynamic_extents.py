@@ -278,6 +278,28 @@ def test_a_run_time_length_of_1_stretches_as_numpys(fn, args) -> None:
     np.testing.assert_array_equal(jitaic.jit(fn, mode="ast")(*args), want)
 
 
+def unread_min(a, k):
+    a[k[0]:].min(keepdims=True)  # nothing reads it: NumPy still raises when empty
+    return a
+
+
+def unread_argmax(a, k):
+    np.argmax(a[k[0]:])
+    return a
+
+
+@pytest.mark.parametrize("fn", [unread_min, unread_argmax])
+def test_an_unread_reduction_of_an_empty_window_still_raises(fn) -> None:
+    """Dead code elimination keeps what may raise (the fuzzer found the
+    error gone with the unread min)."""
+    a = np.arange(2.0)
+    np.testing.assert_array_equal(jitaic.jit(fn)(a, np.array([1])), a)
+    with pytest.raises(ValueError) as numpy_error:
+        fn(a, np.array([2]))
+    with pytest.raises(ValueError, match=str(numpy_error.value)):
+        jitaic.jit(fn)(a, np.array([2]))
+
+
 def store_window_into_a_column(a, k, j):
     a[k[0]:] = np.arange(5.0)[j[0]:]  # a run-time length into the column's 1
     return a

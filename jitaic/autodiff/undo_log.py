@@ -117,7 +117,7 @@ def _what_to_log(chain: list[Write], body: Region) -> list[Write]:
     return out
 
 
-_CANNOT_RECOMPUTE = {ops.EFFECTFUL, ops.ALLOCATES, ops.MAY_RAISE}
+_CANNOT_RECOMPUTE = {ops.EFFECTFUL, ops.ALLOCATES}
 
 
 def _must_save(body: Region) -> set[int]:
@@ -126,7 +126,8 @@ def _must_save(body: Region) -> set[int]:
     parameters and the pure scalar nodes reading only those."""
     saved = {id(p) for p in body.params if p.type.ndim}
     for node in body.nodes:
-        if node.regions or node.op.traits & _CANNOT_RECOMPUTE or len(node.outputs) != 1 \
+        if node.regions or node.op.traits & _CANNOT_RECOMPUTE or node.op.may_raise(node) \
+                or len(node.outputs) != 1 \
                 or node.output.type.ndim or any(id(v) in saved for v in node.inputs):
             saved.update(id(o) for o in node.outputs)
     return saved

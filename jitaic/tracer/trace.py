@@ -226,7 +226,7 @@ def trace(fn: Callable, args: Sequence, kwargs: dict, arg_names: Sequence[str],
 
 def _may_raise_when_run(nodes: Sequence[Node]) -> bool:
     """Whether running ``nodes`` may raise (a run-time index, a check)."""
-    return any(node.op.traits & {ops.MAY_RAISE, ops.EFFECTFUL} or
+    return any(ops.EFFECTFUL in node.op.traits or node.op.may_raise(node) or
                any(_may_raise_when_run(region.nodes) for region in node.regions)
                for node in nodes)
 

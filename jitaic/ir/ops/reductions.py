@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitaic.ir.ops.core import REDUCTION, Op, check_dtype, check_static, define
+from jitaic.ir.ops.core import MAY_RAISE, REDUCTION, Op, check_dtype, check_static, define
 from jitaic.ir.types import TensorType, example_value
 
 # ---------------------------------------------------------------- reductions
@@ -28,8 +28,12 @@ def _reduction(name: str, np_fn, combine: np.ufunc, identity: object) -> Op:
         shape = _reduced_shape(x.shape, axes, attrs["keepdims"])
         return [TensorType(shape, check_dtype(dtype, name))]
 
-    op = define(name, infer, reference, (REDUCTION,), combine=combine, identity=identity,
-                complex=True)
+    # Without an identity: NumPy's error for an empty axis, checked when the
+    # code runs for a run-time extent (such a node runs though nothing reads it)
+    traits = (REDUCTION,) if identity is not None else (REDUCTION, MAY_RAISE)
+    op = define(name, infer, reference, traits, combine=combine, identity=identity,
+                complex=True, raises=lambda node: any(node.inputs[0].shape[a] is None
+                                                      for a in node.attrs["axes"]))
     return op
 
 
@@ -68,7 +72,11 @@ def _arg_reduction(name: str, np_fn) -> Op:
             shape = _reduced_shape(x.shape, (axis,), attrs["keepdims"])
         return [TensorType(shape, np.dtype(np.intp))]
 
-    return define(name, infer, reference, (REDUCTION,), complex=True)
+    def raises(node) -> bool:  # an empty run-time extent: NumPy's error when it runs
+        shape, axis = node.inputs[0].shape, node.attrs["axis"]
+        return None in (shape if axis is None else (shape[axis],))
+
+    return define(name, infer, reference, (REDUCTION, MAY_RAISE), complex=True, raises=raises)
 
 
 argmax = _arg_reduction("argmax", np.argmax)
