@@ -352,6 +352,14 @@ def test_python_int_beyond_int64_in_an_integer_loop_is_an_overflow_error() -> No
         jitaic.jit(lambda b: b + 2**64)(B)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64, np.complex128])
+def test_python_int_beyond_int64_in_a_float_or_complex_loop_is_converted(dtype) -> None:
+    """NEP 50: the int becomes the loop's float (the fuzzer found an
+    OverflowError for complex operands)."""
+    check_like_numpy(lambda z: (z + 2**64, 2**70 * z), np.array([1.5, -2.0], dtype))
+    check_like_numpy(lambda z: z - 2**64, np.array(0.5, dtype))
+
+
 def bool_above_huge(b):
     return b > 2**64
 

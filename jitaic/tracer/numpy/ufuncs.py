@@ -110,8 +110,8 @@ def _operand_types(inputs: tuple) -> list:
 
 
 def _float_loop(op: ops.Op, inputs: tuple) -> bool:
-    """Whether the ufunc computes in floats for these operands."""
-    return ops.ufunc_loop_dtypes(op.ufunc, _operand_types(inputs))[0].kind == "f"
+    """Whether the ufunc computes in floats (or complex values) for these operands."""
+    return ops.ufunc_loop_dtypes(op.ufunc, _operand_types(inputs))[0].kind in "fc"
 
 
 def assign_inplace(target: object, result: Tracer, name: str) -> Tracer:
