@@ -443,7 +443,8 @@ def test_a_name_with_a_newline_cannot_forge_a_log_line(caplog) -> None:
         return x + 1.0
 
     f.__qualname__ = "f\njitaic: loaded evil"
-    with caplog.at_level(logging.INFO, logger="jitaic"), config.override(debug=1):
+    with caplog.at_level(logging.INFO, logger="jitaic"), \
+            config.override(debug=1, cache_dir="off"):  # compiled, not loaded
         jitaic.jit(f)(np.ones(2))
     (message,) = [r.getMessage() for r in caplog.records if "compiled" in r.getMessage()]
     assert message.startswith("compiled 'f\\njitaic: loaded evil' for (f64[2])")
