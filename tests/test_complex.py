@@ -287,10 +287,50 @@ def test_complex_stores_and_casts_raise_numpys_errors(fn, args, error):
         jitaic.jit(fn)(*args)
 
 
-@pytest.mark.parametrize("fn", [lambda z: np.interp(z.real, z.real, z)])
-def test_compositions_not_written_for_complex_values_are_refused(fn):
-    with pytest.raises(jitaic.UnsupportedError, match="complex values"):
-        jitaic.jit(fn)(SPECIAL)
+_XP = np.array([0.0, 1.0, 2.0, 4.0])
+_FP = np.array([1 + 2j, 3 - 1j, complex(np.inf, 1.0), complex(2.0, np.nan)])
+# between points, at them, outside, NaN (NaN + 0j in NumPy's complex loop)
+_AT = np.array([0.5, 1.5, -1.0, 3.0, 2.0, 4.0, 5.0, np.nan])
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x, xp, fp: np.interp(x, xp, fp),
+    lambda x, xp, fp: np.interp(x, xp, fp, left=5j, right=2),
+    lambda x, xp, fp: np.interp(x[3], xp, fp.astype(np.complex64), right=np.complex128(1 - 1j)),
+    lambda x, xp, fp: np.interp(x.reshape(2, 4), xp, fp[::-1]),
+    lambda x, xp, fp: np.interp(x, xp[:1], fp[1:2], left=-1j),
+    # real fp: the x == xp[j] and NaN-x rules (an inf slope; a flat segment)
+    lambda x, xp, fp: np.interp(x, xp, np.array([1.0, np.inf, 2.0, 2.0])),
+])
+def test_interp_of_complex_values_is_numpys_part_by_part(fn):
+    _same_as_numpy(fn, _AT, _XP, _FP)
+
+
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
+@pytest.mark.parametrize("fn", [
+    lambda x, xp, fp: np.interp(x * 1j, xp, fp),
+    lambda x, xp, fp: np.interp(x, xp + 0j, fp),
+    lambda x, xp, fp: np.interp(x, xp, fp.real, left=1j),
+    lambda x, xp, fp: np.interp(x, xp, fp, right=np.array(1j)),
+    lambda x, xp, fp: np.interp(x, xp[:0], fp[:0]),
+    lambda x, xp, fp: np.interp(x, xp, fp[:3]),
+])
+def test_interp_raises_numpys_errors(fn):
+    with pytest.raises((TypeError, ValueError)) as numpy_error:
+        fn(_AT, _XP, _FP)
+    with pytest.raises(numpy_error.type, match=re.escape(str(numpy_error.value))):
+        jitaic.jit(fn)(_AT, _XP, _FP)
+
+
+def test_interp_drops_the_imaginary_part_of_a_complex64_bound_with_numpys_warning():
+    def fn(x, xp, fp):
+        return np.interp(x, xp, fp, left=np.complex64(1 + 1j))
+
+    with pytest.warns(np.exceptions.ComplexWarning) as caught:
+        got = jitaic.jit(fn)(_AT, _XP, _FP)
+    assert len(caught) == 1 and caught[0].filename == __file__  # traced twice, shown once
+    with pytest.warns(np.exceptions.ComplexWarning):
+        assert_same(got, fn(_AT, _XP, _FP))
 
 
 def to_float(z):

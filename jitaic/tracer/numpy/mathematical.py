@@ -220,21 +220,69 @@ def convolve(a, v, mode="full"):
 @implements(np.interp)
 def interp(x, xp, fp, left=None, right=None, period=None):
     """NumPy's: for xp[j] <= x < xp[j+1], slope*(x - xp[j]) + fp[j] with
-    slope = (fp[j+1] - fp[j]) / (xp[j+1] - xp[j]); fp[0] / fp[-1] (or
-    left / right) outside, fp[-1] at x == xp[-1]. j is found by comparing
-    against every xp (xp is short in the uses this serves)."""
+    slope = (fp[j+1] - fp[j]) / (xp[j+1] - xp[j]); fp[j] where x == xp[j];
+    fp[0] / fp[-1] (or left / right) outside; NaN at a NaN x (given two
+    points or more). j is found by comparing against every xp (xp is short
+    in the uses this serves).
+    Complex fp is interpolated part by part, as NumPy's complex loop does."""
     if period is not None:
         raise unsupported("np.interp(period=)")
-    v, xs, ys = as_tracer(x), as_tracer(xp), as_tracer(fp)
-    if any(t.dtype.kind == "c" for t in (v, xs, ys)) or isinstance(left, complex) \
-            or isinstance(right, complex) or any(
-                isinstance(t, Tracer) and t.dtype.kind == "c" for t in (left, right)):
-        raise unsupported("np.interp of complex values")
-    if xs.ndim != 1 or ys.ndim != 1 or xs.shape != ys.shape or xs.shape[0] == 0:
+    ys = as_tracer(fp)
+    v, xs = (_real_points(t) for t in (x, xp))
+    if ys.ndim != 1 or xs.ndim != 1:
+        raise ValueError("object too deep for desired array")
+    if xs.shape[0] == 0:
+        raise ValueError("array of sample points is empty")
+    if xs.shape != ys.shape:
         raise ValueError("fp and xp are not of the same length.")
+    if ys.dtype.kind != "c":
+        ys = astype(ys, np.float64, copy=False)
+        return _interp_part(v, xs, ys, _bound(left, False), _bound(right, False), at_nan=v)
+    ys = astype(ys, np.complex128, copy=False)
+    bounds = [_bound(b, True) for b in (left, right)]
+    parts = [_interp_part(v, xs, emit(part, [ys]),
+                          *(None if b is None else emit(part, [b]) for b in bounds),
+                          at_nan=nan_value, inverse_width=True)
+             for part, nan_value in ((ops.real, v), (ops.imag, 0.0))]
+    return emit(ops.make_complex, parts)
+
+
+def _real_points(points) -> Tracer:
+    """x or xp as float64: complex ones raise NumPy's TypeError."""
+    t = as_tracer(points)
+    if t.dtype.kind == "c":
+        if isinstance(points, (Tracer, np.ndarray)):
+            raise TypeError(f"Cannot cast array data from {t.dtype!r} to dtype('float64') "
+                            f"according to the rule 'safe'")
+        raise TypeError("float() argument must be a string or a real number, not 'complex'")
+    return astype(t, np.float64, copy=False)
+
+
+def _bound(bound, complex_result: bool):
+    """left/right converted as NumPy's C code converts them: to a float by
+    float() (a complex NumPy scalar loses its imaginary part with a warning;
+    a Python complex or a complex 0-d array raises), or, for complex fp, to
+    a complex where the value is a Python complex (np.complex128 is one)."""
+    if bound is None:
+        return None
+    t = as_tracer(bound)
+    if t.dtype.kind != "c":
+        return astype(t, np.complex128 if complex_result else np.float64, copy=False)
+    if isinstance(bound, np.ndarray) or (isinstance(bound, Tracer) and not bound._scalar):
+        raise TypeError("float() argument must be a string or a real number, not 'complex'")
+    if complex_result and (isinstance(bound, complex) or t.dtype == np.complex128):
+        return astype(t, np.complex128, copy=False)
+    if type(bound) is complex:
+        raise TypeError("must be real number, not complex")
+    real = astype(t, np.float64, copy=False)  # NumPy's ComplexWarning
+    return astype(real, np.complex128) if complex_result else real
+
+
+def _interp_part(v: Tracer, xs: Tracer, ys: Tracer, left, right, at_nan,
+                 inverse_width: bool = False) -> Tracer:
+    """One real interpolation (a part of a complex one). NumPy's complex loop
+    multiplies by 1 / (x1 - x0) where the real one divides: ``inverse_width``."""
     n = xs.shape[0]
-    v = astype(v, np.float64, copy=False)
-    xs, ys = astype(xs, np.float64, copy=False), astype(ys, np.float64, copy=False)
     low = ys[0] if left is None else left
     high = ys[n - 1] if right is None else right
     if n == 1:
@@ -245,13 +293,14 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         j = apply_ufunc(np.minimum, apply_ufunc(np.maximum, j, 0), n - 2)
         x0, x1 = take(xs, j), take(xs, j + 1)
         y0, y1 = take(ys, j), take(ys, j + 1)
-        slope = (y1 - y0) / (x1 - x0)
+        slope = (y1 - y0) * (1.0 / (x1 - x0)) if inverse_width else (y1 - y0) / (x1 - x0)
         inside = slope * (v - x0) + y0
         # NumPy: a NaN (inf slopes) is retried from the right end, then fp[j] if flat.
         retry = slope * (v - x1) + y1
         inside = where(apply_ufunc(np.isnan, inside),
                        where(apply_ufunc(np.isnan, retry) & (y0 == y1), y0, retry), inside)
-        inside = where(v == xs[n - 1], ys[n - 1], inside)
+        inside = where(v == x0, y0, where(v == xs[n - 1], ys[n - 1], inside))
+        inside = where(apply_ufunc(np.isnan, v), at_nan, inside)  # not with one point
     return where(v < xs[0], low, where(v > xs[n - 1], high, inside))
 
 
