@@ -455,22 +455,32 @@ class JitFunction:
     def _trace(self, args, kwargs, static) -> tuple[Traced, str, str]:
         """Trace with the tracer; in auto mode, redo it with the AST frontend when
         Python control flow needs a traced value. Returns the traced function,
-        the frontend that made it and why that one (``explain`` shows it)."""
-        if self._callbacks is None:
-            return self._trace_with_frontends(args, kwargs, static)
-        with config.override(callbacks=self._callbacks):
-            return self._trace_with_frontends(args, kwargs, static)
+        the frontend that made it and why that one (``explain`` shows it).
+        Only the warnings of the last attempt are shown: the user's line
+        traced twice would warn twice."""
+        attempts = _TraceAttempts()
+        try:
+            if self._callbacks is None:
+                return self._trace_with_frontends(attempts, args, kwargs, static)
+            with config.override(callbacks=self._callbacks):
+                return self._trace_with_frontends(attempts, args, kwargs, static)
+        finally:
+            attempts.show_last_warnings()
 
-    def _trace_with_frontends(self, args, kwargs, static) -> tuple[Traced, str, str]:
+    def _trace_with_frontends(self, attempts: _TraceAttempts, args, kwargs,
+                              static) -> tuple[Traced, str, str]:
         names = self._positional_names(len(args))
         with_ast = Converter(transform=lambda f: ast_convert(f).fn)
+
+        def traced(converter=None, max_nodes=None) -> Traced:
+            return attempts.run(trace, self._fn, args, kwargs, names, static,
+                                self._static_names, converter, max_nodes=max_nodes)
+
         if self._mode == "ast":
-            return trace(self._fn, args, kwargs, names, static, self._static_names,
-                         with_ast), "ast", 'mode="ast"'
+            return traced(with_ast), "ast", 'mode="ast"'
         budget = AUTO_UNROLL_NODES if self._mode == "auto" else None
         try:
-            return trace(self._fn, args, kwargs, names, static, self._static_names,
-                         max_nodes=budget), "trace", (
+            return traced(max_nodes=budget), "trace", (
                 'mode="trace"' if self._mode == "trace" else
                 "auto: no Python control flow depends on a traced value")
         except StaticArgumentNeeded:
@@ -478,8 +488,7 @@ class JitFunction:
         except ConcretizationError as exc:
             if self._mode == "trace":
                 raise
-            return trace(self._fn, args, kwargs, names, static, self._static_names,
-                         with_ast), "ast", f"auto: {str(exc).splitlines()[0]}"
+            return traced(with_ast), "ast", f"auto: {str(exc).splitlines()[0]}"
         except GraphTooLarge:
             pass
         # A big trace is usually a Python loop being unrolled: the AST frontend
@@ -487,13 +496,11 @@ class JitFunction:
         unrolled = (f"auto: the trace passed {AUTO_UNROLL_NODES} nodes (a Python loop "
                     f"unrolling)")
         try:
-            return trace(self._fn, args, kwargs, names, static, self._static_names,
-                         with_ast), "ast", f"{unrolled}; the AST frontend keeps loops"
+            return traced(with_ast), "ast", f"{unrolled}; the AST frontend keeps loops"
         except Exception as exc:  # the plain trace is still correct: use it
             log.debug("%s: AST frontend failed (%s); tracing in full", self._shown_name, exc)
             failed = f"{unrolled}; the AST frontend failed ({exc}): traced in full"
-        return trace(self._fn, args, kwargs, names, static, self._static_names), "trace", \
-            failed
+        return traced(), "trace", failed
 
     @staticmethod
     def _check_writeable(graph: Graph, leaves: Sequence[object]) -> None:
@@ -545,6 +552,28 @@ class JitFunction:
 
     def __repr__(self) -> str:
         return f"<jitaic.jit {self.__qualname__} ({len(self._cache)} specializations)>"
+
+
+class _TraceAttempts:
+    """The trace attempts of one specialisation, each with the warnings it
+    gave held back."""
+
+    def __init__(self) -> None:
+        self.last_warnings: list[warnings.WarningMessage] = []
+
+    def run(self, fn: Callable, *args, **kwargs):
+        # (entering catch_warnings resets the registries of warnings shown
+        # once per line, so each attempt records its own; filters still apply)
+        with warnings.catch_warnings(record=True) as caught:
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.last_warnings = list(caught)
+
+    def show_last_warnings(self) -> None:
+        for w in self.last_warnings:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno,
+                                   source=w.source)
 
 
 def _fast_key(a: object) -> tuple:

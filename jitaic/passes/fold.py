@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from jitaic.ir import ops
@@ -35,7 +37,10 @@ def fold_constants(graph: Graph) -> tuple[Graph, bool]:
         values = [_constant_value(v) for v in current.inputs]
         if any(v is None for v in values):
             return
-        (result,) = evaluate_node(current, values)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            # the tracer gave NumPy's warnings at the user's line already
+            warnings.simplefilter("ignore")
+            (result,) = evaluate_node(current, values)
         result = np.array(result)  # own, C-ordered copy
         result.flags.writeable = False
         rb.nodes.pop()
