@@ -208,6 +208,8 @@ def _module_source(graph: Graph, fn_source: str) -> str:
             f"from jitaic.lower import blas\n"
             f"from jitaic.lower import buffers as buf\n"
             f"from jitaic.lower import complexmath as cm\n"
+            f"from jitaic.lower import lapack\n"
+            f"from jitaic.lower import order\n"
             f"from jitaic.lower import runtime as rt\n"
             f"from jitaic.lower import vecmath as vm\n\n\n{fn_source}\n")
 

@@ -9,7 +9,7 @@ import numba
 import numpy as np
 from llvmlite import ir
 from numba.core import cgutils, types
-from numba.extending import intrinsic, overload
+from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
 from jitaic.errors import Interrupted, UnsupportedError  # noqa: F401  (raised by generated code)
@@ -110,6 +110,15 @@ def int_matmul(a, b):
             aip = a[i, p]
             for j in range(n):
                 out[i, j] += aip * b[p, j]
+    return out
+
+
+@numba.njit(cache=True)
+def mat_vec(m, v):
+    """``m @ v`` for strided views: one BLAS dot per row (no copy of m)."""
+    out = np.empty(m.shape[0], m.dtype)
+    for i in range(m.shape[0]):
+        out[i] = np.dot(m[i], v)
     return out
 
 
@@ -452,114 +461,6 @@ def mask_words(mask):
     return mask[: mask.shape[0] // 8 * 8].view(np.uint64)
 
 
-@numba.njit(inline="always")
-def _sorts_before(x, y):
-    """NumPy's sort order: NaN after every number."""
-    return x < y or (y != y and x == x)
-
-
-@numba.njit(cache=True)
-def search_sorted(a, x, right):
-    """np.searchsorted(a, x, side="right" if right else "left") for one x."""
-    lo, hi = 0, a.shape[0]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if _sorts_before(x, a[mid]) if right else not _sorts_before(a[mid], x):
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
-
-
-def _before(x, y):
-    """Whether NumPy's sort puts x before y (numbers compare with <)."""
-    return x < y
-
-
-@overload(_before)
-def _before_in_numba(x, y):
-    if isinstance(x, types.Complex):
-        return _complex_before
-    return lambda x, y: x < y
-
-
-def _complex_before(x, y):
-    """NumPy's sort order of complex values (npysort's): by real part, then
-    imaginary; R + nanj after every R + Rj, then nan + Rj, then nan + nanj,
-    each ordered by its part that is a number."""
-    if x.real < y.real:
-        return x.imag == x.imag or y.imag != y.imag
-    if x.real > y.real:
-        return y.imag != y.imag and x.imag == x.imag
-    if x.real == y.real or (x.real != x.real and y.real != y.real):
-        return x.imag < y.imag or (y.imag != y.imag and x.imag == x.imag)
-    return y.real != y.real
-
-
-@numba.njit(cache=True)
-def select_smallest(a, ks, out):
-    """out[j] = the ks[j]-th smallest element of the 1-D array a (ks sorted
-    ascending) in NumPy's sort order: NaN after every number, complex values
-    as ``_complex_before`` orders them.
-
-    The NaNs are set aside first (in their order) so the quickselect of the
-    numbers compares them with a plain < (complex values: their order); a k
-    among the NaNs selects among them. Each k after the first searches only
-    to the right of the previous one. 1.4x faster than numba's np.partition,
-    1.4x slower than NumPy's introselect, on 1e5 normals."""
-    size = a.shape[0]
-    buf = np.empty(size, a.dtype)
-    n = 0
-    for i in range(size):
-        if a[i] == a[i]:
-            buf[n] = a[i]
-            n += 1
-    m = n
-    for i in range(size):
-        if a[i] != a[i]:
-            buf[m] = a[i]
-            m += 1
-    lo = 0
-    for j in range(ks.shape[0]):
-        k = ks[j]
-        if k >= n:
-            lo = max(lo, n)
-        _quickselect(buf, lo, n - 1 if k < n else size - 1, k)
-        out[j] = buf[k]
-        lo = min(k + 1, size - 1)
-
-
-@numba.njit(cache=True)
-def _quickselect(buf, lo, hi, k):
-    """Put buf's k-th smallest of buf[lo:hi + 1] at k (median-of-three pivot,
-    Hoare partition)."""
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if _before(buf[mid], buf[lo]):
-            buf[mid], buf[lo] = buf[lo], buf[mid]
-        if _before(buf[hi], buf[lo]):
-            buf[hi], buf[lo] = buf[lo], buf[hi]
-        if _before(buf[hi], buf[mid]):
-            buf[hi], buf[mid] = buf[mid], buf[hi]
-        pivot = buf[mid]
-        i, m = lo, hi
-        while i <= m:
-            while _before(buf[i], pivot):
-                i += 1
-            while _before(pivot, buf[m]):
-                m -= 1
-            if i <= m:
-                buf[i], buf[m] = buf[m], buf[i]
-                i += 1
-                m -= 1
-        if k <= m:
-            hi = m
-        elif k >= i:
-            lo = i
-        else:
-            return
-
-
 # numba's type of a NumPy Generator: what an object-mode block making one
 # (np.random.default_rng) declares
 GENERATOR = numba.typeof(np.random.default_rng(0))
@@ -580,128 +481,6 @@ def from_numpy(result: object, name: str, where: str, kinds: tuple) -> tuple:
                              f"which compiled code cannot follow{where}")
     return tuple(np.ascontiguousarray(leaf, dtype) if shape else leaf.astype(dtype).item()
                  for leaf, (dtype, shape) in zip(leaves, kinds, strict=True))
-
-
-# numba's np.linalg functions behind cached helpers: typing a call to numba's
-# own overload compiles it (and the unicode code its error messages build)
-# into every kernel, ~2.8 s of a first call with np.linalg.solve; a cached
-# helper is typed once per installation and loaded after.
-
-@numba.njit(cache=True)
-def solve(a, b):
-    return np.linalg.solve(a, b)
-
-
-@numba.njit(cache=True)
-def inv(a):
-    return np.linalg.inv(a)
-
-
-@numba.njit(cache=True)
-def det(a):
-    return np.linalg.det(a)
-
-
-@numba.njit(cache=True)
-def cholesky(a):
-    return np.linalg.cholesky(a)
-
-
-@numba.njit(cache=True)
-def slogdet_pair(a):
-    """np.linalg.slogdet of one matrix as the array [sign, log|det|]."""
-    sign, logdet = np.linalg.slogdet(a)
-    out = np.empty(2, a.dtype)
-    out[0], out[1] = sign, logdet
-    return out
-
-
-# Factorisations packed into one array per matrix (the layouts of
-# ir/ops/linalg.py): real eigenvalues and singular values of complex input are
-# stored in its complex dtype.
-
-@numba.njit(cache=True)
-def eigh_packed(a):
-    """np.linalg.eigh (a's lower triangle): eigenvalues, then eigenvectors."""
-    out = np.empty((a.shape[0] + 1, a.shape[0]), a.dtype)
-    if a.size:  # numba's LAPACK wrappers refuse empty matrices, NumPy's do not
-        w, v = np.linalg.eigh(a)
-        out[0], out[1:] = w, v
-    return out
-
-
-@numba.njit(cache=True)
-def eig_packed(a):
-    """np.linalg.eig; of a real matrix, real results (numba raises when an
-    eigenvalue is complex: NumPy's result dtype would depend on the values)."""
-    out = np.empty((a.shape[0] + 1, a.shape[0]), a.dtype)
-    if a.size:
-        w, v = np.linalg.eig(a)
-        out[0], out[1:] = w, v
-    return out
-
-
-@numba.njit(cache=True)
-def svd_packed(a, full_matrices):
-    m, n = a.shape
-    k = min(m, n)
-    u_cols, v_rows = (m, n) if full_matrices else (k, k)
-    out = np.zeros((m + 1 + v_rows, max(u_cols, n, 1)), a.dtype)
-    if a.size == 0:  # NumPy's: identities for the full factors of an empty matrix
-        for i in range(u_cols):
-            out[i, i] = 1
-        for i in range(v_rows):
-            out[m + 1 + i, i] = 1
-        return out
-    u, s, vh = np.linalg.svd(a, full_matrices)
-    out[:m, :u_cols] = u
-    out[m, :k] = s
-    out[m + 1:, :n] = vh
-    return out
-
-
-@numba.njit(cache=True)
-def qr_packed(a):
-    m, n = a.shape
-    out = np.zeros((m + min(m, n), n), a.dtype)
-    if a.size:
-        q, r = np.linalg.qr(a)
-        out[:m, :q.shape[1]] = q
-        out[m:] = r
-    return out
-
-
-@numba.njit(cache=True)
-def pinv(a, rcond):
-    """NumPy's algorithm: the SVD of conj(a), singular values above rcond
-    times the largest inverted, the others dropped."""
-    m, n = a.shape
-    if m == 0 or n == 0:
-        return np.zeros((n, m), a.dtype)
-    u, s, vt = np.linalg.svd(np.conj(a), False)
-    cutoff = rcond * s.max()
-    scaled = np.empty((s.shape[0], m), a.dtype)
-    for i in range(s.shape[0]):
-        inverse = 1.0 / s[i] if s[i] > cutoff else 0.0
-        for j in range(m):
-            scaled[i, j] = inverse * u[j, i]
-    return np.dot(np.ascontiguousarray(vt.T), scaled)
-
-
-@numba.njit(cache=True)
-def lstsq(a, b, rcond):
-    if a.size == 0 or b.size == 0:  # NumPy's: zeros
-        return np.zeros((a.shape[1], b.shape[1]), a.dtype)
-    return np.linalg.lstsq(a, b, rcond)[0]
-
-
-@numba.njit(cache=True)
-def mat_vec(m, v):
-    """``m @ v`` for strided views: one BLAS dot per row (no copy of m)."""
-    out = np.empty(m.shape[0], m.dtype)
-    for i in range(m.shape[0]):
-        out[i] = np.dot(m[i], v)
-    return out
 
 
 @numba.njit(cache=True)

@@ -149,8 +149,10 @@ def _searchsorted_infer(in_types, attrs, regions):
 
 
 # Insertion points of v's elements in a sorted 1-D a (same dtype: the tracer
-# casts both), by binary search in NumPy's sort order (NaN after everything).
+# casts both), by binary search in NumPy's sort order (NaN after everything;
+# complex values by real part, then imaginary).
 searchsorted = define(
     "searchsorted", _searchsorted_infer,
-    lambda a, v, side: np.asarray(np.searchsorted(a, v, side=side), dtype=np.intp))
+    lambda a, v, side: np.asarray(np.searchsorted(a, v, side=side), dtype=np.intp),
+    complex=True)
 

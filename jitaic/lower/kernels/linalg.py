@@ -20,11 +20,11 @@ from jitaic.lower.kernels.loops import LoopNest, extent, load, lowering
 # cached helpers of runtime.py), one call per matrix of the stack. numba
 # raises LinAlgError for NaN or inf input where NumPy's LAPACK call returns
 # NaNs (docs/differences.md).
-LAPACK_CALLS = {ops.solve: "rt.solve", ops.inv: "rt.inv", ops.det: "rt.det",
-                ops.slogdet: "rt.slogdet_pair", ops.cholesky: "rt.cholesky",
-                ops.eigh: "rt.eigh_packed", ops.eig: "rt.eig_packed",
-                ops.svd: "rt.svd_packed", ops.qr: "rt.qr_packed", ops.pinv: "rt.pinv",
-                ops.lstsq: "rt.lstsq"}
+LAPACK_CALLS = {ops.solve: "lapack.solve", ops.inv: "lapack.inv", ops.det: "lapack.det",
+                ops.slogdet: "lapack.slogdet_pair", ops.cholesky: "lapack.cholesky",
+                ops.eigh: "lapack.eigh_packed", ops.eig: "lapack.eig_packed",
+                ops.svd: "lapack.svd_packed", ops.qr: "lapack.qr_packed", ops.pinv: "lapack.pinv",
+                ops.lstsq: "lapack.lstsq"}
 # the attributes passed after the matrices, in this order
 LAPACK_ATTRIBUTES = {ops.svd: ("full_matrices",), ops.pinv: ("rcond",), ops.lstsq: ("rcond",)}
 

@@ -24,14 +24,14 @@ def _each_lane(em: Emitter, x: Value, axis: int, work: int = 0):
 
 @lowering(ops.select)
 def _select(em: Emitter, node: Node) -> None:
-    """A quickselect of each lane (runtime.select_smallest)."""
+    """A quickselect of each lane (order.select_smallest)."""
     (x,) = node.inputs
     out, ks = node.output, node.attrs["ks"]
     name = em.define(out)
     em.line(f"{name} = {empty(out.shape, out.dtype)}")
     kth = em.constant_arg(np.array(ks, np.int64))
     with _each_lane(em, x, x.type.ndim - 1, x.type.size) as lane:
-        em.line(f"rt.select_smallest({em(x)}[{lane}], {kth}, {name}[{lane}])")
+        em.line(f"order.select_smallest({em(x)}[{lane}], {kth}, {name}[{lane}])")
 
 
 @lowering(ops.argsort)
@@ -51,10 +51,10 @@ def _searchsorted(em: Emitter, node: Node) -> None:
     name = em.define(out)
     right = node.attrs["side"] == "right"
     if not out.type.ndim:
-        em.line(f"{name} = rt.search_sorted({em(a)}, {em(v)}, {right})")
+        em.line(f"{name} = order.search_sorted({em(a)}, {em(v)}, {right})")
         return
     em.line(f"{name} = {empty(out.shape, out.dtype)}")
     index = [em.fresh(f"i{d}") for d in range(v.type.ndim)]
     with em.loops(list(zip(index, v.shape, strict=True)), out.type.size):
         at = ", ".join(index)
-        em.line(f"{name}[{at}] = rt.search_sorted({em(a)}, {em(v)}[{at}], {right})")
+        em.line(f"{name}[{at}] = order.search_sorted({em(a)}, {em(v)}[{at}], {right})")
