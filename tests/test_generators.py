@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 import pytest
-from helpers import assert_same
+from helpers import assert_same, finite_difference
 
 import jitaic
 from jitaic.ir import ops
@@ -42,6 +42,69 @@ def test_every_method_draws_numpys_stream_from_the_callers_generator():
     drawn = {name for name in ops.GENERATOR_METHODS
              if f"rng.{name}(" in inspect.getsource(every_method)}
     assert drawn == set(ops.GENERATOR_METHODS)
+
+
+def shuffles(rng, x):
+    rng.shuffle(x)
+    row = x[1]
+    rng.shuffle(row)  # through a view, into x
+    rng.shuffle(x, axis=-1)
+    return x
+
+
+SAMPLING = [
+    lambda rng, x: rng.permutation(x),
+    lambda rng, x: rng.permutation(x, axis=1),
+    lambda rng, x: (rng.permutation(10), rng.permutation(x[0].astype(np.int32))),
+    shuffles,
+    lambda rng, x: (rng.choice(x[0], size=(2, 3)), rng.choice(x, 5, axis=1), rng.choice(5),
+                    rng.choice(x[0]), rng.choice(0, size=0)),
+    lambda rng, x: (rng.choice(4, size=7, p=x[1] / x[1].sum()),
+                    rng.choice(x[1], p=np.array([0.1, 0.2, 0.3, 0.4], np.float32))),
+    lambda rng, x: (rng.choice(4, size=3, replace=False), rng.choice(7, replace=False),
+                    rng.choice(x[2], size=(2, 2), replace=False, shuffle=False)),
+    # a tail shuffle of the population (large, with a large sample) instead of Floyd's
+    lambda rng, x: (rng.choice(20000, size=1000, replace=False),
+                    rng.choice(20000, size=1000, replace=False, shuffle=False)),
+]
+
+
+@pytest.mark.parametrize("fn", SAMPLING)
+def test_permutation_shuffle_and_choice_draw_numpys_numbers(fn):
+    x = np.arange(12.0).reshape(3, 4)
+    ours, theirs, x_ours = np.random.default_rng(7), np.random.default_rng(7), x.copy()
+    assert_same(jitaic.jit(fn)(ours, x_ours), fn(theirs, x))
+    np.testing.assert_array_equal(x_ours, x)  # shuffled in place alike
+    assert ours.random() == theirs.random()
+
+
+@pytest.mark.parametrize("fn", [
+    lambda rng, x: rng.choice(4, size=5, replace=False),
+    lambda rng, x: rng.choice(4, p=-x[1] / x[1].sum()),
+    lambda rng, x: rng.choice(4, p=x[1] * np.nan),
+    lambda rng, x: rng.choice(4, p=x[0]),
+    lambda rng, x: rng.choice(4, p=x[0, :3]),
+    lambda rng, x: rng.choice(0),
+    lambda rng, x: rng.choice(x[:0]),
+    lambda rng, x: rng.choice(2.5),
+])
+def test_choice_raises_numpys_errors(fn):
+    x = np.arange(12.0).reshape(3, 4)
+    with pytest.raises(ValueError) as numpy_error:
+        fn(np.random.default_rng(0), x)
+    with pytest.raises(ValueError, match=re.escape(str(numpy_error.value)) + " at test_gen"):
+        jitaic.jit(fn)(np.random.default_rng(0), x)
+
+
+def permuted_loss(x, w):
+    rng = np.random.default_rng(3)
+    return (rng.permutation(x) * w).sum() + (rng.choice(x, 3) ** 2).sum()
+
+
+def test_permutation_and_choice_of_an_array_pass_gradients_as_gathers():
+    x, w = np.linspace(0.5, 1.5, 5), np.arange(5.0)
+    np.testing.assert_allclose(jitaic.jit(jitaic.grad(permuted_loss))(x, w),
+                               finite_difference(permuted_loss, (x, w), 0), rtol=1e-6)
 
 
 def seeded_noise(x):
@@ -136,8 +199,8 @@ def gamma_with_array_shapes(rng, x):
     return rng.gamma(x)
 
 
-def choice(rng):
-    return rng.choice(3)
+def weighted_choice_without_replacement(rng):
+    return rng.choice(3, 2, replace=False, p=[0.2, 0.3, 0.5])
 
 
 def traced_seed(x):
@@ -147,8 +210,9 @@ def traced_seed(x):
 @pytest.mark.parametrize("fn, args, message", [
     (gamma_with_array_shapes, (np.random.default_rng(0), np.ones(2)),
      "Generator.gamma with an array 'shape' is not supported yet at test_generators.py:"),
-    (choice, (np.random.default_rng(0),),
-     "Generator.choice is not supported in compiled code yet at test_generators.py:"),
+    (weighted_choice_without_replacement, (np.random.default_rng(0),),
+     r"Generator.choice\(replace=False, p=...\) is not supported in compiled code at "
+     "test_generators.py:"),
     (traced_seed, (np.ones(1, np.int64),),
      "np.random.default_rng takes an int seed or None in compiled code, got Tracer"),
     (returns_the_generator, (np.random.default_rng(0),),

@@ -72,3 +72,27 @@ generator_draw = define("generator_draw", _draw_infer, _draw_reference, (EFFECTF
 # None): never merged with another, so each makes its own stream.
 default_rng = define("default_rng", lambda in_types, attrs, regions: [GENERATOR],
                      _default_rng_reference, (EFFECTFUL,))
+
+
+def _index_draw_infer(what: str):
+    def infer(in_types, attrs, regions):
+        (generator,) = in_types
+        _check_generator(generator, what)
+        return [TensorType(attrs["shape"], np.dtype(np.int64))]
+    return infer
+
+
+# Generator.permutation(n) when the code runs (attrs: "shape", (n,)): the
+# Fisher-Yates shuffle of arange(n), numba's as NumPy's. permutation(x) and
+# shuffle(x) are gathers of x by it (the swaps depend only on the length).
+generator_permutation = define(
+    "generator_permutation", _index_draw_infer("Generator.permutation"),
+    lambda generator, *, shape: generator.permutation(shape[0]), (EFFECTFUL,))
+# Generator.choice(population, size, replace=False) of indices (attrs:
+# "population", an int; "shape", the result's; "shuffle"): NumPy's Floyd
+# sampling or tail shuffle (lower/sampling.py).
+generator_sample = define(
+    "generator_sample", _index_draw_infer("Generator.choice"),
+    lambda generator, *, population, shape, shuffle: np.asarray(generator.choice(
+        population, shape, replace=False, shuffle=shuffle), np.int64).reshape(shape),
+    (EFFECTFUL,))

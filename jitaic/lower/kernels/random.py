@@ -1,8 +1,11 @@
 """Draws from NumPy Generators: numba's own Generator methods, which compute
-NumPy's streams bit for bit; a Generator np.random.default_rng makes is made
-by NumPy, in an object-mode block (numba cannot construct one)."""
+NumPy's streams bit for bit (choice without replacement: lower/sampling.py);
+a Generator np.random.default_rng makes is made by NumPy, in an object-mode
+block (numba cannot construct one)."""
 
 from __future__ import annotations
+
+import numpy as np
 
 from jitaic.ir import ops
 from jitaic.ir.graph import Node
@@ -28,3 +31,20 @@ def _default_rng(em: Emitter, node: Node) -> None:
     made = em.define(node.output, "generator")
     em.emit(loop_ir.Callback(((made, "rt.GENERATOR"),),
                              f"(np.random.default_rng({node.attrs['seed']!r}),)"))
+
+
+@lowering(ops.generator_permutation)
+def _generator_permutation(em: Emitter, node: Node) -> None:
+    (generator,) = node.inputs
+    (n,) = node.attrs["shape"]
+    em.line(f"{em.define(node.output)} = {em(generator)}.permutation(np.int64({n}))")
+
+
+@lowering(ops.generator_sample)
+def _generator_sample(em: Emitter, node: Node) -> None:
+    (generator,) = node.inputs
+    shape = node.attrs["shape"]
+    call = (f"sampling.choice_without_replacement({em(generator)}, "
+            f"np.int64({node.attrs['population']}), np.int64({int(np.prod(shape))}), "
+            f"{node.attrs['shuffle']})")
+    em.line(f"{em.define(node.output)} = {call}.reshape({shape!r})")

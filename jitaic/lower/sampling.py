@@ -1,0 +1,72 @@
+"""Generator.choice without replacement, which numba's Generator lacks:
+NumPy's algorithms (Floyd's sampling with a hash set, or a tail shuffle of
+the whole population) on the Generator's own bit generator, so compiled code
+draws NumPy's numbers and leaves the Generator where NumPy would. Built on
+the bounded-integer routines of numba's Generator (numba.np.random), which
+are NumPy's. Generated code calls these as ``sampling.*``."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba.np.random.generator_core import next_uint32
+from numba.np.random.random_methods import (
+    bounded_lemire_uint64,
+    buffered_bounded_lemire_uint32,
+    gen_mask,
+)
+
+_EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)  # a free slot of the hash set
+
+
+@numba.njit(cache=True)
+def _bounded(bitgen, rng):
+    """NumPy's random_bounded_uint64(bitgen, 0, rng): uniform in [0, rng]."""
+    if rng == 0:
+        return np.int64(0)
+    if rng < 0xFFFFFFFF:
+        return np.int64(buffered_bounded_lemire_uint32(bitgen, np.uint32(rng)))
+    if rng == 0xFFFFFFFF:
+        return np.int64(next_uint32(bitgen))
+    return np.int64(bounded_lemire_uint64(bitgen, np.uint64(rng)))
+
+
+@numba.njit(cache=True)
+def _shuffle_tail(bitgen, data, first):
+    """NumPy's _shuffle_int: swap data[i] with a data[j], j <= i, for i from
+    the last index down to ``first``."""
+    for i in range(data.shape[0] - 1, first - 1, -1):
+        j = _bounded(bitgen, i)
+        data[i], data[j] = data[j], data[i]
+
+
+@numba.njit(cache=True)
+def choice_without_replacement(generator, population, size, shuffle):
+    """``generator.choice(population, size, replace=False, shuffle=shuffle)``
+    (1-D, int64), drawn as NumPy draws it."""
+    bitgen = generator.bit_generator
+    cutoff = 50 if shuffle else 20
+    if population > 10000 and size > population // cutoff:
+        everyone = np.arange(population)
+        _shuffle_tail(bitgen, everyone, max(population - size, 1))
+        return everyone[population - size:].copy()
+    out = np.empty(size, np.int64)
+    mask = gen_mask(np.uint64(1.2 * size))
+    seen = np.full(np.int64(mask) + 1, _EMPTY, np.uint64)
+    for j in range(population - size, population):
+        value = np.uint64(_bounded(bitgen, j))
+        slot = value & mask
+        while seen[slot] != _EMPTY and seen[slot] != value:
+            slot = (slot + np.uint64(1)) & mask
+        if seen[slot] == _EMPTY:
+            seen[slot] = value
+            out[j - population + size] = np.int64(value)
+        else:  # drawn before: take j itself, which no earlier step could draw
+            slot = np.uint64(j) & mask
+            while seen[slot] != _EMPTY:
+                slot = (slot + np.uint64(1)) & mask
+            seen[slot] = np.uint64(j)
+            out[j - population + size] = j
+    if shuffle:
+        _shuffle_tail(bitgen, out, 1)
+    return out
