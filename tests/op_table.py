@@ -539,7 +539,8 @@ row("bincount", lambda x, w: (np.bincount(x), np.bincount(x, weights=w),
 def _seeded_draws(x):
     np.random.seed(7)  # np.random's global stream, drawn from when the code runs
     rng = np.random.default_rng(7)  # a Generator made when the code runs
-    return x * np.random.normal(size=x.shape), x + rng.normal(1.0, 2.0, x.shape)
+    return (x * np.random.normal(size=x.shape), x + rng.normal(1.0, 2.0, x.shape),
+            rng.permutation(x, axis=1), rng.choice(x.shape[0], 2, replace=False))
 
 
 row("argsort", lambda x: (np.argsort(x), np.argsort(x, axis=0), x.argsort(axis=None),
