@@ -1085,3 +1085,38 @@ def power_of_window(c, b):
 def test_a_negative_integer_exponent_is_an_error_only_where_elements_meet_it(b) -> None:
     """c[-1:1] is empty: NumPy's power loop meets no element, so no error."""
     check_like_numpy(power_of_window, np.array([2, 3]), np.array(b, np.int8))
+
+
+def _store_scalar(a, v):
+    a[1:] = v * 2
+    return a
+
+
+def _store_run_time_window(a, b, k):
+    a[..., 0] = b[k:k + 2]  # one element where k is the last index
+    return a
+
+
+@pytest.mark.parametrize("fn, args", [
+    # an integer NumPy scalar into a signed array goes through a range-checked Python int
+    (_store_scalar, (np.zeros(3, np.int8), np.int64(100))),
+    (_store_scalar, (np.zeros(3, np.int16), np.uint64(2 ** 40))),
+    (_store_scalar, (np.zeros(3, np.uint8), np.int64(300))),  # wraps into unsigned ones
+    (_store_scalar, (np.zeros(3, np.int8), np.int64(30))),
+    # a leading axis of run-time length 1 is dropped, of another length refused
+    (_store_run_time_window, (np.arange(3), np.array([1, 1, 7]), 2)),
+    (_store_run_time_window, (np.arange(3), np.array([1, 1, 7]), 1)),
+    # indices are counted before a slice bound is converted
+    (lambda a, b: a[b[1:]:], (np.array(True), np.zeros(1, np.int64))),
+])
+def test_stores_and_indices_follow_numpys_checks(fn, args):
+    def run(f):
+        try:
+            return f(*[np.copy(a) for a in args])
+        except Exception as exc:  # noqa: BLE001  (compared below)
+            return type(exc)
+    want, got = run(fn), run(jitaic.jit(fn, static_argnums=()))
+    if isinstance(want, type):
+        assert isinstance(got, type) and issubclass(got, want), (got, want)
+    else:
+        assert_same(got, want)

@@ -60,6 +60,13 @@ def _normalize_index(key: object, shape: tuple[int, ...]) -> tuple[tuple, list[i
     """
     if not isinstance(key, tuple):
         key = (key,)
+    # NumPy counts the indices before it converts them
+    n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if n_real > len(shape):
+        raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, "
+                         f"but {n_real} were indexed{at(user_location())}")
+    if sum(1 for k in key if k is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
     for k in key:
         if _is_dynamic_int(k):
             continue
@@ -73,12 +80,6 @@ def _normalize_index(key: object, shape: tuple[int, ...]) -> tuple[tuple, list[i
                                        for b in (k.start, k.stop)):
             raise TypeError(f"only integer scalar arrays can be converted to a scalar index"
                             f"{at(user_location())}")
-    n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
-    if n_real > len(shape):
-        raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, "
-                         f"but {n_real} were indexed{at(user_location())}")
-    if sum(1 for k in key if k is Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
     expanded: list = []
     for k in key:
         if k is Ellipsis:
@@ -331,7 +332,7 @@ def _scatter(x: Tracer, key: object, value: object, accumulate: bool) -> None:
     v = as_tracer(value)
     if not accumulate:  # np.add.at broadcasts strictly
         index_ndim = max(i.ndim for i in indices)
-        v = _without_leading_ones(v, index_ndim + base.ndim - len(axes))
+        v = _without_leading_ones(v, index_ndim + base.ndim - len(axes), "the indexed region")
     if v.dtype != x.dtype:
         v = astype(v, x.dtype)
     attrs = {"axes": axes, "front": front, "accumulate": accumulate}
@@ -404,8 +405,9 @@ def getitem(self: Tracer, key: object) -> Tracer:
 
 
 def check_scalar_into(dtype: np.dtype, value: object) -> None:
-    """NumPy's checks on a scalar stored into an integer array: a Python int
-    must fit the dtype (OverflowError); a Python float, or a NumPy float scalar
+    """NumPy's checks on a scalar stored into an integer array: a Python int,
+    or a NumPy integer scalar into a signed dtype, must fit the dtype
+    (OverflowError); a Python float, or a NumPy float scalar
     into a signed dtype, goes through Python's int(): NaN raises ValueError,
     infinities and huge values OverflowError (float arrays, and NumPy float
     scalars into unsigned dtypes, are cast without a word). A Python complex
@@ -425,7 +427,15 @@ def check_scalar_into(dtype: np.dtype, value: object) -> None:
             raise OverflowError(f"Python integer {value} out of bounds for {dtype}"
                                 f"{at(user_location())}")
     elif isinstance(value, Tracer):  # a Python float argument is weak
-        if value._scalar and value.dtype.kind == "f" and (dtype.kind == "i" or value.aval.weak):
+        if value._scalar and value.dtype.kind in "iu" and dtype.kind == "i" \
+                and not np.can_cast(value.dtype, dtype):
+            # NumPy stores an integer scalar into a signed array through a
+            # Python int, range-checked (into an unsigned array it wraps)
+            fits = value <= info.max
+            if value.dtype.kind == "i":
+                fits = fits & (value >= info.min)
+            require(fits, OverflowError, f"Python integer out of bounds for {dtype}")
+        elif value._scalar and value.dtype.kind == "f" and (dtype.kind == "i" or value.aval.weak):
             require(value == value, ValueError, "cannot convert float NaN to integer")
             require(abs(value) < np.inf, OverflowError,
                     "cannot convert float infinity to integer")
@@ -467,13 +477,21 @@ def _one_element(v: Tracer, dtype: np.dtype) -> Tracer:
     return reshape(v, ()) if None not in v.shape else getitem(ravel(v), 0)
 
 
-def _without_leading_ones(v: Tracer, ndim: int) -> Tracer:
+def _without_leading_ones(v: Tracer, ndim: int, target: object) -> Tracer:
     """A value stored into ``ndim`` axes may have more leading axes of length 1
-    (NumPy drops them: ``a[0] = a`` for a of shape (1, 5))."""
+    (NumPy drops them: ``a[0] = a`` for a of shape (1, 5)); one whose length
+    is known at run time only is checked to be 1 then."""
     extra = v.ndim - ndim
-    if extra > 0 and all(d == 1 for d in v.shape[:extra]):
+    if extra <= 0 or not all(d in (1, None) for d in v.shape[:extra]):
+        return v
+    if None not in v.shape[:extra]:
         return reshape(v, v.shape[extra:])
-    return v
+    for axis, d in enumerate(v.shape[:extra]):
+        if d is None:
+            require(emit(ops.dim_size, [v], {"axis": axis}) == 1, ValueError,
+                    f"could not broadcast input array from shape {v.shape} into shape "
+                    f"{target}")
+    return v[(0,) * extra]
 
 
 def _check_assignable(x: Tracer) -> None:
@@ -509,7 +527,8 @@ def setitem(self: Tracer, key: object, value: object) -> None:
         v = as_tracer(value)
         if _selects_one_element(key, self.ndim) and v.ndim:
             v = _one_element(v, self.dtype)
-        v = _without_leading_ones(v, len(ops.slice_shape(self.shape, index)))
+        target = ops.slice_shape(self.shape, index)
+        v = _without_leading_ones(v, len(target), target)
         if v.dtype != self.dtype:
             v = astype(v, self.dtype)
         if dynamic or any(map(ops.is_range, index)):
