@@ -1301,3 +1301,17 @@ def test_a_failing_vjp_rule_is_reported_as_jitaics_bug_when_traced(monkeypatch):
     with pytest.raises(CompileError, match=r"internal error while differentiating .*"
                                                   r"TypeError: a broken rule"):
         jitaic.jit(loss)(np.array([1.0, 2.0]))
+
+
+def _masked_by_emptiness(a):
+    v = np.var(np.cos(a), ddof=1, keepdims=True)  # NaN: one element, ddof=1
+    v *= a[0]
+    return np.sin(a).sum() + (a[2:0] * v ** 2).sum()  # v meets no element
+
+
+def test_an_operand_that_meets_no_element_passes_no_nan():
+    """Its cotangent is a sum over nothing: zero whatever the NaN beside it."""
+    a = np.array([0.3])
+    with np.errstate(all="ignore"):
+        got = jitaic.jit(jitaic.grad(_masked_by_emptiness))(a)
+    np.testing.assert_allclose(got, np.cos(a))

@@ -131,6 +131,8 @@ def _summed(parts: list[Tracer]) -> Tracer:
 
 def _accumulate(cotangents: dict[int, list[Tracer]], v: Value, grad: object) -> None:
     grad = tnp.as_tracer(grad)
+    if _known_zero(grad):  # adds nothing, and 0 times an inf or NaN derivative is no 0
+        return
     if grad.dtype.kind == "c" and v.dtype.kind != "c":
         grad = tnp.as_tracer(np.real(grad))  # Re(g * dx) of a real x: Re(g) is its cotangent
     if grad.dtype != v.dtype:
@@ -138,6 +140,16 @@ def _accumulate(cotangents: dict[int, list[Tracer]], v: Value, grad: object) -> 
     if grad.shape != v.shape:
         grad = tnp.broadcast_to(grad, v.shape)
     cotangents.setdefault(id(v), []).append(grad)
+
+
+def _known_zero(g: Tracer) -> bool:
+    """Whether the cotangent ``g`` is zero whatever the inputs' values."""
+    node = g.value.producer
+    if node is None:
+        return False
+    if node.op is ops.full:
+        return node.attrs["fill"] == 0
+    return node.op is ops.constant and not np.any(node.attrs["value"])
 
 
 def _differentiable_leaf(x: object, argnum: int, holomorphic: bool = False) -> Tracer:

@@ -67,9 +67,13 @@ def is_differentiable(dtype: np.dtype) -> bool:
 
 
 def unbroadcast(g: Tracer, shape: tuple[int, ...]) -> Tracer:
-    """Sum ``g`` over the axes broadcasting added or stretched to reach its shape."""
+    """Sum ``g`` over the axes broadcasting added or stretched to reach its shape.
+    A sum over none of g's elements (``x * y[:0]``) is a zero the backward pass
+    drops (reverse._accumulate): the operand had no effect on the result."""
     if g.shape == tuple(shape):
         return g
+    if 0 in g.shape and 0 not in shape:
+        return tnp.full_value(shape, 0, g.dtype)
     lead = g.ndim - len(shape)
     if lead:
         g = tnp.sum_(g, axis=tuple(range(lead)))
