@@ -5,11 +5,12 @@ from __future__ import annotations
 import ctypes
 import functools
 
+import llvmlite.binding as llvm
 import numba
 import numpy as np
 from llvmlite import ir
 from numba.core import cgutils, types
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 from numba.np.arrayobj import populate_array
 
 from jitaic.errors import Interrupted, UnsupportedError  # noqa: F401  (raised by generated code)
@@ -228,7 +229,8 @@ def pairwise_sum(a, start, n, zero):
     a single block is bound by the latency of each lane's chain of adds, and
     this form inlines into the caller's loop. Longer sums go through
     ``_pairwise_tree``, whose many independent blocks are bound by throughput
-    and run as vectors.
+    and run as vectors; float32 and float64 ones call it as an external
+    function (``register_pairwise_tree``).
     """
     start = max(start, 0)  # a no-op telling LLVM indices are non-negative (vectorises)
     if n < 8:
@@ -237,7 +239,7 @@ def pairwise_sum(a, start, n, zero):
             res += a[i]
         return res
     if n > 128:
-        return _pairwise_tree(a, start, n, zero)
+        return _tree_sum(a, start, n, zero)
     r0, r1, r2, r3 = a[start], a[start + 1], a[start + 2], a[start + 3]
     r4, r5, r6, r7 = a[start + 4], a[start + 5], a[start + 6], a[start + 7]
     i = 8
@@ -338,6 +340,89 @@ def _pairwise_tree(a, start, n, zero):
             left_sums[depth - 1] = value
         else:
             right_sums[depth - 1] = value
+
+
+# ------------------------------------------- the tree as one external function per dtype
+#
+# Linked into a kernel, the tree's vector leaf sums are optimised and
+# generated again with every reduction of a float row: 0.33 s of a first
+# call per reduction site. Kernels call it instead as a numba cfunc (one per
+# float dtype, compiled on first use and cached on disk), registered with
+# LLVM under ``jitaic_pairwise_tree_<dtype>`` as blas.py registers its
+# products: lowering a float sum calls ``register_pairwise_tree`` first.
+
+@intrinsic
+def _borrowed_vector(typingctx, data, size, like):
+    """A borrowed 1-D array of ``size`` elements of ``like``'s type at ``data``."""
+    array_type = types.Array(like, 1, "C")
+
+    def codegen(context, builder, sig, args):
+        data, size, _ = args
+        element = context.get_data_type(like)
+        itemsize = context.get_constant(types.intp, context.get_abi_sizeof(element))
+        array = context.make_array(array_type)(context, builder)
+        populate_array(array, data=builder.bitcast(data, element.as_pointer()), shape=[size],
+                       strides=[itemsize], itemsize=itemsize, meminfo=None)
+        return array._getvalue()
+
+    return array_type(data, size, like), codegen
+
+
+def _tree_float64(data, start, n):
+    zero = np.float64(0)
+    return _pairwise_tree(_borrowed_vector(data, start + n, zero), start, n, zero)
+
+
+def _tree_float32(data, start, n):
+    zero = np.float32(0)
+    return _pairwise_tree(_borrowed_vector(data, start + n, zero), start, n, zero)
+
+
+_TREES = {np.dtype(np.float64): _tree_float64, np.dtype(np.float32): _tree_float32}
+_compiled_trees: dict[np.dtype, object] = {}  # the cfuncs, kept alive
+
+
+def _tree_symbol(dtype) -> str:
+    return f"jitaic_pairwise_tree_{np.dtype(dtype).name}"
+
+
+def register_pairwise_tree(dtype) -> None:
+    """Compile (or load from numba's cache) the tree for float32 or float64
+    sums, once per process, and register it with LLVM by name."""
+    dtype = np.dtype(dtype)
+    if dtype in _TREES and dtype not in _compiled_trees:
+        scalar = numba.from_dtype(dtype)
+        compiled = numba.cfunc(scalar(types.voidptr, types.intp, types.intp),
+                               cache=True)(_TREES[dtype])
+        compiled = _compiled_trees.setdefault(dtype, compiled)  # a racing thread's stays
+        llvm.add_symbol(_tree_symbol(dtype), compiled.address)
+
+
+@intrinsic
+def _call_tree(typingctx, a, start, n):
+    """The registered tree of ``a``'s dtype over ``a[start:start + n]``."""
+    symbol = _tree_symbol(str(a.dtype))
+
+    def codegen(context, builder, sig, args):
+        data = builder.bitcast(context.make_array(sig.args[0])(context, builder, args[0]).data,
+                               ir.IntType(8).as_pointer())
+        function = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(context.get_value_type(a.dtype),
+                                            [data.type, args[1].type, args[2].type]), symbol)
+        return builder.call(function, [data, args[1], args[2]])
+
+    return a.dtype(a, types.intp, types.intp), codegen
+
+
+def _tree_sum(a, start, n, zero):
+    """_pairwise_tree, called out of line for float32 and float64."""
+
+
+@overload(_tree_sum)
+def _tree_sum_in_numba(a, start, n, zero):
+    if np.dtype(str(a.dtype)) in _TREES:
+        return lambda a, start, n, zero: _call_tree(a, start, n)
+    return lambda a, start, n, zero: _pairwise_tree(a, start, n, zero)
 
 
 @numba.njit(cache=True)

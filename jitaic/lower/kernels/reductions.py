@@ -15,7 +15,7 @@ from jitaic.errors import at
 from jitaic.ir import ops
 from jitaic.ir.graph import Node
 from jitaic.ir.ops import Op
-from jitaic.lower import loop_ir
+from jitaic.lower import loop_ir, runtime
 from jitaic.lower.codegen import (
     Emitter,
     Extent,
@@ -161,6 +161,8 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
             with em.capture() as statements:
                 emit_element(em, nest)
             helper = "cm.pairwise_sum" if acc_dtype.kind == "c" else "rt.pairwise_sum"
+            if buffered == "pairwise":
+                runtime.register_pairwise_tree(acc_dtype)  # before the kernel compiles or loads
             # int64 counts: numba would compile the helper anew for each literal one
             reduced = (f"{helper}({buf}, np.int64(0), np.int64({{count}}), "
                        f"{literal(0, acc_dtype)})"
