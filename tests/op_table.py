@@ -527,6 +527,8 @@ def _lengths_the_data_decides(x):
     return (*np.nonzero(x > 0), x.nonzero(), np.argwhere(x), np.where(x < 0),
             *np.unique(x, return_index=True, return_inverse=True, return_counts=True),
             np.unique(x, equal_nan=False),
+            *np.unique(np.sign(x), axis=0, return_index=True, return_inverse=True,
+                       return_counts=True), np.unique(x > 0, axis=1),
             np.array([v * (i + 2 * j) for (i, j), v in np.ndenumerate(x[:2, :3])]))
 
 

@@ -49,9 +49,9 @@ NON_DIFFERENTIABLE = frozenset({
     ops.not_equal, ops.less, ops.less_equal, ops.greater, ops.greater_equal,
     ops.logical_and, ops.logical_or, ops.logical_xor, ops.bitwise_and, ops.bitwise_or,
     ops.bitwise_xor, ops.left_shift, ops.right_shift, ops.reduce_any, ops.reduce_all,
-    ops.argmax, ops.argmin, ops.argsort, ops.searchsorted, ops.constant, ops.full,
-    ops.dyn_full, ops.dim_size, ops.default_rng, ops.generator_permutation, ops.generator_sample,
-    ops.check,
+    ops.argmax, ops.argmin, ops.argsort, ops.argsort_rows, ops.searchsorted, ops.constant,
+    ops.full, ops.dyn_full, ops.dim_size, ops.default_rng, ops.generator_permutation,
+    ops.generator_sample, ops.check,
     # Tapes hold saved primal values; a loop VJP that would have to
     # differentiate its own tape (grad of grad) raises UnsupportedError instead.
     ops.tape_new, ops.tape_push,

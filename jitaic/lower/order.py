@@ -123,3 +123,38 @@ def _quickselect(buf, lo, hi, k):
             lo = i
         else:
             return
+
+
+@numba.njit(cache=True)
+def argsort_rows(x):
+    """The stable order of the 2-D array x's rows, compared element by
+    element in NumPy's sort order (a bottom-up merge sort of row indices)."""
+    n = x.shape[0]
+    order, scratch = np.arange(n), np.empty(n, np.int64)
+    width = 1
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid, hi = min(lo + width, n), min(lo + 2 * width, n)
+            i, j = lo, mid
+            for k in range(lo, hi):
+                # the right run's row goes first only if it sorts strictly before: stable
+                if j < hi and (i == mid or _row_before(x, order[j], order[i])):
+                    scratch[k] = order[j]
+                    j += 1
+                else:
+                    scratch[k] = order[i]
+                    i += 1
+        order, scratch = scratch, order
+        width *= 2
+    return order
+
+
+@numba.njit(cache=True)
+def _row_before(x, a, b):
+    """Whether row a sorts strictly before row b."""
+    for c in range(x.shape[1]):
+        if _sorts_before(x[a, c], x[b, c]):
+            return True
+        if _sorts_before(x[b, c], x[a, c]):
+            return False
+    return False

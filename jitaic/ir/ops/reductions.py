@@ -139,6 +139,27 @@ select = define("select", _select_infer, _select_reference, complex=True)
 # introsort may order ties, and -0.0 against 0.0, differently). NaN sorts last.
 argsort = define("argsort", _argsort_infer, _argsort_reference, complex=True)
 
+def _argsort_rows_infer(in_types, attrs, regions):
+    (x,) = in_types
+    check_static(x, "np.unique(axis=)")
+    if x.ndim != 2:
+        raise ValueError(f"argsort_rows takes a 2-D array, got {x}")
+    return [TensorType(x.shape[:1], np.dtype(np.intp))]
+
+
+def _argsort_rows_reference(x):
+    if not x.shape[1]:
+        return np.arange(x.shape[0], dtype=np.intp)
+    return np.lexsort(x.T[::-1]).astype(np.intp)
+
+
+# The stable order of a 2-D array's rows compared element by element in
+# NumPy's sort order (NaN after every number, NaNs alike): np.unique(axis=)
+# sorts the rows as NumPy sorts them viewed as structured values.
+argsort_rows = define("argsort_rows", _argsort_rows_infer, _argsort_rows_reference,
+                      complex=True)
+
+
 def _searchsorted_infer(in_types, attrs, regions):
     a, v = in_types
     check_static(a, "np.searchsorted")

@@ -1,5 +1,5 @@
 """Sorting and selection along an axis: argsort, partition-based select,
-searchsorted, through runtime helpers called per lane.
+searchsorted, through runtime helpers called per lane; the order of rows.
 """
 
 from __future__ import annotations
@@ -42,6 +42,13 @@ def _argsort(em: Emitter, node: Node) -> None:
     em.line(f"{name} = {empty(node.output.shape, np.int64)}")
     with _each_lane(em, x, node.attrs["axis"]) as lane:
         em.line(f"{name}[{lane}] = np.argsort({em(x)}[{lane}], kind='mergesort')")
+
+
+@lowering(ops.argsort_rows)
+def _argsort_rows(em: Emitter, node: Node) -> None:
+    """A merge sort of row indices (order.argsort_rows)."""
+    (x,) = node.inputs
+    em.line(f"{em.define(node.output)} = order.argsort_rows({em(x)})")
 
 
 @lowering(ops.searchsorted)

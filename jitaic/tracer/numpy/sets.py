@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitaic.tracer.core import Tracer
-from jitaic.tracer.numpy.common import as_tracer, full_value, unsupported
-from jitaic.tracer.numpy.indexing import flatnonzero, getitem, setitem
-from jitaic.tracer.numpy.reductions import cumsum
+from jitaic.ir import ops
+from jitaic.tracer.core import Tracer, emit
+from jitaic.tracer.numpy.common import as_tracer, full_value, normalize_axes, unsupported
+from jitaic.tracer.numpy.indexing import flatnonzero, getitem, setitem, take
+from jitaic.tracer.numpy.reductions import any_, cumsum
 from jitaic.tracer.numpy.registry import implements
-from jitaic.tracer.numpy.shapes import concatenate, ravel, reshape
+from jitaic.tracer.numpy.shapes import concatenate, moveaxis, ravel, reshape
 from jitaic.tracer.numpy.sorting import argsort
 from jitaic.tracer.numpy.ufuncs import apply_ufunc
 
@@ -32,9 +33,9 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     """NumPy's algorithm: a stable sort, the first element of each run of equal
     values, its position in the input (return_index), each element's run
     (return_inverse, shaped like the input) and the runs' lengths."""
-    if axis is not None:
-        raise unsupported("np.unique with axis=")
     x = as_tracer(ar)
+    if axis is not None:
+        return _unique_along(x, axis, return_index, return_inverse, return_counts)
     flat = ravel(x)
     if None in flat.shape:
         raise unsupported("np.unique of an array whose length is only known at run time")
@@ -65,3 +66,33 @@ def _run_of_each(order: Tracer, starts: Tracer, shape: tuple) -> Tracer:
 def _run_lengths(starts: Tracer) -> Tracer:
     ends = concatenate([starts[1:], as_tracer(np.ones(1, bool))])
     return flatnonzero(ends) - flatnonzero(starts) + 1
+
+
+def _unique_along(x: Tracer, axis, return_index: bool, return_inverse: bool,
+                  return_counts: bool):
+    """np.unique(axis=): the distinct slices along ``axis``, sorted as NumPy
+    sorts them (each a row of elements compared in order; NaN after every
+    number); slices are equal where every element is (so NaNs never are)."""
+    (axis,) = normalize_axes(axis, x.ndim)
+    moved = moveaxis(x, axis, 0)
+    n, rest = moved.shape[0], moved.shape[1:]
+    if None in moved.shape:
+        raise unsupported("np.unique(axis=) of an array whose length is only known at run time")
+    rows = reshape(moved, (n, int(np.prod(rest, dtype=np.int64))))
+    if n == 0:
+        empty = full_value((0,), 0, np.int64)
+        values, index, inverse, counts = x, empty, empty, empty
+    else:
+        order = emit(ops.argsort_rows, [rows], scalar=False)
+        s = take(rows, order, axis=0)
+        differs = (any_(apply_ufunc(np.not_equal, s[1:], s[:-1]), axis=1) if rows.shape[1]
+                   else full_value((n - 1,), False, np.bool_))
+        starts = concatenate([as_tracer(np.ones(1, bool)), differs])
+        first = getitem(order, starts)  # each run's first slice: a run-time count
+        values = moveaxis(take(moved, first, axis=0), 0, axis)
+        index = first if return_index else None
+        inverse = _run_of_each(order, starts, (n,)) if return_inverse else None
+        counts = _run_lengths(starts) if return_counts else None
+    extra = [r for r, wanted in ((index, return_index), (inverse, return_inverse),
+                                 (counts, return_counts)) if wanted]
+    return (values, *extra) if extra else values
