@@ -464,6 +464,9 @@ class JitFunction:
                 return self._trace_with_frontends(attempts, args, kwargs, static)
             with config.override(callbacks=self._callbacks):
                 return self._trace_with_frontends(attempts, args, kwargs, static)
+        except StaticArgumentNeeded:
+            attempts.last_warnings.clear()  # traced again, with the argument static
+            raise
         finally:
             attempts.show_last_warnings()
 

@@ -484,3 +484,16 @@ def test_gradients_through_complex_inverse_trigonometric_functions():
     np.testing.assert_allclose(jitaic.grad(inverse_trigonometric_loss)(x),
                                finite_difference(inverse_trigonometric_loss, (x,), 0),
                                rtol=1e-6)
+
+
+def _real_part_then_count(z, n):
+    x = z.astype(np.float64)  # ComplexWarning
+    for _ in range(int(n)):  # int() of a Python float: traced again with n static
+        x = x + 1
+    return x
+
+
+def test_a_function_traced_again_with_a_static_argument_warns_once():
+    with pytest.warns(np.exceptions.ComplexWarning) as caught:
+        jitaic.jit(_real_part_then_count)(np.array([1 + 2j]), 2.0)
+    assert len(caught) == 1
