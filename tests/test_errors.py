@@ -89,8 +89,8 @@ def uses_partition(x):
     return parts
 
 
-def uses_unique_axis(x):
-    return np.unique(x, axis=0) * 2  # <- error
+def uses_interp_period(x):
+    return np.interp(x[0], x[1], x[2], period=1.0) * 2  # <- error
 
 
 def uses_partition_method(x):
@@ -102,7 +102,7 @@ def uses_qr(x):
 
 
 @pytest.mark.parametrize("fn, name", [(uses_fft, "fft"), (uses_partition, "partition"),
-                                      (uses_unique_axis, "unique"),
+                                      (uses_interp_period, "interp"),
                                       (uses_partition_method, "partition"), (uses_qr, "qr")])
 def test_unsupported_numpy_function(fn, name: str) -> None:
     """With callbacks=False (NumPy computes fft and partition otherwise)."""
