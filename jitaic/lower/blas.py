@@ -43,6 +43,7 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
+from jitaic.lower.external import ExternalFunctions
 from jitaic.lower.runtime import fixed_arity_intrinsic
 from jitaic.lower.threads import available as available_threads
 
@@ -308,16 +309,10 @@ def _matmul_views(a, b, out):
 
 # ------------------------------------------- one compiled product per dtype
 #
-# Compiled code calls the product as an external function (a numba cfunc,
-# compiled on first use and cached on disk, its address registered with LLVM
-# under ``jitaic_product_<dtype>``) rather than linking it: numba
-# re-optimises and re-generates every function a kernel links, and the
-# product's cases and copies added ~0.2 s to the compilation of every kernel
-# with a matmul. Lowering a product calls ``register_product`` first, so the
-# name resolves when a kernel (or a helper below) is compiled or loaded from
-# a cache; the generated source names no address and is the same in every
-# process. A kernel passes each operand as data pointer, extents and byte
-# strides.
+# Compiled code calls the product as an external function (external.py):
+# the product's cases and copies added ~0.2 s to the compilation of every
+# kernel with a matmul. A kernel passes each operand as data pointer,
+# extents and byte strides.
 
 @intrinsic
 def _view(typingctx, data, rows, cols, row_stride, col_stride, like):
@@ -355,22 +350,13 @@ def _product_float32(a, am, ak, a0, a1, b, bk, bn, b0, b1, out, om, on, o0, o1):
                   _view(out, om, on, o0, o1, like))
 
 
-_PRODUCTS = {np.dtype(np.float64): _product_float64, np.dtype(np.float32): _product_float32}
-_compiled_products: dict[np.dtype, object] = {}  # the cfuncs, kept alive
-
-
-def _product_symbol(dtype) -> str:
-    return f"jitaic_product_{np.dtype(dtype).name}"
-
-
-def register_product(dtype) -> None:
-    """Compile (or load from numba's cache) the product for float32 or float64
-    operands, once per process, and register it with LLVM by name."""
-    dtype = np.dtype(dtype)
-    if dtype not in _compiled_products:
-        compiled = numba.cfunc(_PRODUCT_SIGNATURE, cache=True)(_PRODUCTS[dtype])
-        compiled = _compiled_products.setdefault(dtype, compiled)  # a racing thread's stays
-        llvm.add_symbol(_product_symbol(dtype), compiled.address)
+_PRODUCTS = ExternalFunctions(
+    "jitaic_product", {np.dtype(np.float64): _product_float64,
+                       np.dtype(np.float32): _product_float32},
+    lambda dtype: _PRODUCT_SIGNATURE)
+# Compile (or load from numba's cache) the product for float32 or float64
+# operands, once per process, and register it with LLVM by name.
+register_product = _PRODUCTS.register
 
 
 @intrinsic
@@ -380,7 +366,7 @@ def _call_product(typingctx, a, b, out):
     shape (one element for vector @ vector)."""
     if not (a.dtype == b.dtype == out.dtype and a.dtype in (types.float32, types.float64)):
         return None
-    symbol = _product_symbol(str(a.dtype))
+    symbol = _PRODUCTS.symbol(str(a.dtype))
 
     def codegen(context, builder, sig, args):
         arrays = [context.make_array(t)(context, builder, v)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ctypes
 import functools
 
-import llvmlite.binding as llvm
 import numba
 import numpy as np
 from llvmlite import ir
@@ -15,6 +14,7 @@ from numba.np.arrayobj import populate_array
 
 from jitaic.errors import Interrupted, UnsupportedError  # noqa: F401  (raised by generated code)
 from jitaic.lower.buffers import c_call, huge_pages
+from jitaic.lower.external import ExternalFunctions
 from jitaic.lower.threads import available, limit_threads, restore_threads  # noqa: F401
 
 # --------------------------------------------------------- errors with run-time values
@@ -344,12 +344,10 @@ def _pairwise_tree(a, start, n, zero):
 
 # ------------------------------------------- the tree as one external function per dtype
 #
-# Linked into a kernel, the tree's vector leaf sums are optimised and
+# Linked into a kernel, the tree's vector leaf sums were optimised and
 # generated again with every reduction of a float row: 0.33 s of a first
-# call per reduction site. Kernels call it instead as a numba cfunc (one per
-# float dtype, compiled on first use and cached on disk), registered with
-# LLVM under ``jitaic_pairwise_tree_<dtype>`` as blas.py registers its
-# products: lowering a float sum calls ``register_pairwise_tree`` first.
+# call per reduction site. Kernels call it as an external function instead
+# (external.py); lowering a float sum calls ``register_pairwise_tree`` first.
 
 @intrinsic
 def _borrowed_vector(typingctx, data, size, like):
@@ -378,30 +376,19 @@ def _tree_float32(data, start, n):
     return _pairwise_tree(_borrowed_vector(data, start + n, zero), start, n, zero)
 
 
-_TREES = {np.dtype(np.float64): _tree_float64, np.dtype(np.float32): _tree_float32}
-_compiled_trees: dict[np.dtype, object] = {}  # the cfuncs, kept alive
-
-
-def _tree_symbol(dtype) -> str:
-    return f"jitaic_pairwise_tree_{np.dtype(dtype).name}"
-
-
-def register_pairwise_tree(dtype) -> None:
-    """Compile (or load from numba's cache) the tree for float32 or float64
-    sums, once per process, and register it with LLVM by name."""
-    dtype = np.dtype(dtype)
-    if dtype in _TREES and dtype not in _compiled_trees:
-        scalar = numba.from_dtype(dtype)
-        compiled = numba.cfunc(scalar(types.voidptr, types.intp, types.intp),
-                               cache=True)(_TREES[dtype])
-        compiled = _compiled_trees.setdefault(dtype, compiled)  # a racing thread's stays
-        llvm.add_symbol(_tree_symbol(dtype), compiled.address)
+_TREES = ExternalFunctions(
+    "jitaic_pairwise_tree", {np.dtype(np.float64): _tree_float64,
+                             np.dtype(np.float32): _tree_float32},
+    lambda dtype: numba.from_dtype(dtype)(types.voidptr, types.intp, types.intp))
+# Compile (or load from numba's cache) the tree for float32 or float64 sums,
+# once per process, and register it with LLVM by name.
+register_pairwise_tree = _TREES.register
 
 
 @intrinsic
 def _call_tree(typingctx, a, start, n):
     """The registered tree of ``a``'s dtype over ``a[start:start + n]``."""
-    symbol = _tree_symbol(str(a.dtype))
+    symbol = _TREES.symbol(str(a.dtype))
 
     def codegen(context, builder, sig, args):
         data = builder.bitcast(context.make_array(sig.args[0])(context, builder, args[0]).data,
@@ -420,7 +407,7 @@ def _tree_sum(a, start, n, zero):
 
 @overload(_tree_sum)
 def _tree_sum_in_numba(a, start, n, zero):
-    if np.dtype(str(a.dtype)) in _TREES:
+    if np.dtype(str(a.dtype)) in _TREES.implementations:
         return lambda a, start, n, zero: _call_tree(a, start, n)
     return lambda a, start, n, zero: _pairwise_tree(a, start, n, zero)
 
