@@ -493,6 +493,35 @@ def _masked_reversal(x):
     return y
 
 
+def _clear_twice_at(x, where):
+    y = x * 1
+    y[where[0]] = 0.0
+    y[where[0]] = 0.0  # a gradient clears an element's cotangent twice
+    return y
+
+
+def _store_value_twice_at(x, where):
+    y = x * 1
+    v = x[1] * 3
+    y[where[0]] = v
+    y[where[0]] = v
+    return y
+
+
+def _clear_then_negative_zero_at(x, where):
+    y = x * 1
+    y[where[0]] = 0.0
+    y[where[0]] = -0.0
+    return y
+
+
+def _store_at_two_indices(x, where):
+    y = x * 1
+    y[where[0]] = 0.0
+    y[where[0] + 1] = 0.0
+    return y
+
+
 def _an_index(rng, dtype) -> tuple:
     return special_array(rng, SHAPE, dtype), np.array([-2])
 
@@ -586,6 +615,22 @@ RULE_CASES: dict[str, list[Case]] = {
              after={"where": 0}),
         case("where(False, 1.0, x)", lambda x: np.where(False, 1.0, x), FLOATS),
         case("where(x > 0, x, 0)", lambda x: np.where(x > 0, x, 0.0), FLOATS, fires=False),
+        case("where(True, 0.0, s) (a Python float: made a constant of s's type)",
+             lambda x: np.where(True, 0.0, x), FLOATS, shape=(), after={"where": 0}),
+        case("where(False, 2, s) (an int chosen for a float s)",
+             lambda x: np.where(False, x, 2), FLOATS, shape=()),
+        case("where(True, s.sum(), x) (not a constant)",
+             lambda x: np.where(True, x.sum(), x), FLOATS, fires=False),
+    ],
+    "bool_with_its_identity": [
+        case("m & True", lambda x: (x > 0) & True, FLOATS + INTS, after={"bitwise_and": 0}),
+        case("m | False", lambda x: (x > 0) | False, FLOATS + INTS, after={"bitwise_or": 0}),
+        case("logical_and(m, True)", lambda x: np.logical_and(x > 0, True), FLOATS,
+             after={"logical_and": 0}),
+        case("logical_or(False, m)", lambda x: np.logical_or(False, x > 0), FLOATS),
+        case("i & True (an integer i)", lambda x: x & True, INTS, fires=False),
+        case("m & False", lambda x: (x > 0) & False, FLOATS, fires=False),
+        case("m | True", lambda x: (x > 0) | True, FLOATS, fires=False),
     ],
     "comparison_with_itself": [
         case("i == i", lambda x: x == x, INTS, shape=(), after={"equal": 0}),
@@ -624,6 +669,16 @@ RULE_CASES: dict[str, list[Case]] = {
              _store_twice_at, FLOATS + INTS, args=_an_index, fires=False),
         case("y[1:4] = x[0]; y[1:3] = x[2:4]", _store_twice_overlapping, FLOATS + INTS,
              fires=False),
+    ],
+    "store_repeated": [
+        case("y[i] = 0; y[i] = 0 (run-time i)", _clear_twice_at, FLOATS + INTS,
+             args=_an_index, after={"dyn_setitem": 1}),
+        case("y[i] = v; y[i] = v (one value)", _store_value_twice_at, FLOATS + INTS,
+             args=_an_index, after={"dyn_setitem": 1}),
+        case("y[i] = 0.0; y[i] = -0.0 (other bits)", _clear_then_negative_zero_at, FLOATS,
+             args=_an_index, fires=False),
+        case("y[i] = 0; y[i + 1] = 0 (other elements)", _store_at_two_indices, FLOATS + INTS,
+             args=_an_index, fires=False),
     ],
     "masked_update": [
         case("y[m] = y[m] * 2 + x[::-1][m]", _masked_update, FLOATS + INTS,

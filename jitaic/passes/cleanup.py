@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections import ChainMap
 from contextlib import contextmanager
 
-import numpy as np
-
 from jitaic.ir import ops
 from jitaic.ir.graph import Graph, Node, Region
 from jitaic.ir.ops import ALLOCATES, EFFECTFUL, ELEMENTWISE, MAY_RAISE
@@ -156,17 +154,6 @@ def _prune_bodies(node: Node) -> tuple[Node, bool]:
     return new, True
 
 
-def freeze(value: object) -> object:
-    """A hashable stand-in for an attribute value (arrays by content)."""
-    if isinstance(value, np.ndarray):
-        return ("ndarray", value.dtype.str, value.shape, value.tobytes())
-    if isinstance(value, (list, tuple)):
-        return tuple(freeze(v) for v in value)
-    if isinstance(value, float | np.floating):  # keeps -0.0 apart from 0.0
-        return (type(value), float(value).hex())
-    return (type(value), value)
-
-
 def eliminate_common_subexpressions(graph: Graph) -> tuple[Graph, bool]:
     """Nodes with the same op, inputs and attributes compute the same value
     once. A body sees the values computed before its node (they dominate it)
@@ -191,7 +178,7 @@ def eliminate_common_subexpressions(graph: Graph) -> tuple[Graph, bool]:
         if current.op.traits & {EFFECTFUL, ALLOCATES} or current.op is ops.full:
             return
         key = (current.op, tuple(id(v) for v in current.inputs),
-               tuple(sorted((k, freeze(v)) for k, v in current.attrs.items())))
+               ops.attrs_key(current.attrs))
         if key in seen:
             rb.nodes.pop()
             for old, new in zip(current.outputs, seen[key].outputs, strict=True):

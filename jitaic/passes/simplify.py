@@ -153,17 +153,6 @@ def power_small_integer(node: Node, rb: Rebuilder) -> Value | None:
     return None
 
 
-_STORE_OF = {read: store for store, read in ops.READ_OF_STORE.items()}
-
-
-def _same_region(a: Node, b: Node) -> bool:
-    """Two stores or reads of the same elements: one index template filled
-    by the same run-time values."""
-    dyn_a, dyn_b = (n.inputs[2:] if n.op in ops.READ_OF_STORE else n.inputs[1:] for n in (a, b))
-    return (a.attrs["index"] == b.attrs["index"] and len(dyn_a) == len(dyn_b)
-            and all(x is y for x, y in zip(dyn_a, dyn_b, strict=True)))
-
-
 @rule(ops.setitem, ops.dyn_setitem)
 def store_of_own_values(node: Node, rb: Rebuilder) -> Value | None:
     """x[s] = x[s] -> x  (``x[s] -= y`` updates the view in place, then Python
@@ -173,7 +162,7 @@ def store_of_own_values(node: Node, rb: Rebuilder) -> Value | None:
     x, v = node.inputs[:2]
     read = v.producer
     if (read is not None and read.op is ops.READ_OF_STORE[node.op] and read.inputs[0] is x
-            and _same_region(node, read) and _same_type(node, x)):
+            and ops.same_region(node, read) and _same_type(node, x)):
         return x
     return None
 
@@ -183,7 +172,8 @@ def read_of_a_store(node: Node, rb: Rebuilder) -> Value | None:
     """(x[s] = v)[s] -> v, broadcast to the slice's shape (the values just
     stored; v of x's dtype)"""
     store = node.inputs[0].producer
-    if store is None or store.op is not _STORE_OF[node.op] or not _same_region(store, node):
+    if (store is None or store.op is not ops.STORE_OF_READ[node.op]
+            or not ops.same_region(store, node)):
         return None
     v = store.inputs[1]
     if v.dtype != node.output.dtype or not node.output.type.static:
@@ -200,13 +190,32 @@ def store_over_a_store(node: Node, rb: Rebuilder) -> Value | None:
     run-time index may be out of range, and the store that raises for it
     stays at the top level, so a dyn_setitem is left alone)"""
     inner = node.inputs[0].producer
-    if inner is None or inner.op is not node.op or not _same_region(inner, node) \
+    if inner is None or inner.op is not node.op or not ops.same_region(inner, node) \
             or inner.attrs != node.attrs:
         return None
     a, target = inner.inputs[1], ops.slice_shape(inner.inputs[0].shape, inner.attrs["index"])
     if a.type.ndim and not (a.type.static and None not in target and ops.fits(a.shape, target)):
         return None
     return rb.emit(node.op, [inner.inputs[0], *node.inputs[1:]], node.attrs, loc=node.loc)
+
+
+@rule(ops.setitem, ops.dyn_setitem)
+def store_repeated(node: Node, rb: Rebuilder) -> Value | None:
+    """(x[s] = v)[s] = v -> x[s] = v: the same values into the same elements
+    (v one value, or equal 0-d constants: a gradient clears an element's
+    cotangent twice); an index out of range raises at the first store, as
+    before"""
+    inner = node.inputs[0].producer
+    if inner is None or inner.op is not node.op or not ops.same_region(inner, node):
+        return None
+    a, b = inner.inputs[1], node.inputs[1]
+    same = a is b or (a.type.ndim == b.type.ndim == 0 and _same_bits(_constant(a), _constant(b)))
+    return inner.output if same and _same_type(node, inner.output) else None
+
+
+def _same_bits(a: np.ndarray | None, b: np.ndarray | None) -> bool:
+    return (a is not None and b is not None and a.dtype == b.dtype
+            and a.tobytes() == b.tobytes())
 
 
 @rule(ops.mask_scatter)
@@ -280,6 +289,20 @@ def idempotent_of_itself(node: Node, rb: Rebuilder) -> Value | None:
     return a if a is b and _same_type(node, a) else None
 
 
+_BOOL_IDENTITY = {ops.bitwise_and: True, ops.logical_and: True,
+                  ops.bitwise_or: False, ops.logical_or: False}
+
+
+@rule(*_BOOL_IDENTITY)
+def bool_with_its_identity(node: Node, rb: Rebuilder) -> Value | None:
+    """b & True, b | False (and the logical forms) -> b for a bool b: a mask
+    combined with a condition the trace decided (a gradient's alias test)"""
+    if node.output.dtype != np.bool_ or any(v.dtype != np.bool_ for v in node.inputs):
+        return None
+    b = _other(node, _BOOL_IDENTITY[node.op])
+    return b if b is not None and _same_type(node, b) else None
+
+
 @rule(ops.positive, ops.astype, ops.reshape, ops.broadcast_to)
 def identity_shape_or_cast(node: Node, rb: Rebuilder) -> Value | None:
     """+x, astype to the same dtype, reshape/broadcast to the same shape -> x"""
@@ -312,7 +335,21 @@ def where_with_a_constant_condition(node: Node, rb: Rebuilder) -> Value | None:
     if value is None:
         return None
     chosen = x if value else y
-    return chosen if _same_type(node, chosen) else None
+    if _same_type(node, chosen):
+        return chosen
+    return _as_constant_of(node, chosen, rb)
+
+
+def _as_constant_of(node: Node, v: Value, rb: Rebuilder) -> Value | None:
+    """A 0-d constant ``v`` chosen by a 0-d where, as a constant of the
+    where's type (a Python float chosen by a condition known while tracing):
+    cast as the where casts it."""
+    value = _constant(v)
+    out = node.output.type
+    if value is None or out.ndim or v.type.ndim:
+        return None
+    return rb.emit(ops.constant, (), {"value": np.asarray(value).astype(out.dtype),
+                                      "weak": out.weak}, loc=node.loc)
 
 
 @rule(ops.reshape)

@@ -71,6 +71,39 @@ class Op:
             raise UnsupportedError(f"{name} of complex values is not supported yet")
 
 
+def attrs_key(attrs: Mapping[str, object]) -> tuple:
+    """A hashable stand-in for a node's attributes (arrays by content, -0.0
+    apart from 0.0): nodes of one op with equal keys compute alike."""
+    return tuple(sorted((k, _freeze(v)) for k, v in attrs.items()))
+
+
+def _freeze(value: object) -> object:
+    if isinstance(value, np.ndarray):
+        return ("ndarray", value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, (list, tuple)):
+        return tuple(_freeze(v) for v in value)
+    if isinstance(value, float | np.floating):
+        return (type(value), float(value).hex())
+    return (type(value), value)
+
+
+def computes_same(a, b, depth: int = 3) -> bool:
+    """Whether two graph values are one, or the same op with the same
+    attributes on operands that compute the same (no effect, no fresh
+    buffer, no body): what CSE merges, known before it runs. A trace that
+    reads ``k[0]`` twice (``y[k[0]] = a; y[k[0]] = b``) has two such reads
+    when a gradient is built from it."""
+    if a is b:
+        return True
+    p, q = a.producer, b.producer
+    return (depth > 0 and p is not None and q is not None and p.op is q.op
+            and a.index == b.index and not p.regions and not q.regions
+            and not p.op.traits & {EFFECTFUL, ALLOCATES}
+            and len(p.inputs) == len(q.inputs)
+            and all(computes_same(x, y, depth - 1) for x, y in zip(p.inputs, q.inputs))
+            and attrs_key(p.attrs) == attrs_key(q.attrs))
+
+
 OPS: dict[str, Op] = {}
 
 

@@ -13,6 +13,7 @@ from jitaic.ir.ops.core import (
     broadcast_shapes,
     check_dtype,
     check_static,
+    computes_same,
     define,
     fits,
 )
@@ -354,12 +355,33 @@ def _dyn_setitem_reference(x, v, *dyn, index):
     return _setitem_reference(x, v, _fill(index, dyn, np.shape(x)))
 
 
+def _dyn_setitem_raises(node) -> bool:
+    """Whether the store may raise: not when it writes into what a store of
+    the same region and of a value of the same static shape made (that one
+    checked the same indices and the same broadcast first)."""
+    inner = node.inputs[0].producer
+    shape = node.inputs[1].shape
+    return not (inner is not None and inner.op is node.op and same_region(inner, node)
+                and inner.inputs[1].shape == shape and None not in shape)
+
+
 dyn_setitem = define("dyn_setitem", _dyn_setitem_infer, _dyn_setitem_reference,
                      (MAY_RAISE,),
-                     complex=True)
+                     complex=True, raises=_dyn_setitem_raises)
 
 # The read of the region each store writes (undo logs, cotangents of slices,
 # simplification and in-place decisions pair a store with it).
 READ_OF_STORE = {setitem: getitem, dyn_setitem: dyn_getitem}
+STORE_OF_READ = {read: store for store, read in READ_OF_STORE.items()}
+
+
+def same_region(a, b) -> bool:
+    """Two nodes among the stores and reads above (graph nodes) that address
+    the same elements: one index template filled by the same run-time values."""
+    dyn_a, dyn_b = (n.inputs[2:] if n.op in READ_OF_STORE else n.inputs[1:] for n in (a, b))
+    return (a.attrs["index"] == b.attrs["index"] and len(dyn_a) == len(dyn_b)
+            and all(computes_same(x, y) for x, y in zip(dyn_a, dyn_b, strict=True)))
+
+
 # Stores the lowering may do in place, into their first input's buffer.
 STORES = (setitem, dyn_setitem, scatter)
