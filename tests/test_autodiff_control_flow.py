@@ -415,6 +415,24 @@ def test_cholesky_outer_loop_logs_the_row_its_inner_loop_writes(rng) -> None:
     assert "f64[7]" in ir and "i64[7]" not in ir
 
 
+def test_cholesky_replay_compares_only_the_index_that_differs(rng) -> None:
+    """The reverse replay reads A[i, j] back from the store that wrote it
+    (``A[i, j] /= A[j, j]`` after ``A[i, j] -= ...``) and asks whether the
+    read of A[j, j] is that element: only j against i, row i being one value
+    on both sides. No mask combined with a known True and no select by a
+    constant condition is left (numba compiles a gradient statement by
+    statement)."""
+    m = rng.random((8, 8))
+    a = m @ m.T + 8 * np.eye(8)
+    g = jitaic.jit(jitaic.grad(factorise))
+    np.testing.assert_allclose(g(a), finite_difference(factorise, [a], 0),
+                               rtol=1e-5, atol=1e-7)
+    ir = g.specializations()[0].ir
+    assert "bitwise_and" not in ir
+    constants = set(re.findall(r"(%\d+): bool\[\] = constant", ir))
+    assert not any(re.search(rf"= where {c}, ", ir) for c in constants)
+
+
 def test_a_nested_loop_that_does_not_run_reads_no_row_past_the_end(rng) -> None:
     x, w = rng.normal(size=(4, 4)), rng.normal(size=4)
     value, grads = jitaic.jit(jitaic.value_and_grad(short_rows, argnums=(0, 1)))(x, w)

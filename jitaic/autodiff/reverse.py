@@ -144,12 +144,28 @@ def _accumulate(cotangents: dict[int, list[Tracer]], v: Value, grad: object) -> 
 
 def _known_zero(g: Tracer) -> bool:
     """Whether the cotangent ``g`` is zero whatever the inputs' values."""
-    node = g.value.producer
+    return _zero_value(g.value)
+
+
+def _zero_value(v: Value) -> bool:
+    """Zeros: a fill or constant, a sum, broadcast or reshape of zeros, or
+    the read of a region a store of zeros has just cleared (the cotangent of
+    a value a later store overwrote: ``x[i] = a; x[i] = b``)."""
+    node = v.producer
     if node is None:
         return False
     if node.op is ops.full:
         return node.attrs["fill"] == 0
-    return node.op is ops.constant and not np.any(node.attrs["value"])
+    if node.op is ops.constant:
+        return not np.any(node.attrs["value"])
+    if node.op in _ZEROS_TO_ZEROS:
+        return _zero_value(node.inputs[0])
+    store = node.inputs[0].producer if node.op in ops.STORE_OF_READ else None
+    return (store is not None and store.op is ops.STORE_OF_READ[node.op]
+            and ops.same_region(store, node) and _zero_value(store.inputs[1]))
+
+
+_ZEROS_TO_ZEROS = (ops.reduce_sum, ops.broadcast_to, ops.reshape, ops.transpose, ops.astype)
 
 
 def _differentiable_leaf(x: object, argnum: int, holomorphic: bool = False) -> Tracer:

@@ -280,10 +280,13 @@ def element_reads_bypassing(undo: Plan) -> Callable:
             return None
         old = new_tracer(current().builder.emit(ops.dyn_getitem, [base, *inputs[1:]],
                                                 node.attrs, (), node.loc).output)
+        agree = _same_axes(node.attrs["index"], inputs[1:], source.attrs["index"], wrote)
         same = None
-        for a, b in zip(read_at, wrote_at, strict=True):
-            same = (a == b) if same is None else same & (a == b)
-        return tnp.where(same, tnp.astype(new_tracer(value), old.dtype), old).value
+        for a, b, known in zip(read_at, wrote_at, agree, strict=True):
+            if not known:
+                same = (a == b) if same is None else same & (a == b)
+        stored = tnp.astype(new_tracer(value), old.dtype)
+        return (stored if same is None else tnp.where(same, stored, old)).value
 
     return instead
 
@@ -304,6 +307,26 @@ def _element_position(index: tuple, dyn: list[Value], shape: tuple) -> list | No
         else:
             return None
     return position
+
+
+def _same_axes(index_a: tuple, dyn_a: list[Value], index_b: tuple, dyn_b: list[Value]
+               ) -> list[bool]:
+    """Per axis of two element indices: whether both name it by the same
+    constant or by run-time values computed alike (then they agree whatever
+    they are)."""
+    def entries(index, dyn):
+        found, k = [], 0
+        for entry in index:
+            if entry == ops.DYNAMIC:
+                found.append(dyn[k])
+                k += 1
+            else:
+                found.append(entry)
+        return found
+
+    return [ops.computes_same(a, b) if isinstance(a, Value) and isinstance(b, Value)
+            else not isinstance(a, Value) and not isinstance(b, Value) and a == b
+            for a, b in zip(entries(index_a, dyn_a), entries(index_b, dyn_b), strict=True)]
 
 
 def entry_offsets(chains: dict[int, list[Write]]) -> dict[int, list[tuple[Write, int]]]:

@@ -232,8 +232,21 @@ def _copysign(node, g, a, b, out):
 
 @vjp_rule(ops.where)
 def _where(node, g, cond, a, b, out):
+    chosen = _known_everywhere(cond)
+    if chosen is not None:  # a condition the trace decided: one operand gets all of g
+        return (None, unbroadcast(g, a.shape) if chosen else None,
+                None if chosen else unbroadcast(g, b.shape))
     return (None, unbroadcast(np.where(cond, g, 0.0), a.shape),
             unbroadcast(np.where(cond, 0.0, g), b.shape))
+
+
+def _known_everywhere(cond: Tracer) -> bool | None:
+    """True or False when the condition is a constant equal everywhere."""
+    node = cond.value.producer
+    if node is None or node.op is not ops.constant:
+        return None
+    value = np.asarray(node.attrs["value"])
+    return bool(value.flat[0]) if value.size and (value == value.flat[0]).all() else None
 
 
 @vjp_rule(ops.astype)
@@ -474,9 +487,8 @@ def add_cotangents(total: Tracer, g: Tracer) -> Tracer:
     node = g.value.producer
     _, v, *dyn = (new_tracer(x, scalar=False) for x in node.inputs)
     cleared = total.value.producer
-    if (cleared is not None and cleared.op is node.op and cleared.attrs == node.attrs
-            and _is_zeros(cleared.inputs[1])
-            and all(a is b for a, b in zip(cleared.inputs[2:], node.inputs[2:], strict=True))):
+    if (cleared is not None and cleared.op is node.op and ops.same_region(cleared, node)
+            and _is_zeros(cleared.inputs[1])):
         # total is a store's cotangent, zero where the store wrote: the sum
         # there is g's slice (x[s] = f(x[s]) is differentiated this way)
         base = new_tracer(cleared.inputs[0], scalar=False)
