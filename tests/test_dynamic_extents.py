@@ -372,3 +372,41 @@ def test_argmin_and_cumprod_of_run_time_windows_as_numpys(k) -> None:
     with pytest.raises(ValueError, match=r"attempt to get argmin of an empty sequence at "
                        r"test_dynamic_extents\.py:\d+"):
         f(x, at)
+
+
+def mirrored_update(y, a):
+    y = y.copy()
+    for k in range(1, y.shape[0]):
+        y[:k] += a[k] * np.flip(y[:k])  # a Levinson recursion's update
+        t = y[:k] * 2.0
+        y[:k] = t  # the value is as long as the region it goes into
+    return y
+
+
+def mirrored_sum(x, j, k):
+    return x[:j[0]] + np.flip(x[:k[0]])
+
+
+def test_lengths_equal_by_construction_are_not_checked(rng) -> None:
+    """np.flip(y[:k]) is as long as y[:k], and so is an elementwise result of
+    either: jitaic proves it from the graph and emits no length check and no
+    stretch of a length of 1 (loops that vectorise, less code to compile)."""
+    args = (rng.random(6), rng.random(6))
+    f = jitaic.jit(mirrored_update)
+    np.testing.assert_array_equal(f(*args), mirrored_update(*args))
+    source = f.lower(*args).source()
+    assert "LengthsDiffer" not in source and "!= 1 else 0" not in source
+
+
+def test_windows_of_other_bounds_are_still_checked() -> None:
+    """x[:j] against np.flip(x[:k]): other bounds, no proof; NumPy's error
+    where the lengths differ, its values where they agree or one is 1."""
+    x = np.arange(5.0)
+    f = jitaic.jit(mirrored_sum)
+    for j, k in [(3, 3), (3, 1), (0, 0)]:
+        np.testing.assert_array_equal(f(x, np.array([j]), np.array([k])),
+                                      mirrored_sum(x, np.array([j]), np.array([k])))
+    with pytest.raises(ValueError):
+        mirrored_sum(x, np.array([3]), np.array([2]))
+    with pytest.raises(ValueError, match="lengths known at run time differ"):
+        f(x, np.array([3]), np.array([2]))

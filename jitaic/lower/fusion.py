@@ -26,7 +26,6 @@ from jitaic.ir.ops import ALLOCATES, EFFECTFUL
 from jitaic.lower.codegen import Emitter, empty, known_size
 from jitaic.lower.kernels import (
     MONOIDS,
-    SCALAR_RULES,
     LoopNest,
     check_extents,
     dims,
@@ -37,6 +36,7 @@ from jitaic.lower.kernels import (
     render,
     scalar_expression,
 )
+from jitaic.lower.kernels.extents import domain_key, fusible, proven_axes
 
 
 @dataclass(eq=False)
@@ -161,67 +161,6 @@ def extents_text(domain: tuple) -> str:
     return ", ".join(str(d) if isinstance(d, int) else "?" for d in domain)
 
 
-def _domain_key(v: Value) -> tuple:
-    """What a kernel iterates over, as a grouping key: static extents, and for
-    each run-time extent the window it comes from (x[:i] and y[:i] of equal
-    static lengths have one run-time length; x[:i] and y[:j] stay apart), or
-    else the array it is read from."""
-    key = []
-    for axis, d in enumerate(v.shape):
-        if d is not None:
-            key.append(d)
-            continue
-        root, k = v, axis
-        while root.producer is not None and _fusible(root.producer):
-            back = root.type.ndim - k
-            source = next((x for x in root.producer.inputs if x.type.ndim >= back
-                           and x.shape[x.type.ndim - back] is None), None)
-            if source is None:
-                break
-            root, k = source, source.type.ndim - back
-        key.append(_window_length(root, k) or (id(root), k))
-    return tuple(key)
-
-
-def _window_length(v: Value, axis: int) -> tuple | None:
-    """For axis ``axis`` of a window ``x[a:b:c]`` with run-time bounds, a key
-    that two windows of the same length share (``window_keys``)."""
-    node = v.producer
-    if node is None or node.op is not ops.dyn_getitem:
-        return None
-    keys = window_keys(node.inputs[0].shape, node.attrs["index"], node.inputs[1:])
-    return keys[axis] if axis < len(keys) else None
-
-
-def window_keys(shape: tuple, index: tuple, values: Sequence[Value]) -> list[tuple | None]:
-    """Per axis of the region ``index`` selects from an array of ``shape``
-    (run-time inputs ``values``): for a window with run-time bounds, the
-    array's static extent there and the bounds (values by identity), equal
-    for windows of equal length; None for any other axis."""
-    values, keys = iter(values), []
-    for dim, entry in enumerate(index):
-        if ops.is_range(entry):
-            _, start, stop, step = entry
-            bounds = [("value", id(next(values))) if b == ops.DYNAMIC else b
-                      for b in (start, stop)]
-            n = shape[dim]
-            keys.append(None if n is None else ("window", n, *bounds, step))
-            continue
-        if entry == ops.DYNAMIC or ops.is_dynamic_slice(entry):
-            next(values)
-        if entry != ops.DYNAMIC and not isinstance(entry, (int, np.integer)):
-            keys.append(None)
-    return keys
-
-
-def _fusible(node: Node) -> bool:
-    """Elementwise nodes over an array domain join fusion groups; so does a
-    scalar broadcast to an array (other broadcasts stay views)."""
-    if node.op is ops.broadcast_to and node.inputs[0].type.ndim:
-        return False
-    return node.op in SCALAR_RULES and node.output.type.ndim > 0 and not node.regions
-
-
 def plan(nodes: Sequence[Node], escaping: Sequence[Value]) -> list[Scheduled]:
     """Schedule one block (the function's, or a control-flow body's) whose
     ``escaping`` values (results, argument updates) are read after it."""
@@ -237,8 +176,8 @@ def plan(nodes: Sequence[Node], escaping: Sequence[Value]) -> list[Scheduled]:
             schedule.append(group)
 
     for node in nodes:
-        if _fusible(node):
-            domain = _domain_key(node.output)
+        if fusible(node):
+            domain = domain_key(node.output)
             for v in node.inputs:
                 g = owner.get(id(v))
                 if g is not None and g.domain != domain:
@@ -285,11 +224,11 @@ def _sunk_to_their_readers(nodes: Sequence[Node], escaping: Sequence[Value]) -> 
     sunk: dict[int, list[Node]] = defaultdict(list)  # reader -> nodes placed before it
     moved = set()
     for k, node in enumerate(nodes):
-        if not _fusible(node) or len(node.outputs) != 1:
+        if not fusible(node) or len(node.outputs) != 1:
             continue
         (reader, *others) = readers[id(node.output)] or [None]
-        if others or reader is None or not _fusible(reader) \
-                or _domain_key(reader.output) != _domain_key(node.output) \
+        if others or reader is None or not fusible(reader) \
+                or domain_key(reader.output) != domain_key(node.output) \
                 or _overwrites_its_inputs(nodes[k + 1:position[id(reader)]], node):
             continue
         sunk[id(reader)].append(node)
@@ -324,7 +263,7 @@ def _as_kernel(item: Node | FusionGroup) -> FusionGroup | None:
     if isinstance(item, FusionGroup):
         return item
     if item.op in MONOIDS and item.inputs[0].type.ndim >= 2:
-        return FusionGroup(_domain_key(item.inputs[0]), [item], why_sealed="reduction")
+        return FusionGroup(domain_key(item.inputs[0]), [item], why_sealed="reduction")
     return None
 
 
@@ -432,13 +371,16 @@ def emit_group(em: Emitter, group: FusionGroup, rows: tuple[str, ...] = ()) -> N
     """The group's loop nest; inside a row loop, ``rows`` are the row indices."""
     em.comment(group.describe())
     first = group.nodes[0]
-    domain = dims(em, first.inputs[0] if first is group.reduction else first.output)
+    defining = first.inputs[0] if first is group.reduction else first.output
+    domain = dims(em, defining)
+    keys = domain_key(defining, through_views=True)
     for node in group.nodes:
         for v in node.inputs:
-            if v.type.ndim == len(group.domain) and _domain_key(v) == group.domain:
+            if v.type.ndim == len(group.domain) and domain_key(v) == group.domain:
                 continue  # provably the domain's lengths (x[:i] + y[:i])
             check_extents(em, v, domain, f"operands could not be broadcast together in "
-                          f"{node.op.name}", node.loc, stretch=True)
+                          f"{node.op.name}", node.loc, stretch=True,
+                          proven=proven_axes(v, keys))
     fortran = not rows and _in_fortran_order(em, group)
     for v in group.stored:
         reused = em.reusable.get(id(v))

@@ -2,6 +2,7 @@
 
     scalar       the expression of one element of each elementwise op
     loops        the registry (LOWERINGS), run-time extents, loop nests
+    extents      which run-time lengths are provably equal
     values       constants, filled arrays, tapes, run-time checks
     reductions   reductions over monoids, arg-reductions, scans
     sorting      argsort, select, searchsorted

@@ -5,7 +5,7 @@ loops, gather/scatter, boolean masks, concatenation.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import numpy as np
 
@@ -22,6 +22,7 @@ from jitaic.lower.codegen import (
     np_type,
     shape_text,
 )
+from jitaic.lower.kernels.extents import proven_axes, window_keys
 from jitaic.lower.kernels.loops import (
     LoopNest,
     check_extents,
@@ -113,10 +114,12 @@ def _getitem(em: Emitter, node: Node) -> None:
 
 
 def _store_loop(em: Emitter, name: str, x: Value, index: tuple, v: Value, loc: object,
-                target: tuple[Extent, ...] | None = None) -> None:
+                target: tuple[Extent, ...] | None = None, proven: Collection[int] = ()
+                ) -> None:
     """``name[index] = v`` as explicit loops over the ``target`` region's shape
     (numba compiles its generic slice assignment about ten times slower); ints
-    and slice starts in ``index`` may be names of run-time values."""
+    and slice starts in ``index`` may be names of run-time values; ``proven``:
+    axes of ``v`` as long as the region's whatever their lengths."""
     target = slice_shape(x.shape, index) if target is None else target
     if v.type.ndim and (v is x or v.producer is None or ops.VIEW in v.producer.op.traits):
         # the value may be a view of the target's own memory (x[::-1] = x):
@@ -126,7 +129,7 @@ def _store_loop(em: Emitter, name: str, x: Value, index: tuple, v: Value, loc: o
     else:
         source = None
     check_extents(em, v, target, "could not broadcast input array into the assigned region", loc,
-                  stretch=True)
+                  stretch=True, proven=proven)
     loop_vars = tuple(em.fresh(f"i{d}") for d in range(len(target)))
     it = iter(loop_vars)
     subscript = [f"{e[0]} + {e[2]} * {next(it)}" if isinstance(e, tuple) else str(e)
@@ -546,6 +549,8 @@ def _dyn_setitem(em: Emitter, node: Node) -> None:
     counts: dict[int, str] = {}
     entries = _dynamic_entries(em, x, index, dyn, node.loc, counts)
     region = _region_dims(em, x, index, counts)
+    keys = window_keys(x.shape, index, dyn)
+    keys += [None] * (len(region) - len(keys))  # the axes the index leaves whole
     name = em.define(node.output)
     em.line(f"{name} = {em(x)}" if em.can_overwrite(x, node) else f"{name} = {em(x)}.copy()")
-    _store_loop(em, name, x, entries, v, node.loc, region)
+    _store_loop(em, name, x, entries, v, node.loc, region, proven_axes(v, keys))

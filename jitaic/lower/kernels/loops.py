@@ -9,7 +9,7 @@ dimensions known only at run time are read off arrays that exist.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from jitaic.errors import CompileError, at
@@ -45,16 +45,17 @@ def dims(em: Emitter, v: Value) -> tuple[Extent, ...]:
 
 
 def check_extents(em: Emitter, v: Value, domain: tuple[Extent, ...], what: str,
-                  loc: object, stretch: bool = False) -> None:
+                  loc: object, stretch: bool = False, proven: Collection[int] = ()) -> None:
     """Raise at run time where a run-time extent of ``v`` and the extent it is
     broadcast against differ (NumPy's broadcasting error, naming the user's
     line ``loc``). With ``stretch`` (``load`` reads ``v`` against ``domain``)
     a run-time extent of ``v`` that turns out to be 1 stretches, as NumPy's
-    does; the domain's own extents (the result's) do not."""
+    does; the domain's own extents (the result's) do not. ``proven``: axes of
+    ``v`` whose lengths are the domain's whatever they are (``extents``)."""
     offset = len(domain) - v.type.ndim
     for k, d in enumerate(v.shape):
         target = domain[offset + k]
-        if d == 1 or (d is not None and not isinstance(target, str)):
+        if d == 1 or (d is not None and not isinstance(target, str)) or k in proven:
             continue
         mine = extent(em, v, k)
         if str(mine) == str(target):
