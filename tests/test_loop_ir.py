@@ -6,12 +6,18 @@ from __future__ import annotations
 import logging
 import typing
 
+import numba
 import numpy as np
+import pytest
 from helpers import emitted_lines
 
 import jitaic
 from jitaic import config
-from jitaic.lower import codegen, loop_ir
+from jitaic.ir import ops
+from jitaic.ir.graph import Value, make_node
+from jitaic.ir.types import TensorType
+from jitaic.lower import codegen, loop_ir, runtime
+from jitaic.lower.kernels.scalar import scalar_expression
 
 
 def _emitter(parallel: bool = True) -> codegen.Emitter:
@@ -157,3 +163,27 @@ def test_lowered_shows_the_loop_ir_and_the_dump_knob_logs_it(caplog):
     assert [d.splitlines()[0] for d in dumps] == ["loop IR after split_by_thread:",
                                                   "loop IR of softmax:"]
     assert dumps[1].split("\n", 1)[1] == text
+
+
+UNCAST_OPS = [ops.add, ops.subtract, ops.multiply, ops.true_divide, ops.negative, ops.where,
+              ops.less, ops.less_equal, ops.greater, ops.greater_equal, ops.equal, ops.not_equal]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.int32, np.uint8])
+def test_an_element_left_without_its_cast_has_the_output_type(dtype) -> None:
+    """scalar_expression leaves out the cast to the output dtype only where
+    numba already types the expression so: compiled on scalars of the
+    operands' dtypes, each op's element has its output's numba type."""
+    dtype = np.dtype(dtype)
+    a, b = (Value(TensorType((), dtype), name=name) for name in "ab")
+    c = Value(TensorType((), np.dtype(bool)), name="c")
+    nodes = [make_node(op, [a] if op is ops.negative else [c, a, b] if op is ops.where
+                       else [a, b]) for op in UNCAST_OPS]
+    exprs = [scalar_expression(node, [v.name for v in node.inputs]) for node in nodes]
+    namespace = {"np": np, "rt": runtime}
+    exec(f"def elements(a, b, c):\n    return ({', '.join(exprs)},)\n", namespace)
+    elements = numba.njit(namespace["elements"])
+    elements(dtype.type(3), dtype.type(2), np.bool_(True))
+    returned = elements.overloads[elements.signatures[0]].signature.return_type
+    for node, expr, got in zip(nodes, exprs, returned, strict=True):
+        assert got == numba.from_dtype(node.output.dtype), f"{node.op.name}: {expr}"

@@ -411,9 +411,33 @@ def loop_dtypes(node: Node) -> tuple[np.dtype, ...]:
 
 
 def scalar_expression(node: Node, args: Sequence[str]) -> str:
-    """One element of an elementwise node, cast to its output dtype."""
+    """One element of an elementwise node, cast to its output dtype (unless
+    numba types the expression so already)."""
     in_dtypes = loop_dtypes(node)
     cast_args = [cast(a, v.dtype, d) for a, v, d in zip(args, node.inputs, in_dtypes,
                                                           strict=True)]
     expr = SCALAR_RULES[node.op](cast_args, in_dtypes, node)
+    if _typed_as_output(node, in_dtypes):
+        return expr
     return f"{np_type(node.output.dtype)}({expr})"
+
+
+# Ops whose expression numba types as the output dtype when every operand is
+# of one real float dtype (+, -, *, /, unary -, where's choice), or as bool
+# (comparisons of two operands of one real dtype). Their cast is left out:
+# every call in generated code costs numba typing and lowering time.
+_KEEPS_FLOAT_TYPE = frozenset({ops.add, ops.subtract, ops.multiply, ops.true_divide,
+                               ops.negative, ops.where})
+_COMPARISONS = frozenset({ops.less, ops.less_equal, ops.greater, ops.greater_equal,
+                          ops.equal, ops.not_equal})
+
+
+def _typed_as_output(node: Node, in_dtypes: Sequence[np.dtype]) -> bool:
+    out = node.output.dtype
+    values = in_dtypes[1:] if node.op is ops.where else in_dtypes
+    if node.op in _KEEPS_FLOAT_TYPE:
+        return out.kind == "f" and all(np.dtype(d) == out for d in values)
+    if node.op in _COMPARISONS:
+        first = np.dtype(in_dtypes[0])
+        return first.kind in "fiu" and all(np.dtype(d) == first for d in in_dtypes)
+    return False
