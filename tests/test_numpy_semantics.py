@@ -1120,3 +1120,20 @@ def test_stores_and_indices_follow_numpys_checks(fn, args):
         assert isinstance(got, type) and issubclass(got, want), (got, want)
     else:
         assert_same(got, want)
+
+
+def python_int_index_made_an_array(s):
+    z = np.int64(0)
+    r = (z, z, z, z, z, z, s)
+    for i in range(2, 3):  # i: a Python int, traced (weak) by the AST frontend
+        r = (np.clip(i, 300, s), np.dot(i, s), np.inner(i, s), np.asarray(i) + s,
+             np.array(i) + s, np.kron(i, s), np.maximum(i, s))
+    return r
+
+
+def test_a_python_int_made_an_array_has_a_dtype_of_its_own() -> None:
+    """np.clip, np.dot, np.inner, np.kron, np.asarray and np.array make an
+    int64 array of a Python int (np.maximum keeps it weak, NEP 50): with an
+    int8 the results are int64, and 300 is no bound out of int8's range (the
+    fuzzer found a spurious OverflowError in the AST frontend's loop)."""
+    check_like_numpy(python_int_index_made_an_array, np.int8(-128), mode="ast")

@@ -80,7 +80,7 @@ def array(obj, dtype=None, copy=True, order="K", ndmin=0, **kwargs):
         raise UnsupportedError(f"np.array(..., ndmin=) is not supported{at(user_location())}")
     if _has_tracer(obj):
         if isinstance(obj, Tracer):
-            result = tnp.astype(obj, dtype) if dtype is not None else obj
+            result = tnp.astype(obj, dtype) if dtype is not None else tnp.as_array(obj)
             return tnp.copy_array(result) if copy or result is obj else result
         return tnp.array_from_nested(obj, dtype)
     return _constant_tracer(np.array(obj, dtype=dtype))
@@ -88,7 +88,7 @@ def array(obj, dtype=None, copy=True, order="K", ndmin=0, **kwargs):
 
 def asarray(a, dtype=None, order=None, **kwargs):
     if isinstance(a, Tracer):
-        return tnp.astype(a, dtype, copy=False) if dtype is not None else a
+        return tnp.astype(a, dtype, copy=False) if dtype is not None else tnp.as_array(a)
     return array(a, dtype, copy=False)
 
 

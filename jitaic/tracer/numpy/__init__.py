@@ -36,6 +36,7 @@ from jitaic.tracer.numpy import (  # noqa: F401  (imported to register their han
     statistics,
 )
 from jitaic.tracer.numpy.common import (
+    as_array,
     as_tracer,
     astype,
     broadcast_to,
@@ -54,7 +55,8 @@ from jitaic.tracer.numpy.ufuncs import apply_ufunc, matmul
 install()
 
 __all__ = [
-    "add_at", "apply_ufunc", "array_from_nested", "as_tracer", "astype", "broadcast_to",
+    "add_at", "apply_ufunc", "array_from_nested", "as_array", "as_tracer", "astype",
+    "broadcast_to",
     "concatenate", "copy_array", "cummax", "cumprod", "cumsum", "expand_dims", "flip",
     "full_value", "linspace", "matmul", "reshape", "sum_", "swapaxes", "transpose", "where",
 ]

@@ -43,6 +43,15 @@ def as_tracer(x: object) -> Tracer:
     return new_tracer(to_value(x), scalar=is_scalar_like(x) and not isinstance(x, np.ndarray))
 
 
+def as_array(x: object) -> Tracer:
+    """The array NumPy makes of an operand (``np.asarray``): a Python number,
+    a weak scalar (NEP 50), gets a dtype of its own there and no longer
+    adapts to the other operands' (``np.dot(i, int8)`` is int64 for a
+    Python int ``i``, a loop index in the AST frontend's code)."""
+    t = as_tracer(x)
+    return astype(t, t.dtype) if t.aval.weak else t
+
+
 def shape_of(x: object) -> tuple[int, ...]:
     return x.shape if isinstance(x, Tracer) else np.shape(x)
 

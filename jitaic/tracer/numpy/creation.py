@@ -12,6 +12,7 @@ import numpy as np
 
 from jitaic.tracer.core import Tracer, current, new_tracer, to_value
 from jitaic.tracer.numpy.common import (
+    as_array,
     as_tracer,
     astype,
     broadcast_to,
@@ -156,12 +157,12 @@ tril = implements(np.tril)(triangle(upper=False))
 
 @implements(np.array)
 def array(obj, dtype=None, **kwargs):
-    return copy_array(astype(obj, dtype) if dtype else obj)
+    return copy_array(astype(obj, dtype) if dtype else as_array(obj))
 
 
 @implements(np.asarray)
 def asarray(a, dtype=None, **kwargs):
-    return astype(a, dtype, copy=False) if dtype else a
+    return astype(a, dtype, copy=False) if dtype else as_array(a)
 
 
 @implements(np.ascontiguousarray, np.asfortranarray)

@@ -11,6 +11,7 @@ from jitaic.errors import at, user_location
 from jitaic.ir import ops
 from jitaic.tracer.core import Tracer, emit, new_tracer
 from jitaic.tracer.numpy.common import (
+    as_array,
     as_tracer,
     astype,
     broadcast_to,
@@ -40,7 +41,7 @@ from jitaic.tracer.numpy.ufuncs import apply_ufunc, matmul, real, squared_magnit
 def dot(a, b, out=None):
     if out is not None:
         raise unsupported("np.dot(out=)")
-    a, b = as_tracer(a), as_tracer(b)
+    a, b = as_array(a), as_array(b)
     if a.ndim == 0 or b.ndim == 0:
         return a * b
     summed = max(b.ndim - 2, 0)  # b's second-to-last axis (its only one when 1-D)
@@ -71,7 +72,7 @@ def outer(a, b, out=None):
 def kron(a, b):
     """NumPy's: every element of ``a`` times all of ``b``, as one broadcast
     product of the two with their axes interleaved."""
-    a, b = as_tracer(a), as_tracer(b)
+    a, b = as_array(a), as_array(b)
     if a.ndim < b.ndim:  # NumPy promotes a to at least b's rank first
         a = reshape(a, (1,) * (b.ndim - a.ndim) + a.shape)
     if b.ndim == 0 or a.ndim == 0:
@@ -91,7 +92,7 @@ def vdot(a, b):
 
 @implements(np.inner)
 def inner(a, b):
-    a, b = as_tracer(a), as_tracer(b)
+    a, b = as_array(a), as_array(b)
     if a.ndim == 0 or b.ndim == 0:
         return a * b
     if a.ndim <= 2 and b.ndim <= 2:

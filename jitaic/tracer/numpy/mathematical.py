@@ -10,6 +10,7 @@ from jitaic.errors import at, user_location
 from jitaic.ir import ops
 from jitaic.tracer.core import Tracer, emit, to_value
 from jitaic.tracer.numpy.common import (
+    as_array,
     as_tracer,
     astype,
     broadcast_to,
@@ -33,7 +34,7 @@ def clip(a, a_min=None, a_max=None, out=None, **kwargs):
     a_max = kwargs.pop("max", a_max)
     if out is not None or kwargs:
         raise unsupported("np.clip(out=/...)")
-    result = as_tracer(a)
+    result = as_array(a)  # (its bounds stay weak: one ufunc)
     if result.dtype.kind in "iu":  # NumPy drops a Python int bound beyond the dtype's range
         info = np.iinfo(result.dtype)
         a_min = None if type(a_min) is int and a_min < info.min else a_min
