@@ -1054,3 +1054,41 @@ def test_the_right_operand_of_or_runs_only_where_the_left_does_not_decide(b) -> 
     with pytest.raises(ValueError, match=r"zero-size array to reduction operation minimum.*"
                        r"test_ast_frontend\.py:\d+"):
         f(a, b)
+
+
+def leapfrog(x, v):
+    state = (x, v)
+    for _ in range(5):
+        x, v = state
+        state = (x + 0.1 * v, v - 0.1 * x)  # a tuple variable, rebound each iteration
+    return state
+
+
+def pair_with_a_new_dtype(s):
+    r = (s, s)
+    for i in range(2, 3):
+        r = (s * 1.5, s + i)  # its first item leaves as float64
+    return r
+
+
+def growing_list(x):
+    out = [x]
+    for i in range(3):
+        out = out + [x * i]
+    return out
+
+
+def test_tuple_variables_are_carried_item_by_item() -> None:
+    """A loop-carried tuple of traced values was left out of the loop's
+    carried values, so its items leaked out of the body (KeyError while
+    compiling); now each item is carried, dtype changes included."""
+    x, v = np.ones(3), np.linspace(0.0, 1.0, 3)
+    assert_same(jitaic.jit(leapfrog, mode="ast")(x, v), leapfrog(x, v))
+    assert_same(jitaic.jit(pair_with_a_new_dtype, mode="ast")(np.int8(3)),
+                pair_with_a_new_dtype(np.int8(3)))
+
+
+def test_a_variable_that_changes_structure_in_a_loop_is_refused() -> None:
+    with pytest.raises(JitaicError, match=r"loop variable 'out' changes its structure in "
+                                          r"the loop .* at test_ast_frontend.py:\d+"):
+        jitaic.jit(growing_list, mode="ast")(np.ones(2))

@@ -369,6 +369,9 @@ def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequenc
     """The loop, emitted. ``observed`` names the variables read after it: where
     one leaves it with another dtype than it came in with, and the loop may
     run 0 times, the loop also counts whether it ran (``_trip_dependent``)."""
+    if any(_holds_tracers(v) for v in init):
+        return _loop_of_leaves(op, body_fn, cond_fn, init, bounds, names, index_range,
+                               observed)
     # a for loop's index is a Python int, as range gives: weak (NEP 50)
     leading = [TensorType((), np.int64, weak=True)] if op is ops.for_loop else []
     lifted = _lift_carried(init)
@@ -399,6 +402,56 @@ def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequenc
         for message in differing.values():
             require(ran, UnsupportedError, message)
     return result
+
+
+def _holds_tracers(value: object) -> bool:
+    """A tuple, list or dict with a traced value among its items."""
+    if isinstance(value, (tuple, list)):
+        return any(isinstance(v, Tracer) or _holds_tracers(v) for v in value)
+    if isinstance(value, dict):
+        return _holds_tracers(list(value.values()))
+    return False
+
+
+def _loop_of_leaves(op: ops.Op, body_fn: Callable, cond_fn: Callable | None,
+                    init: Sequence[object], bounds: Sequence[Value], names: Sequence[str],
+                    index_range: range | None, observed: Sequence[str]) -> list:
+    """The loop with its tuple, list and dict variables carried item by item
+    (``state = (x, v)`` rebound each iteration); an iteration that gives one
+    of them another structure is refused."""
+    from jitaic.tracer.trace import flatten, unflatten
+
+    lead = 1 if op is ops.for_loop else 0
+    names = _padded(names, len(init))
+    trees, leaves, leaf_names = [], [], []
+    for value, name in zip(init, names, strict=True):
+        items, tree = flatten(value)
+        trees.append((tree, len(items)))
+        leaves += items
+        leaf_names += [name] * len(items)
+
+    def regroup(flat: Sequence[object]) -> list:
+        out, k = [], 0
+        for tree, n in trees:
+            out.append(unflatten(tree, flat[k:k + n]))
+            k += n
+        return out
+
+    def body(*args):
+        new = []
+        for value, (tree, _), name in zip(body_fn(*args[:lead], *regroup(args[lead:])),
+                                          trees, names, strict=True):
+            items, after = flatten(value)
+            if after != tree:
+                raise UnsupportedError(
+                    f"loop variable {name!r} changes its structure in the loop (a tuple, "
+                    f"list or dict of other items or length){at(user_location())}: a "
+                    f"compiled loop carries the same items each iteration")
+            new += items
+        return new
+
+    test = None if cond_fn is None else (lambda *flat: cond_fn(*regroup(flat)))
+    return regroup(_loop(op, body, test, leaves, bounds, leaf_names, index_range, observed))
 
 
 def _settle(body_fn: Callable, carried: list[object], leading: Sequence[TensorType],
