@@ -56,7 +56,7 @@ install()
 
 __all__ = [
     "add_at", "apply_ufunc", "array_from_nested", "as_array", "as_tracer", "astype",
-    "broadcast_to",
-    "concatenate", "copy_array", "cummax", "cumprod", "cumsum", "expand_dims", "flip",
-    "full_value", "linspace", "matmul", "reshape", "sum_", "swapaxes", "transpose", "where",
+    "broadcast_to", "concatenate", "copy_array", "cummax", "cumprod", "cumsum", "expand_dims",
+    "flip", "full_value", "linspace", "matmul", "reshape", "sum_", "swapaxes", "transpose",
+    "where",
 ]
