@@ -747,3 +747,45 @@ def csr_matvec(indptr, indices, values, x):
         cols = indices[indptr[i]:indptr[i + 1]]
         y[i] = values[indptr[i]:indptr[i + 1]] @ x[cols]
     return y
+
+
+# ------------------------------- lists and dicts changed in place by traced control flow
+
+
+@program(lambda r: (normal(r, 4), normal(r, 4), 0.1),
+         lambda r: (normal(r, 3, 2), normal(r, 2), 0.05),
+         data_dependent=False, ir=("for_loop",), python_loops=1)
+def dict_params_descent(w, b, lr):
+    # training-style state: a dict of arrays, each replaced every step (the
+    # loop carries the dict's items; the loop over its keys runs while tracing)
+    params = {"w": w, "b": b}
+    for _ in range(12):
+        for k in params:
+            params[k] = params[k] - lr * np.tanh(params[k])
+    return params["w"].sum() + params["b"].sum()
+
+
+@program(lambda r: (np.abs(normal(r, 4)) + 0.1,), lambda r: (-np.abs(normal(r, 4)) - 0.1,),
+         lambda r: (np.abs(normal(r, 3, dtype=np.float32)),),
+         lambda r: (-np.abs(normal(r, 3, dtype=np.float32)),),
+         data_dependent=True, ir=("cond",))
+def appends_in_both_branches(x):
+    # both paths append one item: the list's new item is joined like a variable
+    parts = [x[:1]]
+    if x.sum() > 0:
+        parts.append(x * 2)
+    else:
+        parts.append(x - 1)
+    return np.concatenate(parts)
+
+
+@program(lambda r: (normal(r, 5) * 10,), lambda r: (normal(r, 5) * 0.1,),
+         lambda r: (normal(r, 2, 3) * 40,),
+         data_dependent=True, ir=("while_loop",))
+def halvings_in_a_list(x):
+    # a list used as mutable state: its items are replaced each iteration
+    state = [x, 0]
+    while np.abs(state[0]).max() > 1.0:
+        state[0] = state[0] / 2
+        state[1] += 1
+    return state[0], state[1]

@@ -96,6 +96,11 @@ def check_same(got: object, want: object, path: str) -> None:
         for i, (g, w) in enumerate(zip(got, want)):
             check_same(g, w, f"{path}[{i}]")
         return
+    if isinstance(want, dict):
+        assert isinstance(got, dict) and list(got) == list(want), f"{path}: {got!r}"
+        for key in want:
+            check_same(got[key], want[key], f"{path}[{key!r}]")
+        return
     if isinstance(want, np.ndarray):
         assert isinstance(got, np.ndarray), f"{path}: NumPy gives an array, jit a {type(got)}"
         assert got.dtype == want.dtype, f"{path}: dtype {got.dtype} != NumPy's {want.dtype}"
@@ -649,6 +654,143 @@ def test_shape_differs_between_branches_after_code_that_may_raise() -> None:
     with pytest.raises(jitaic.ShapeError) as info:
         jitaic.jit(shape_differs_after_a_run_time_index)(np.ones(4), np.array(0))
     assert_names_line(info.value, shape_differs_after_a_run_time_index, "y", "(2,)", "(3,)")
+
+
+# ------------------------------------------ lists and dicts changed in traced control flow
+# A branch or loop body is traced once: a list it appends to must not get one
+# item whatever happens when the code runs.
+
+
+def appends_in_a_static_loop(x):
+    out = []
+    if x.sum() > 0:  # data-dependent: the AST frontend traces the function
+        x = x * 2
+    for i in range(3):
+        out.append(x[i] * i)
+    return np.stack(out)
+
+
+def appends_row_results(x):
+    rows = []
+    for row in x:
+        if row.sum() > 0:
+            rows.append(row)
+        else:
+            rows.append(-row)
+    return rows
+
+
+def grows_in_a_helper(x):
+    def collect(into, v):
+        into.append(v)
+
+    out = [x]
+    for i in range(2):
+        collect(out, out[-1] + i)
+    return out
+
+
+def nested_state(x):
+    hist = {"sum": x.sum(), "steps": [x]}
+    for i in range(x.shape[0]):
+        hist["sum"] = hist["sum"] + x[i]
+        hist["steps"][0] = hist["steps"][0] * 0.5
+    return hist
+
+
+def appends_in_one_branch(x):
+    out = [x]
+    if x.sum() > 0:  # <- error
+        out.append(x)
+    return out
+
+
+def structure_differs_between_branches(x):
+    if x.sum() > 0:  # <- error
+        t = (x, 1)
+    else:
+        t = (x,)
+    return t
+
+
+def tuple_assigned_in_one_branch(x):
+    if x.sum() > 0:
+        t = (x, 1)
+    return t[0]  # <- error
+
+
+def tuple_in_both_branches(x):
+    if x.sum() > 0:
+        t = (x, 1)
+    else:
+        t = (-x, 1)
+    return t
+
+
+def appends_in_traced_for(x):
+    out = []
+    for i in range((x > 0).sum()):  # <- error
+        out.append(x * i)
+    return out
+
+
+def appends_in_while(x):
+    out = []
+    while x.sum() < 10:  # <- error
+        x = x + 1
+        out.append(x)
+    return out
+
+
+def appends_in_a_long_loop(x):
+    out = []
+    if x.sum() > 0:
+        x = -x
+    for i in range(1001):  # <- error
+        out.append(x * i)
+    return out
+
+
+CONTAINER_CASES = [
+    (appends_in_a_static_loop, [(np.arange(4.0),), (-np.arange(4.0),)]),
+    (appends_row_results, [(np.array([[1.0, -3.0], [2.0, 1.0], [-1.0, 0.5]]),)]),
+    (grows_in_a_helper, [(np.arange(3.0),)]),
+    (nested_state, [(np.arange(4.0),)]),
+    (tuple_in_both_branches, [(np.arange(3.0),), (-np.arange(3.0),)]),
+]
+
+
+@pytest.mark.parametrize("fn, all_args", CONTAINER_CASES,
+                         ids=[fn.__name__ for fn, _ in CONTAINER_CASES])
+def test_containers_changed_in_control_flow(fn, all_args) -> None:
+    f = jitaic.jit(fn, mode="ast")
+    for k, args in enumerate(all_args):
+        check_same(f(*copy_tree(args)), fn(*copy_tree(args)), f"call {k}: result")
+
+
+def test_a_dict_carried_by_a_loop_stays_a_loop() -> None:
+    """Its items are loop variables: the loop is not unrolled."""
+    ir = jitaic.jit(nested_state, mode="ast").lower(np.arange(40.0)).as_text()
+    assert control_ops(ir)["for_loop"] == 1, ir
+
+
+@pytest.mark.parametrize("fn, args, needles", [
+    pytest.param(appends_in_one_branch, (np.arange(3.0),), ("'out'", "differently"),
+                 id="one_branch"),
+    pytest.param(structure_differs_between_branches, (np.arange(3.0),),
+                 ("'t'", "structure"), id="structure"),
+    pytest.param(tuple_assigned_in_one_branch, (np.arange(3.0),), ("'t'", "assigned"),
+                 id="undefined"),
+    pytest.param(appends_in_traced_for, (np.arange(3.0),), ("'out'", "np.empty"),
+                 id="traced_for"),
+    pytest.param(appends_in_while, (np.arange(3.0),), ("'out'", "np.empty"), id="while"),
+    pytest.param(appends_in_a_long_loop, (np.arange(3.0),), ("'out'", "1001"),
+                 id="long_loop"),
+])
+def test_containers_changed_in_control_flow_refused(fn, args, needles) -> None:
+    with pytest.raises(jitaic.UnsupportedError) as info:
+        jitaic.jit(fn, mode="ast")(*args)
+    assert_names_line(info.value, fn, *needles)
 
 
 # ---------------------------------------------------------------- more semantics

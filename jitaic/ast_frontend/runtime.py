@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
+from jitaic.ast_frontend import containers
 from jitaic.ast_frontend.loop_exits import VALUE_PREFIX
 from jitaic.errors import (
     ConcretizationError,
@@ -29,6 +30,10 @@ from jitaic.tracer.trace import flatten, unflatten
 # Loops with a static trip count up to this many iterations are unrolled when
 # their body needs the index as a Python int (a slice length, say).
 MAX_UNROLL = 64
+# Loops that grow a Python list (``out.append(x)``) are unrolled up to this
+# many iterations, as the trace frontend would; a longer one is refused (its
+# graph would take longer to compile than the loop is worth).
+MAX_UNROLL_GROWING = 1000
 
 
 class _Undefined:
@@ -103,29 +108,109 @@ def if_stmt(test: object, then_fn: Callable, else_fn: Callable, values: Sequence
         return tuple((then_fn if test else else_fn)(*values))
     # a loop's pending return value is read only where its flag says it was set
     fill = [n for n in names if n.startswith(VALUE_PREFIX)]
-    return tuple(control_flow.cond(test, then_fn, else_fn, values, names, UNDEFINED, fill))
+    return _traced_if(test, then_fn, else_fn, values, names, fill)
 
 
 def if_return(test: object, then_fn: Callable, else_fn: Callable) -> object:
     """``if test: return a  else: return b`` (early returns on both paths)."""
     if not _traced(test):
         return then_fn() if test else else_fn()
-    trees: dict[str, tuple] = {}
+    return _traced_if(test, then_fn, else_fn, (), ["the returned value"], (),
+                      returns=True)[0]
 
-    def leaves_of(fn: Callable, key: str) -> Callable:
-        def branch():
-            leaves, trees[key] = flatten(fn())
-            return tuple(leaves)
 
-        return branch
+def _traced_if(test: Tracer, then_fn: Callable, else_fn: Callable, values: Sequence,
+               names: Sequence[str], fill: Sequence[str], returns: bool = False) -> tuple:
+    """The cond of an if on a traced value: its variables (and the lists and
+    dicts its branches change in place) joined leaf by leaf. A variable with
+    another structure on each path is an error, unless it is undefined on
+    one: then it is undefined after the if."""
+    state: list[tuple[str, object]] = []
+    undefined: set[int] = set()
+    while True:
+        join = _BranchJoin(names, state, undefined, returns)
+        try:
+            with containers.Restoring(state):
+                operands, tree = flatten([*values, *(containers.contents(c)
+                                                     for _, c in state)])
+                outs = control_flow.cond(test, join.branch(then_fn, tree),
+                                         join.branch(else_fn, tree), operands,
+                                         join.leaf_names, UNDEFINED, fill)
+        except containers.Changed as changed:
+            state += changed.containers
+            continue
+        except _Mismatch as mismatch:
+            if mismatch.undefined:
+                undefined.add(mismatch.position)
+                continue
+            raise join.error(mismatch.position) from None
+        results = unflatten(join.tree, outs)
+        for (_, c), items in zip(state, results[len(names):], strict=True):
+            containers.install(c, items)
+        return tuple(results[:len(names)])
 
-    outs = control_flow.cond(test, leaves_of(then_fn, "then"), leaves_of(else_fn, "else"), [])
-    for key, other in (("then", "else"), ("else", "then")):  # a branch that raises
-        trees.setdefault(key, trees[other])
-    if trees["then"] != trees["else"]:
-        raise UnsupportedError(f"the branches of an if on a traced value return different "
-                               f"structures{at(user_location())}")
-    return unflatten(trees["then"], outs)
+
+class _Mismatch(Exception):
+    """The branches give output ``position`` different structures."""
+
+    def __init__(self, position: int, undefined: bool) -> None:
+        super().__init__(position)
+        self.position, self.undefined = position, undefined
+
+
+class _BranchJoin:
+    """Flattens each branch's outputs (its variables, then the items of the
+    ``state`` containers) to the leaves cond joins, and checks that both
+    branches give each output the same structure. ``leaf_names`` is filled
+    by the first branch traced (cond reads it only after tracing both)."""
+
+    def __init__(self, names: Sequence[str], state: Sequence[tuple[str, object]],
+                 undefined: set[int], returns: bool) -> None:
+        self.names, self.state, self.undefined = list(names), state, undefined
+        self.returns = returns
+        self.tree: tuple | None = None
+        self.trees: list[tuple] | None = None
+        self.undefined_in: set[int] = set()
+        self.leaf_names: list[str] = []
+
+    def branch(self, fn: Callable, operand_tree: tuple) -> Callable:
+        body = containers.with_state(
+            (lambda: (fn(),)) if self.returns else fn, fn, self.state)
+        return lambda *leaves: self._flat(body(*unflatten(operand_tree, leaves)))
+
+    def _flat(self, outputs: Sequence[object]) -> tuple:
+        outputs = [_Undefined(self.names[i]) if i in self.undefined else v
+                   for i, v in enumerate(outputs)]
+        undefined = {i for i, v in enumerate(outputs) if isinstance(v, _Undefined)}
+        flat = [flatten(v) for v in outputs]
+        trees = [t for _, t in flat]
+        if self.trees is None:
+            self.trees, self.undefined_in = trees, undefined
+            self.tree = flatten(outputs)[1]
+            self.leaf_names += [self._label(i) for i, (leaves, _) in enumerate(flat)
+                                for _ in leaves]
+        for i, (a, b) in enumerate(zip(self.trees, trees, strict=True)):
+            if a != b:
+                raise _Mismatch(i, i in undefined | self.undefined_in)
+        return tuple(leaf for leaves, _ in flat for leaf in leaves)
+
+    def _label(self, i: int) -> str:
+        return self.names[i] if i < len(self.names) else self.state[i - len(self.names)][0]
+
+    def error(self, i: int) -> UnsupportedError:
+        if self.returns and i == 0:
+            return UnsupportedError(f"the branches of an if on a traced value return "
+                                    f"different structures{at(user_location())}")
+        if i < len(self.names):
+            return UnsupportedError(
+                f"variable {self.names[i]!r} gets a different structure (a tuple, list or "
+                f"dict of other items or length) in the branches of an if on a traced "
+                f"value{at(user_location())}: give it the same structure on both paths")
+        return UnsupportedError(
+            f"{containers.describe(*self.state[i - len(self.names)])} is changed in place "
+            f"differently in the branches of an if on a traced value{at(user_location())}: "
+            f"its length or keys would depend on a value known only when the code runs; "
+            f"give it the same items on both paths, or write into an array instead")
 
 
 def ifexp(test: object, then_fn: Callable, else_fn: Callable) -> object:
@@ -219,32 +304,81 @@ def while_stmt(test_fn: Callable, body_fn: Callable, values: Sequence,
         if not test:
             return values
         values = tuple(body_fn(*values))
-    return tuple(control_flow.while_loop(lambda *v: test_fn(*v), body_fn, values, names,
-                                         observed))
+
+    def loop(state, body, init, names, observed):
+        test = containers.installing(test_fn, state)
+        return control_flow.while_loop(test, body, init, names, observed)
+
+    try:
+        return _compiled_loop(loop, body_fn, body_fn, values, names, observed)
+    except containers.Grows as grows:
+        raise _grows_error(grows.what, "whose trip count is known only when the code "
+                                        "runs") from None
 
 
 def for_range(bounds: Sequence, body_fn: Callable, values: Sequence,
               names: Sequence[str], observed: Sequence[str]) -> tuple:
     """``for i in range(*bounds)``: a for_loop with the index as an IR value."""
     r = range_(*bounds)
-    return _indexed_loop(r.start, r.stop, r.step, body_fn, values, names, observed)
+    return _indexed_loop(r.start, r.stop, r.step, body_fn, body_fn, values, names, observed)
 
 
-def _indexed_loop(start, stop, step, body_fn: Callable, values: Sequence,
+def _indexed_loop(start, stop, step, body_fn: Callable, source: Callable, values: Sequence,
                   names: Sequence[str], observed: Sequence[str]) -> tuple:
+    """The loop ``for i in range(start, stop, step)`` running ``body_fn``;
+    ``source`` is the generated body function (whose closure it reaches)."""
     static = not any(_traced(b) for b in (start, stop, step))
-    if static and len(range(start, stop, step)) == 0:
+    trips = len(range(start, stop, step)) if static else None
+    if trips == 0:
         return tuple(values)
+
+    def loop(_state, body, init, names, observed):
+        return control_flow.for_loop(start, stop, step, body, init, names, observed)
+
     try:
-        return tuple(control_flow.for_loop(start, stop, step, body_fn, values, names,
-                                           observed))
+        return _compiled_loop(loop, body_fn, source, values, names, observed)
     except ConcretizationError:
-        if not static or len(range(start, stop, step)) > MAX_UNROLL:
+        if trips is None or trips > MAX_UNROLL:
             raise
-    values = tuple(values)  # the body needs a Python index: unroll the short loop
+    except containers.Grows as grows:
+        if trips is None:
+            raise _grows_error(grows.what, "whose trip count is known only when the "
+                                            "code runs") from None
+        if trips > MAX_UNROLL_GROWING:
+            raise _grows_error(grows.what, f"of {trips} iterations (jitaic unrolls "
+                                            f"such a loop up to {MAX_UNROLL_GROWING})") from None
+    values = tuple(values)  # unrolled: the body needs a Python index or grows a list
     for i in range(start, stop, step):
         values = tuple(body_fn(i, *values))
     return values
+
+
+def _compiled_loop(loop: Callable, body_fn: Callable, source: Callable, values: Sequence,
+                   names: Sequence[str], observed: Sequence[str]) -> tuple:
+    """``loop(state, body, init, names, observed)`` with the lists and dicts
+    the body changes in place (``state``) carried as variables, their final
+    items installed after it."""
+    state: list[tuple[str, object]] = []
+    while True:
+        labels = [label for label, _ in state]
+        body = containers.with_state(body_fn, source, state, check_growth=True)
+        try:
+            with containers.Restoring(state):
+                out = loop(state, body, [*values, *(containers.contents(c) for _, c in state)],
+                           [*names, *labels], [*observed, *labels])
+        except containers.Changed as changed:
+            state += changed.containers
+            continue
+        for (_, c), items in zip(state, out[len(values):], strict=True):
+            containers.install(c, items)
+        return tuple(out[:len(values)])
+
+
+def _grows_error(what: str, loop: str) -> UnsupportedError:
+    return UnsupportedError(
+        f"{what} changes its length (or keys) in a loop {loop}{at(user_location())}: a "
+        f"compiled loop carries the same items each iteration; write into an array made "
+        f"before the loop (np.empty) instead of growing a list")
 
 
 # ---------------------------------------------------------------- for over sequences
@@ -336,4 +470,4 @@ def for_iter(iterable: object, body_fn: Callable, values: Sequence,
             values = tuple(body_fn(item, *values))
         return values
     return _indexed_loop(0, length, 1, lambda i, *v: body_fn(iterable.item(i), *v),
-                         values, names, observed)
+                         body_fn, values, names, observed)
