@@ -381,9 +381,11 @@ def getitem(self: Tracer, key: object) -> Tracer:
     if _has_advanced(key):
         return _gather(self, key)
     index, new_axes, dynamic = _normalize_index(key, self.shape)
+    # NumPy gives a 0-d array, not a scalar, when the key holds an Ellipsis
+    has_ellipsis = any(k is Ellipsis for k in (key if isinstance(key, tuple) else (key,)))
     if dynamic or any(map(ops.is_range, index)):
         scalar = len(index) == self.ndim and all(not isinstance(e, tuple) for e in index)
-        if scalar and not new_axes:
+        if scalar and not new_axes and not has_ellipsis:
             return emit(ops.dyn_getitem, [self, *dynamic], {"index": index}, scalar=True)
         # A view, like NumPy's x[i]: writes through it reach x.
         step = ViewStep(ops.dyn_getitem, (("index", index),), tuple(d.value for d in dynamic))
@@ -391,7 +393,6 @@ def getitem(self: Tracer, key: object) -> Tracer:
         if dynamic:
             _ = result.value  # recorded now: a bad index raises, read or not, as in NumPy
     else:
-        has_ellipsis = key is Ellipsis or (isinstance(key, tuple) and Ellipsis in key)
         all_ints = len(index) == self.ndim and all(isinstance(e, int) for e in index)
         if all_ints and not new_axes and not has_ellipsis:  # a scalar copy, not a view
             return emit(ops.getitem, [self], {"index": index}, scalar=True)
