@@ -35,6 +35,12 @@ def _is_internal(filename: str) -> bool:
     return filename.startswith((_PACKAGE_DIR, _NUMPY_DIR, "<frozen"))
 
 
+def called_by_user(depth: int = 1) -> bool:
+    """Whether the caller's caller (``depth`` frames further up) is the
+    user's code, not jitaic's or NumPy's."""
+    return not _is_internal(sys._getframe(depth + 1).f_code.co_filename)
+
+
 _stand_ins = threading.local()
 
 

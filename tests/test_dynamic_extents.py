@@ -222,6 +222,25 @@ def test_size_and_len_of_a_run_time_length() -> None:
         jitaic.jit(lambda x: len(x[x > 0]))(x)
 
 
+def tail_stats(a, d):
+    v = a[d:]
+    total = 0
+    for k in range(v.shape[0]):  # a for_loop with a run-time trip count
+        total = total + v[k]
+    return v.astype(np.int8) + v.shape[0], v.shape[0] == 0, total
+
+
+@pytest.mark.parametrize("d", [2, 5])
+def test_shape_of_a_run_time_length_is_a_traced_int(d) -> None:
+    """NumPy's shape holds ints: a run-time length is a traced weak int64
+    there (it was None, which range() refused and `n == 0` read as False)."""
+    a = np.arange(5)
+    got, want = jitaic.jit(tail_stats)(a, np.array(d)), tail_stats(a, d)
+    assert got[0].dtype == want[0].dtype == np.int8
+    np.testing.assert_array_equal(got[0], want[0])
+    assert got[1] == want[1] and got[2] == want[2]
+
+
 def add_own_tail(a, d):
     a += a[d:]
     return a

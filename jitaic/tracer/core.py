@@ -22,6 +22,7 @@ from jitaic.errors import (
     StaticArgumentNeeded,
     UnsupportedError,
     at,
+    called_by_user,
     user_location,
 )
 from jitaic.ir import ops
@@ -177,7 +178,15 @@ class Tracer:
 
     @property
     def shape(self) -> tuple[int, ...]:
-        return self.aval.shape
+        """NumPy's shape. Inside jitaic a length known at run time only
+        (``x[mask]``, ``x[:i]``) is None; the user's code gets it as a traced
+        int64, as ``size`` does (None would read as a value: ``range(None)``
+        fails, ``n == 0`` is False)."""
+        shape = self.aval.shape
+        if None in shape and called_by_user():
+            return tuple(emit(ops.dim_size, [self], {"axis": axis}) if d is None else d
+                         for axis, d in enumerate(shape))
+        return shape
 
     @property
     def dtype(self) -> np.dtype:

@@ -251,10 +251,11 @@ def _dim_size_infer(in_types, attrs, regions):
     (x,) = in_types
     if not 0 <= attrs["axis"] < x.ndim:
         raise np.exceptions.AxisError(attrs["axis"], x.ndim)
-    return [TensorType((), np.int64)]
+    return [TensorType((), np.int64, weak=True)]
 
 
-# The run-time extent of one axis (len(x[:i]), the count in np.mean(x[:i])).
+# The run-time extent of one axis (len(x[:i]), the count in np.mean(x[:i])):
+# weak, a Python int as NumPy's shape holds it.
 dim_size = define("dim_size", _dim_size_infer,
                   lambda x, axis: np.int64(np.shape(x)[axis]),
                   complex=True)
