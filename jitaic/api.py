@@ -13,6 +13,7 @@ import inspect
 import logging
 import threading
 import time
+import types
 import warnings
 from collections import namedtuple
 from collections.abc import Callable, Sequence
@@ -22,7 +23,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from jitaic import config, serialize
-from jitaic.ast_frontend.transform import convert as ast_convert
 from jitaic.errors import (
     ConcretizationError,
     RecompileWarning,
@@ -35,8 +35,7 @@ from jitaic.ir.graph import Graph, GraphTooLarge
 from jitaic.ir.verifier import verify
 from jitaic.lowered import Lowered
 from jitaic.passes.pipeline import PassLog, optimize
-from jitaic.scale import dask_arrays
-from jitaic.scale.dask_arrays import has_dask_arrays
+from jitaic.scale import has_dask_arrays
 from jitaic.specialization import LIVE_FUNCTIONS, Specialization, output_converters
 from jitaic.tracer.core import is_tracing
 from jitaic.tracer.numpy_proxy import Converter, traceable
@@ -152,6 +151,8 @@ class JitFunction:
         if config.get("disable_jit"):
             return self._fn(*args, **kwargs)
         if has_dask_arrays(args, kwargs):
+            from jitaic.scale import dask_arrays
+
             return dask_arrays.call(self, args, kwargs)
         args, kwargs, static = self._bind(args, kwargs)
         key, leaves = self._key(args, kwargs, static)
@@ -473,7 +474,7 @@ class JitFunction:
     def _trace_with_frontends(self, attempts: _TraceAttempts, args, kwargs,
                               static) -> tuple[Traced, str, str]:
         names = self._positional_names(len(args))
-        with_ast = Converter(transform=lambda f: ast_convert(f).fn)
+        with_ast = Converter(transform=_ast_converted)
 
         def traced(converter=None, max_nodes=None) -> Traced:
             return attempts.run(trace, self._fn, args, kwargs, names, static,
@@ -577,6 +578,14 @@ class _TraceAttempts:
         for w in self.last_warnings:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno,
                                    source=w.source)
+
+
+def _ast_converted(fn: types.FunctionType) -> types.FunctionType:
+    """``fn`` as the AST frontend rewrites it (loaded on first use, as it
+    imports astor)."""
+    from jitaic.ast_frontend.transform import convert
+
+    return convert(fn).fn
 
 
 def _fast_key(a: object) -> tuple:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from jitaic.ast_frontend.transform import convert as ast_convert
-from jitaic.picture import Picture, draw
-
 if TYPE_CHECKING:  # jitaic.lower imports numba: loaded on the first compile
     from jitaic.lower.fusion import Plan
+    from jitaic.picture import Picture
     from jitaic.specialization import Specialization
+
+# The views below import what they show on first use: ``import jitaic``
+# stays quick.
 
 
 class Lowered:
@@ -28,6 +29,8 @@ class Lowered:
         """A Graphviz picture of the optimised graph: fused kernels as clusters,
         loops and branches as boxes, BLAS/LAPACK calls marked, source lines as
         labels (``.source`` is the DOT text; ``.svg()``, ``.save(path)``)."""
+        from jitaic.picture import draw
+
         return draw(self._spec.graph)
 
     def source(self) -> str:
@@ -35,7 +38,9 @@ class Lowered:
 
     def rewritten_source(self) -> str:
         """The function as the AST frontend rewrote it (mode="ast"/"auto" fallback)."""
-        return ast_convert(self._spec.fn).source if self._spec.frontend == "ast" else ""
+        from jitaic.ast_frontend.transform import convert
+
+        return convert(self._spec.fn).source if self._spec.frontend == "ast" else ""
 
     def fusion_report(self) -> str:
         """One line per kernel: the nodes fused into it and why its boundary stayed."""

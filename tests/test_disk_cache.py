@@ -115,13 +115,17 @@ def test_a_new_process_loads_products_lapack_loops_and_gradients(tmp_path) -> No
 
 
 def test_import_jitaic_loads_no_compiler(tmp_path) -> None:
-    # numba, LLVM and scipy load on the first compile, not on import (~0.4 s)
+    # numba, LLVM and scipy load on the first compile, not on import (~0.4 s);
+    # autodiff, the AST frontend (astor) and dask support on first use
     code = """
         import sys
         import jitaic
-        print(sorted(m for m in ("numba", "llvmlite", "scipy") if m in sys.modules))
+        print(sorted(m for m in ("numba", "llvmlite", "scipy", "astor", "jitaic.autodiff",
+                                 "jitaic.scale.dask_arrays") if m in sys.modules))
+        jitaic.grad
+        print("jitaic.autodiff" in sys.modules, "grad" in dir(jitaic))
     """
-    assert _run(code, str(tmp_path / "cache")).stdout == "[]\n"
+    assert _run(code, str(tmp_path / "cache")).stdout == "[]\nTrue True\n"
 
 
 def test_entries_are_private_and_listed_with_hashes(tmp_path) -> None:

@@ -32,7 +32,7 @@ from jitaic.autodiff.vjp_rules import (
 from jitaic.errors import CompileError, JitaicError, UnsupportedError, at, located_at
 from jitaic.ir import ops
 from jitaic.ir.graph import GraphTooLarge, Node, Value
-from jitaic.scale.dask_arrays import has_dask_arrays
+from jitaic.scale import has_dask_arrays
 from jitaic.tracer import numpy as tnp
 from jitaic.tracer.core import Tracer, current, emit, is_tracing, new_tracer
 from jitaic.tracer.numpy_proxy import traceable

@@ -23,7 +23,6 @@ import inspect
 import math
 import operator
 import string
-import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,18 +31,6 @@ from jitaic.errors import UnsupportedError
 from jitaic.ir.types import TensorType
 from jitaic.scale.blockwise import Lengths, NotBlockwise, Plan, analyse
 from jitaic.tracer.trace import Traced, flatten, unflatten
-
-
-def dask_array_type() -> type | None:
-    """``dask.array.Array`` when dask.array is imported, else None (no import)."""
-    module = sys.modules.get("dask.array")
-    return getattr(module, "Array", None)
-
-
-def has_dask_arrays(args: tuple, kwargs: dict) -> bool:
-    array = dask_array_type()
-    return array is not None and any(isinstance(a, array)
-                                     for a in (*args, *kwargs.values()))
 
 
 @dataclass(frozen=True)
