@@ -104,7 +104,7 @@ def reshape_prefix(x):
 def concatenate_prefix(x):
     total = 0.0
     for i in range(1, x.shape[0]):
-        total += np.concatenate([x[:i], x[:i]]).sum()
+        total += np.concatenate([x[:i, None], x[:i, None]]).sum()  # 2-D
     return total
 
 
@@ -239,6 +239,26 @@ def test_shape_of_a_run_time_length_is_a_traced_int(d) -> None:
     assert got[0].dtype == want[0].dtype == np.int8
     np.testing.assert_array_equal(got[0], want[0])
     assert got[1] == want[1] and got[2] == want[2]
+
+
+def padded_selection(x, m, pad):
+    y = x[m]
+    out = np.zeros(y.shape[0] + pad)
+    out[:y.shape[0]] = y
+    return out, np.concatenate([y, x[:2], y[::-1]]), np.full(len(y), 7, np.int8)
+
+
+@pytest.mark.parametrize("m, pad", [([True, False, True, True], 2), ([False] * 4, 0)])
+def test_vectors_of_run_time_length_made_and_joined(m, pad) -> None:
+    """np.zeros/np.full of a run-time length and np.concatenate of vectors
+    with run-time lengths, as NumPy's."""
+    x, m = np.arange(1.0, 5.0), np.array(m)
+    got, want = jitaic.jit(padded_selection)(x, m, pad), padded_selection(x, m, pad)
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+    with pytest.raises(ValueError, match="negative dimensions are not allowed"):
+        jitaic.jit(padded_selection)(x, m, -9)
 
 
 def add_own_tail(a, d):

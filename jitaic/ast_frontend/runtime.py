@@ -21,9 +21,10 @@ from jitaic.errors import (
     at,
     user_location,
 )
+from jitaic.ir import ops
 from jitaic.tracer import control_flow
 from jitaic.tracer import numpy as tnp
-from jitaic.tracer.core import Tracer
+from jitaic.tracer.core import Tracer, emit
 from jitaic.tracer.numpy.common import require
 from jitaic.tracer.trace import flatten, unflatten
 
@@ -268,6 +269,14 @@ def min_(*values: object) -> object:
     if not any(_traced(v) for v in values):
         return min(*values)
     return functools.reduce(np.minimum, values)
+
+
+def len_(x: object) -> object:
+    """Builtin len; of an array whose length is known at run time only, that
+    length as a traced int (Python's own len must return an int)."""
+    if _traced(x) and x.ndim and x.aval.shape[0] is None:
+        return emit(ops.dim_size, [x], {"axis": 0})
+    return len(x)
 
 
 def assert_(test: object, message: Callable) -> None:

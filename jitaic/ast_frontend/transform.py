@@ -288,11 +288,13 @@ class ControlFlowRewriter(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call):
         """Builtin ``max``/``min`` of several values compare them in Python; on
-        traced scalars that needs run-time values, so they go to the runtime."""
+        traced scalars that needs run-time values, so they go to the runtime,
+        and so does ``len`` (of an array whose length is a run-time value)."""
         self.generic_visit(node)
-        if isinstance(node.func, ast.Name) and node.func.id in ("max", "min") and \
-                len(node.args) > 1 and not node.keywords and not any(
-                    isinstance(a, ast.Starred) for a in node.args):
+        plain = isinstance(node.func, ast.Name) and not node.keywords and not any(
+            isinstance(a, ast.Starred) for a in node.args)
+        if plain and node.func.id in ("max", "min") and len(node.args) > 1 or \
+                plain and node.func.id == "len" and len(node.args) == 1:
             return ast.copy_location(_call(f"{node.func.id}_", *node.args), node)
         return node
 

@@ -164,6 +164,26 @@ class _Concatenator:
         return tnp.concatenate(items, axis=-1)
 
 
+class _Grid:
+    """np.mgrid and np.ogrid: NumPy's own grids, constants of the trace (an
+    index array from them, ``N[Xi[m], Yi[m]]``, is a traced one)."""
+
+    def __init__(self, numpy_object) -> None:
+        self._numpy_object = numpy_object
+
+    def __getitem__(self, key):
+        entries = key if isinstance(key, tuple) else (key,)
+        bounds = [b for e in entries for b in ((e.start, e.stop, e.step)
+                                               if isinstance(e, slice) else (e,))]
+        if _has_tracer(bounds):
+            raise UnsupportedError(f"np.mgrid/np.ogrid with traced bounds"
+                                   f"{at(user_location())}: the grid's size must be static")
+        grid = self._numpy_object[key]
+        if isinstance(grid, (list, tuple)):  # ogrid: one array per axis
+            return type(grid)(_constant_tracer(np.asarray(g)) for g in grid)
+        return _constant_tracer(np.asarray(grid))
+
+
 def ndenumerate(arr):
     """Pairs of an index and the element there, in C order (a static shape)."""
     if not isinstance(arr, Tracer):
@@ -215,6 +235,7 @@ _OVERRIDES: dict[str, object] = {
     "identity": _concrete(np.identity), "linspace": _linspace,
     "logspace": _concrete(np.logspace), "tri": _concrete(np.tri),
     "r_": _Concatenator(np.r_, columns=False), "c_": _Concatenator(np.c_, columns=True),
+    "mgrid": _Grid(np.mgrid), "ogrid": _Grid(np.ogrid), "indices": _concrete(np.indices),
     "ndenumerate": ndenumerate,
     "random": _RandomModule(),
 }

@@ -75,7 +75,8 @@ def _dyn_full_infer(in_types, attrs, regions):
 # A filled vector whose length is a run-time value (np.bincount's counts): a
 # fresh buffer that later ops write in place.
 dyn_full = define("dyn_full", _dyn_full_infer,
-                  lambda length, dtype, fill: np.full(int(length), fill, dtype), (ALLOCATES,))
+                  lambda length, dtype, fill: np.full(int(length), fill, dtype), (ALLOCATES,),
+                  complex=True)
 
 # ---------------------------------------------------------------- control flow
 # Structured control flow holds its bodies as Regions. The frontends that

@@ -144,7 +144,12 @@ def copy_array(a, order="K", subok=False):
 
 
 def full_value(shape, fill_value, dtype=None) -> Tracer:
-    """``np.full`` for a traced or concrete fill value."""
+    """``np.full`` for a traced or concrete fill value, and a traced length
+    (``np.zeros(x.shape[0] + 1)`` of a run-time length)."""
+    if isinstance(shape, Tracer) or (isinstance(shape, (tuple, list)) and len(shape) == 1
+                                     and isinstance(shape[0], Tracer)):
+        return _full_of_run_time_length(shape if isinstance(shape, Tracer) else shape[0],
+                                        fill_value, dtype)
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
     if isinstance(fill_value, Tracer):
         dtype = fill_value.dtype if dtype is None else np.dtype(dtype)
@@ -154,6 +159,20 @@ def full_value(shape, fill_value, dtype=None) -> Tracer:
     check_supported_dtype(dtype, "np.full")
     attrs = {"shape": shape, "dtype": dtype, "fill": np.array(fill_value).astype(dtype).item()}
     return emit(ops.full, [], attrs, scalar=False)
+
+
+def _full_of_run_time_length(length: Tracer, fill_value, dtype) -> Tracer:
+    if length.ndim or length.dtype.kind not in "iu":
+        raise TypeError(f"'{length.dtype}' object cannot be interpreted as an integer"
+                        f"{at(user_location())}")
+    if isinstance(fill_value, Tracer):
+        raise unsupported("np.full of a run-time length with a traced fill value")
+    dtype = np.array(fill_value).dtype if dtype is None else np.dtype(dtype)
+    check_supported_dtype(dtype, "np.full")
+    require(length >= 0, ValueError, "negative dimensions are not allowed")
+    fill = np.array(fill_value).astype(dtype).item()
+    return emit(ops.dyn_full, [astype(length, np.int64)], {"dtype": dtype, "fill": fill},
+                scalar=False)
 
 
 def static_ints(value, what: str) -> tuple[int, ...]:

@@ -5,6 +5,9 @@ joining (concatenate, stack), and the queries answered from the static type.
 
 from __future__ import annotations
 
+import functools
+import operator
+
 import numpy as np
 
 from jitaic.errors import ShapeError, at, user_location
@@ -15,6 +18,7 @@ from jitaic.tracer.numpy.common import (
     astype,
     broadcast_to,
     copy_array,
+    full_value,
     normalize_axes,
     shape_of,
     unsupported,
@@ -229,7 +233,25 @@ def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
         arrays = [astype(a, dtype) for a in arrays]
     if len(arrays) == 1:
         return copy_array(arrays[0])
+    if arrays[0].ndim == 1 and any(a.shape[0] is None for a in arrays):
+        return _concatenate_run_time_lengths(arrays)
     return emit(ops.concatenate, arrays, {"axis": axis}, scalar=False)
+
+
+def _concatenate_run_time_lengths(arrays: list[Tracer]) -> Tracer:
+    """Vectors some of whose lengths are known at run time only (an array
+    grown in a loop): each stored into its range of a fresh vector."""
+    if any(a.ndim != 1 for a in arrays):
+        raise ValueError(f"all the input array dimensions except for the concatenation axis "
+                         f"must match exactly{at(user_location())}")
+    lengths = [a.size for a in arrays]  # Python ints and traced counts
+    out = full_value(functools.reduce(operator.add, lengths), 0,
+                     np.result_type(*(a.dtype for a in arrays)))
+    start = 0
+    for a, length in zip(arrays, lengths, strict=True):
+        out[start:start + length] = a
+        start = start + length
+    return out
 
 
 @implements(np.stack)
