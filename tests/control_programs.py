@@ -789,3 +789,31 @@ def halvings_in_a_list(x):
         state[0] = state[0] / 2
         state[1] += 1
     return state[0], state[1]
+
+
+# ------------------------------------- arrays whose length changes between iterations
+
+
+@program(lambda r: (-2.25, 0.75, -1.25, 1.25, 12, 9, 15),
+         lambda r: (-1.5, 0.5, -1.0, 1.0, 6, 5, 4),
+         lambda r: (2.0, 3.0, 2.0, 3.0, 6, 5, 4),  # all escape at once: the break
+         data_dependent=True, ir=("for_loop", "cond"))
+def escape_time_of_the_points_left(xmin, xmax, ymin, ymax, xn, yn, itermax):
+    # NPBench's mandelbrot2: the arrays of points still inside shrink every
+    # iteration (a run-time length the loop carries), scattered back by index
+    Xi, Yi = np.mgrid[0:xn, 0:yn]
+    X = np.linspace(xmin, xmax, xn)[Xi]
+    Y = np.linspace(ymin, ymax, yn)[Yi]
+    C = (X + Y * 1j).reshape(xn * yn)
+    Xi, Yi = Xi.reshape(xn * yn), Yi.reshape(xn * yn)
+    N_ = np.zeros((xn, yn), dtype=np.int64)
+    Z = np.zeros(C.shape, np.complex128)
+    for i in range(itermax):
+        if not len(Z):
+            break
+        Z = Z * Z + C
+        escaped = np.abs(Z) > 2.0
+        N_[Xi[escaped], Yi[escaped]] = i + 1
+        inside = ~escaped
+        Z, Xi, Yi, C = Z[inside], Xi[inside], Yi[inside], C[inside]
+    return N_.T

@@ -11,7 +11,7 @@ point: ``acc = 0`` followed by ``acc += x[i]`` carries a float64.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -26,7 +26,7 @@ from jitaic.errors import (
 from jitaic.ir import ops
 from jitaic.ir.graph import Region, Value, make_node
 from jitaic.ir.types import TensorType, example_value
-from jitaic.tracer.core import Buffer, Tracer, current, new_tracer, to_value
+from jitaic.tracer.core import Buffer, Tracer, ViewStep, current, new_tracer, to_value
 
 _TRACEABLE = (Tracer, np.ndarray, np.generic, bool, int, float)
 
@@ -41,6 +41,8 @@ class _Body:
     # per output leaf: a NumPy scalar (True), an array (False), or a run-time
     # bool Value saying which (a leaf of a nested if)
     kind: list[bool | Value]
+    # per argument: the body writes into the array it gets (x[i] = v, x += 1)
+    writes_arg: list[bool] = field(default_factory=list)
 
 
 def _trace_body(fn: Callable, args: Sequence[object], carried: Sequence[Buffer] = (),
@@ -80,6 +82,8 @@ def _trace_body(fn: Callable, args: Sequence[object], carried: Sequence[Buffer] 
         out = fn(*inner)
         leaves = list(out) if isinstance(out, (tuple, list)) else [out]
         args_inner = inner[len(leading):]
+        writes_arg = [isinstance(a, Tracer) and bind_params and a._buffer.version > 0
+                      for a in args_inner]
         same = [next((k for k, a in enumerate(args_inner) if a is leaf
                       and isinstance(a, Tracer)), None) for leaf in leaves]
         outer = [isinstance(leaf, Tracer) and leaf._buffer.depth < ctx.depth
@@ -103,7 +107,7 @@ def _trace_body(fn: Callable, args: Sequence[object], carried: Sequence[Buffer] 
     for k in [k for k in written if any(id(b) == k for b in carried)]:
         del written[k]
     return _Body(Region(tuple(params), nodes, tuple(results)), static, written, same, outer,
-                 [_kind_of(leaf) for leaf in leaves])
+                 [_kind_of(leaf) for leaf in leaves], writes_arg)
 
 
 def _kind_of(leaf: object) -> bool | Value:
@@ -118,14 +122,19 @@ def _with_results(region: Region, results: Sequence[Value]) -> Region:
 
 
 def _cast_results(region: Region, types: Sequence[TensorType]) -> Region:
-    """Append casts so the region's results have exactly these dtypes."""
+    """Append casts so the region's results have exactly these types."""
     nodes, results = list(region.nodes), []
     for v, t in zip(region.results, types, strict=True):
         if v.dtype != t.dtype:
             node = make_node(ops.astype, [v], {"dtype": t.dtype})
             nodes.append(node)
             v = node.output
-        if v.shape != t.shape:
+        if v.shape != t.shape and v.type.ndim == t.ndim:
+            node = make_node(ops.dyn_getitem, [v], {"index": _run_time_index(v.shape, t.shape),
+                                                    "bounded": True})
+            nodes.append(node)
+            v = node.output
+        elif v.shape != t.shape:
             node = make_node(ops.broadcast_to, [v], {"shape": t.shape})
             nodes.append(node)
             v = node.output
@@ -140,10 +149,12 @@ def _joined(va: Value, vb: Value, what: str, branches: bool = False) -> TensorTy
     and the branches of an if must agree on the dtype of arrays (NumPy's
     would depend on the data); the errors name where each value was computed."""
     a, b = va.type, vb.type
-    if a.shape != b.shape:
+    if a.ndim != b.ndim:
         raise PathShapeError(f"{what} has shape {a.shape} on one path{_computed_at(va)} and "
-                         f"{b.shape} on the other{_computed_at(vb)}{at(user_location())}; "
-                         f"jitaic needs static shapes")
+                             f"{b.shape} on the other{_computed_at(vb)}{at(user_location())}; "
+                             f"jitaic needs the same number of dimensions on every path")
+    # an axis whose length differs between the paths has a run-time length
+    shape = tuple(m if m == n else None for m, n in zip(a.shape, b.shape, strict=True))
     if branches and a.dtype != b.dtype and not (a.weak or b.weak):
         raise UnsupportedError(
             f"{what} has dtype {a.dtype} on one path{_computed_at(va)} and {b.dtype} on the "
@@ -152,7 +163,14 @@ def _joined(va: Value, vb: Value, what: str, branches: bool = False) -> TensorTy
     # A weak (Python scalar) start value takes the type the loop computes (NEP 50).
     dtype = np.result_type(example_value(a) if a.weak else a.dtype,
                            example_value(b) if b.weak else b.dtype)
-    return TensorType(a.shape, dtype, a.weak and b.weak)
+    return TensorType(shape, dtype, a.weak and b.weak)
+
+
+def _run_time_index(have: tuple, want: tuple) -> tuple:
+    """The whole-array index that gives an array of shape ``have`` the
+    run-time lengths ``want`` marks (None): the same values."""
+    return tuple((ops.RANGE, None, None, 1) if w is None else (0, h, 1)
+                 for h, w in zip(have, want, strict=True))
 
 
 def _computed_at(v: Value) -> str:
@@ -386,6 +404,7 @@ def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequenc
                                   index_range, observed, len(leading))
         except _NotInPlace:
             pass  # an iteration rebinds the name after all: carry it as a value
+    _refuse_writes_through_rebound(lifted, body, names)
     differing = _trip_dependent(lifted, carried, body, names, observed)
     if differing and not (index_range and len(index_range)):
         body_fn, cond_fn = _counting_trips(body_fn, cond_fn)
@@ -402,6 +421,30 @@ def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequenc
         for message in differing.values():
             require(ran, UnsupportedError, message)
     return result
+
+
+def _refuse_writes_through_rebound(init: list[object], body: _Body,
+                                   names: Sequence[str]) -> None:
+    """A loop carries a variable it rebinds as a value. Where an iteration
+    writes into the array the variable comes in as, NumPy's write reaches
+    every other name of that array: the caller's argument or the array a
+    view views (the first iteration's), the outer array the previous
+    iteration bound it to a view of (later ones). Those writes would be lost."""
+    for i, writes in enumerate(body.writes_arg):
+        x = init[i] if i < len(init) else None
+        seen = isinstance(x, Tracer) and not x._scalar and (
+            x._buffer.param_index is not None or bool(x._view))
+        if writes and (seen or body.outer_view[i]):
+            name = names[i] if i < len(names) else f"#{i}"
+            reached, fix = ("the array it comes in as (an argument, or an array it views)",
+                            f"copy it before the loop ({name} = {name}.copy())") if seen else (
+                "the array outside the loop that an iteration binds it to a view of",
+                "bind it to a copy (.copy())")
+            raise UnsupportedError(
+                f"loop variable {name!r} is written in place and bound to another array in "
+                f"the loop{at(user_location())}: NumPy's writes reach {reached}, and a "
+                f"compiled loop carries the variable as a value; {fix}, or keep the name "
+                f"bound to one array")
 
 
 def _holds_tracers(value: object) -> bool:
@@ -710,6 +753,12 @@ def _widen(carried: list[object], body: _Body, names: Sequence[str]) -> list | N
         tracer, result = next(it)
         name = names[i] if i < len(names) else f"#{i}"
         joined = _joined(tracer.value, result, f"loop variable {name}")
+        if joined.shape != tracer.shape:  # a view: writes reach the array it came in as
+            from jitaic.tracer.numpy.common import view
+
+            index = _run_time_index(tracer.shape, joined.shape)
+            tracer = view(tracer, (ViewStep(ops.dyn_getitem, (("index", index),)),))
+            changed = True
         if joined.dtype != tracer.dtype:
             from jitaic.tracer.numpy import astype
 
