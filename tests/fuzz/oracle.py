@@ -24,6 +24,7 @@ import numpy as np
 from helpers import assert_same, default_tols
 
 import jitaic
+from jitaic.errors import PathShapeError
 
 from .conditioning import perturbed
 
@@ -62,10 +63,9 @@ def run(fn: Callable, make_args: Callable) -> Run:
 
 def refused(exc: BaseException | None) -> bool:
     """jitaic declining to compile: an UnsupportedError, or the ShapeError for a
-    variable whose shape differs between paths (README: jitaic needs static
-    shapes there, and says so naming the variable)."""
-    return isinstance(exc, jitaic.UnsupportedError) or (
-        isinstance(exc, jitaic.ShapeError) and "needs static shapes" in str(exc))
+    variable whose number of dimensions differs between paths (a documented
+    limit, docs/control-flow.md; the error names the variable)."""
+    return isinstance(exc, (jitaic.UnsupportedError, PathShapeError))
 
 
 def builtin_types(exc: BaseException) -> tuple[type, ...]:
