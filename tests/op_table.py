@@ -737,11 +737,10 @@ row("eye", lambda x: np.eye(3) @ x, (C("f64[3,4]"),))
 row("asarray_family", lambda x: (np.asarray(x) + 1, np.asanyarray(x) * 2,
                                  np.ascontiguousarray(x.T) - 1, np.asfortranarray(x) / 2),
     (C("f64[3,4]"),))
-row("identity_tri_logspace", lambda x: (np.identity(3) @ x, np.tri(3, 4) * x,
-                                        np.logspace(0.0, 2.0, 4) + x),
+row("identity_tri_logspace_grids", lambda x: (
+    np.identity(3) @ x, np.tri(3, 4) * x, np.logspace(0.0, 2.0, 4) + x,
+    np.indices((3, 4))[0] * x, np.mgrid[0:3, 0:4][1] + x, np.ogrid[0:3, 0:4][0] * x),
     (C("f64[3,4]"),))
-row("grids", lambda x: (np.indices((3, 4))[0] * x, np.mgrid[0:3, 0:4][1] + x,
-                        np.ogrid[0:3, 0:4][0] * x), (C("f64[3,4]"),))
 row("empty_like", lambda x: np.empty_like(x), (C("f64[3,4]"), C("i32[2]")), check_values=False,
     differentiable=False)
 row("eye_offset", lambda x: x * np.eye(3, 4, k=1), (C("i32[3,4]"),))
