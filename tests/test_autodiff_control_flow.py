@@ -107,7 +107,25 @@ def for_in_while_in_branch(x):
     return out
 
 
+_W = np.array([0.3, -0.7])
+
+
+def window_of_either_length(a):
+    # an if joins lengths 1 and 2 (f64[?]); the short one stretches against _W
+    v = a[:1] if a.sum() > 5 else a[:2]
+    return np.sum(_W * np.exp(v))
+
+
+def doubled_each_step(x):
+    y = x
+    for _i in range(3):  # y's length changes each iteration
+        y = np.concatenate([y, np.sin(y)])
+    return np.sum(y * y)
+
+
 CASES = [
+    (window_of_either_length, lambda r: (np.full(3, 2.0),), (0,)),
+    (window_of_either_length, lambda r: (r.normal(size=3) * 0.5,), (0,)),
     (branchy, lambda r: (r.normal(size=4) + 1.0, np.abs(r.normal(size=4))), (0, 1)),
     (branchy, lambda r: (-np.abs(r.normal(size=4)) - 1.0, np.abs(r.normal(size=4))), (0, 1)),
     (nested_branches, lambda r: (np.abs(r.normal(size=3)) + 1.0,), (0,)),
@@ -123,6 +141,17 @@ CASES = [
     (for_in_while_in_branch, lambda r: (np.abs(r.normal(size=3)) + 0.1,), (0,)),
     (for_in_while_in_branch, lambda r: (-np.abs(r.normal(size=3)),), (0,)),
 ]
+
+
+def test_gradient_of_a_loop_whose_variable_changes_length(rng) -> None:
+    """Traced (auto: the loop unrolls) it has one; a compiled loop would need
+    a tape of rows of changing length, so mode="ast" refuses, naming the loop."""
+    x = rng.normal(size=2)
+    np.testing.assert_allclose(jitaic.grad(doubled_each_step)(x),
+                               finite_difference(doubled_each_step, [x], 0), rtol=1e-5)
+    with pytest.raises(jitaic.UnsupportedError,
+                       match=r"gradient of a loop carrying a variable.*test_autodiff_control_f"):
+        jitaic.jit(jitaic.grad(doubled_each_step), mode="ast")(x)
 
 
 @pytest.mark.parametrize("mode", ["auto", "ast"])

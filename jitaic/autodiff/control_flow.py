@@ -316,6 +316,7 @@ def _for_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
     chains = {} if _differentiated_again() else undo_log.chains_of(
         list(carried_params), list(body.results), body)
     stacked = [j for j in range(k) if j not in chains]
+    _check_tapes(node, [init[j].type for j in stacked])
     entry_types = undo_log.entry_types(chains)
     log_at = undo_log.entry_offsets(chains)
     expensive = [] if _differentiated_again() else _expensive_values(
@@ -389,6 +390,14 @@ SAVED_ELEMENTS = 1 << 22
 _EXPENSIVE = 6  # an exponential's cost
 
 
+def _check_tapes(node: Node, types: list) -> None:
+    """A tape holds a carried value per iteration, each of one static shape:
+    a variable whose length is a run-time value (z = z[keep] each step) has
+    no gradient yet."""
+    for t in types:
+        ops.check_static(t, "the gradient of a loop carrying a variable", at(node.loc))
+
+
 def _expensive_values(body: Region, per_iteration: int) -> list[Value]:
     """The body's float values the reverse loop would recompute at a cost
     and the recording saves instead, ``per_iteration`` elements at most; not
@@ -451,6 +460,7 @@ def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
     chains = undo_log.chains_of(list(body.params[offset:]), list(body.results), body)
     # state positions saved per iteration (a for loop's index is recomputed)
     stacked = [m for m in range(offset, k) if m - offset not in chains]
+    _check_tapes(node, [state[m].aval for m in stacked])
     entry_types = undo_log.entry_types(chains)
     log_at = undo_log.entry_offsets(chains)
     slots = [next(_TAPE_SLOTS) for _ in stacked]

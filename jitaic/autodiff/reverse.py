@@ -137,9 +137,26 @@ def _accumulate(cotangents: dict[int, list[Tracer]], v: Value, grad: object) -> 
         grad = tnp.as_tracer(np.real(grad))  # Re(g * dx) of a real x: Re(g) is its cotangent
     if grad.dtype != v.dtype:
         grad = tnp.astype(grad, v.dtype)
+    if grad.ndim == v.type.ndim and grad.shape != v.shape:
+        grad = _to_run_time_lengths(grad, v)
     if grad.shape != v.shape:
         grad = tnp.broadcast_to(grad, v.shape)
     cotangents.setdefault(id(v), []).append(grad)
+
+
+def _to_run_time_lengths(g: Tracer, v: Value) -> Tracer:
+    """The cotangent of ``v`` from one of static length n on an axis where
+    ``v``'s length is known at run time only (an if joined two lengths, and
+    the result met n elements): the forward checked that that length is n,
+    or 1 and stretched, whose cotangent sums g over the axis."""
+    for axis, (length, n) in enumerate(zip(v.type.shape, g.shape, strict=True)):
+        if length is not None or n is None:
+            continue
+        run_time = emit(ops.dim_size, [new_tracer(v)], {"axis": axis})
+        before = (slice(None),) * axis
+        stretched = tnp.sum_(g[(*before, slice(1, None))], axis=axis, keepdims=True)
+        g = g[(*before, slice(None, run_time))] + np.where(run_time == 1, stretched, 0.0)
+    return g
 
 
 def _known_zero(g: Tracer) -> bool:

@@ -556,7 +556,7 @@ def _reverses_whole_axes(index: tuple) -> bool:
 @vjp_rule(ops.dyn_getitem)
 def _dyn_getitem(node, g, x, *dyn_and_out):
     *dyn, _ = dyn_and_out
-    if not dyn and _reverses_whole_axes(node.attrs["index"]):
+    if not dyn and _reverses_whole_axes(node.attrs["index"]) and x.shape == g.shape:
         return (emit(ops.dyn_getitem, [g], {"index": node.attrs["index"]}, scalar=False),)
     ops.check_static(x.aval, "the gradient of a slice of a slice")
     zeros = tnp.full_value(x.shape, 0.0, x.dtype)
