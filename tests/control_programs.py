@@ -804,9 +804,9 @@ def escape_time_of_the_points_left(xmin, xmax, ymin, ymax, xn, yn, itermax):
     Xi, Yi = np.mgrid[0:xn, 0:yn]
     X = np.linspace(xmin, xmax, xn)[Xi]
     Y = np.linspace(ymin, ymax, yn)[Yi]
-    C = (X + Y * 1j).reshape(xn * yn)
-    Xi, Yi = Xi.reshape(xn * yn), Yi.reshape(xn * yn)
+    C = X + Y * 1j
     N_ = np.zeros((xn, yn), dtype=np.int64)
+    Xi.shape = Yi.shape = C.shape = xn * yn  # in place, as NPBench writes it
     Z = np.zeros(C.shape, np.complex128)
     for i in range(itermax):
         if not len(Z):

@@ -359,3 +359,30 @@ def test_readonly_argument_that_is_only_read_is_fine() -> None:
     y = x.copy()
     f = jitaic.jit(lambda x: x.T @ x)
     assert_same(f(x), y.T @ y)
+
+
+def shape_assigned(x):
+    y = x * 2
+    same, view = y, y[:]
+    y.shape = (2, 3)  # this array object: `same` is it; the view keeps its shape
+    y[0, 1] = -1.0
+    return y, same.shape, view
+
+
+def shape_assigned_needing_a_copy(x):
+    y = (x * 2).reshape(2, 3).T
+    y.shape = 6
+    return y
+
+
+def test_shape_assignment_reshapes_the_array_in_place() -> None:
+    x = np.arange(6.0)
+    got, want = jitaic.jit(shape_assigned)(x), shape_assigned(x)
+    assert_same(got[0], want[0])
+    assert got[1] == want[1] == (2, 3)
+    assert_same(got[2], want[2])
+    message = "Incompatible shape for in-place modification"
+    with pytest.raises(AttributeError, match=message):
+        shape_assigned_needing_a_copy(x)
+    with pytest.raises(AttributeError, match=message):
+        jitaic.jit(shape_assigned_needing_a_copy)(x)

@@ -188,6 +188,19 @@ class Tracer:
                          for axis, d in enumerate(shape))
         return shape
 
+    @shape.setter
+    def shape(self, new) -> None:
+        """``x.shape = ...`` reshapes this array object in place, as a view of
+        its own data (other names of the data keep their shapes); where that
+        would need a copy, NumPy's AttributeError."""
+        from jitaic.tracer.numpy.shapes import reshape
+
+        reshaped = reshape(self, new)
+        if reshaped._buffer is not self._buffer:
+            raise AttributeError("Incompatible shape for in-place modification. Use "
+                                 "`.reshape()` to make a copy with the desired shape.")
+        self._view, self._cache = reshaped._view, None
+
     @property
     def dtype(self) -> np.dtype:
         return self.aval.dtype
