@@ -245,18 +245,20 @@ def padded_selection(x, m, pad):
     y = x[m]
     out = np.zeros(y.shape[0] + pad)
     out[:y.shape[0]] = y
-    return out, np.concatenate([y, x[:2], y[::-1]]), np.full(len(y), 7, np.int8)
+    return (out, np.concatenate([y, x[:2], y[::-1]]), np.full(len(y), 7, np.int8),
+            np.full(len(y), -0.0 * x[0], np.float32))
 
 
 @pytest.mark.parametrize("m, pad", [([True, False, True, True], 2), ([False] * 4, 0)])
 def test_vectors_of_run_time_length_made_and_joined(m, pad) -> None:
-    """np.zeros/np.full of a run-time length and np.concatenate of vectors
-    with run-time lengths, as NumPy's."""
+    """np.zeros/np.full of a run-time length (a traced fill too: -0.0 kept)
+    and np.concatenate of vectors with run-time lengths, as NumPy's."""
     x, m = np.arange(1.0, 5.0), np.array(m)
     got, want = jitaic.jit(padded_selection)(x, m, pad), padded_selection(x, m, pad)
     for g, w in zip(got, want, strict=True):
         assert g.dtype == w.dtype
         np.testing.assert_array_equal(g, w)
+        np.testing.assert_array_equal(np.signbit(g), np.signbit(w))
     with pytest.raises(ValueError, match="negative dimensions are not allowed"):
         jitaic.jit(padded_selection)(x, m, -9)
 

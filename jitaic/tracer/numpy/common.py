@@ -165,14 +165,21 @@ def _full_of_run_time_length(length: Tracer, fill_value, dtype) -> Tracer:
     if length.ndim or length.dtype.kind not in "iu":
         raise TypeError(f"'{length.dtype}' object cannot be interpreted as an integer"
                         f"{at(user_location())}")
-    if isinstance(fill_value, Tracer):
-        raise unsupported("np.full of a run-time length with a traced fill value")
-    dtype = np.array(fill_value).dtype if dtype is None else np.dtype(dtype)
+    traced_fill = isinstance(fill_value, Tracer)
+    if traced_fill and fill_value.ndim:
+        raise unsupported("np.full of a run-time length with an array fill value")
+    dtype = (fill_value.dtype if traced_fill else np.array(fill_value).dtype) \
+        if dtype is None else np.dtype(dtype)
     check_supported_dtype(dtype, "np.full")
     require(length >= 0, ValueError, "negative dimensions are not allowed")
+    length = astype(length, np.int64)
+    if traced_fill:  # each element selects the value (no arithmetic: -0.0 stays)
+        every = emit(ops.dyn_full, [length], {"dtype": np.dtype(np.bool_), "fill": True},
+                     scalar=False)
+        value = astype(fill_value, dtype)
+        return where(every, value, value)
     fill = np.array(fill_value).astype(dtype).item()
-    return emit(ops.dyn_full, [astype(length, np.int64)], {"dtype": dtype, "fill": fill},
-                scalar=False)
+    return emit(ops.dyn_full, [length], {"dtype": dtype, "fill": fill}, scalar=False)
 
 
 def static_ints(value, what: str) -> tuple[int, ...]:
