@@ -6,6 +6,7 @@ test_autodiff.py their gradients."""
 
 from __future__ import annotations
 
+import operator
 import re
 
 import numpy as np
@@ -497,3 +498,21 @@ def test_a_function_traced_again_with_a_static_argument_warns_once():
     with pytest.warns(np.exceptions.ComplexWarning) as caught:
         jitaic.jit(_real_part_then_count)(np.array([1 + 2j]), 2.0)
     assert len(caught) == 1
+
+
+_PARTS = (1.0, 2.0, np.nan, np.inf)
+_ORDERED = [complex(a, b) for a in _PARTS for b in (0.0, 2.0, np.nan)]
+
+
+@pytest.mark.parametrize("op", [operator.lt, operator.le, operator.gt, operator.ge])
+def test_complex_scalars_compare_as_numpys_scalars_arrays_as_its_arrays(op) -> None:
+    """NumPy orders complex scalars lexicographically ((1+nanj) > 0j) and
+    complex arrays with NaN parts not at all: each kind keeps its own rule."""
+    scalars = jitaic.jit(lambda x, y: op(x.max(), y.min()))
+    arrays = jitaic.jit(lambda x, y: op(x, y))
+    with np.errstate(invalid="ignore"):
+        for a in _ORDERED:
+            for b in _ORDERED:
+                x, y = np.array([a]), np.array([b])
+                assert_same(scalars(x, y), op(x.max(), y.min()))
+                assert_same(arrays(x, y), op(x, y))

@@ -189,6 +189,33 @@ _COMPARISONS = {"lt": np.less, "le": np.less_equal, "gt": np.greater,
 _UNARY_OPERATORS = {"neg": np.negative, "pos": np.positive, "abs": np.absolute,
                     "invert": np.invert}
 
+# NumPy's scalars order complex numbers lexicographically (its scalar math),
+# its arrays with NaN parts unordered (the ufunc): (1+nanj) > 0j is True for
+# scalars, False for arrays. Per ordering: the real parts' test, the imaginary's.
+_SCALAR_ORDER = {np.less: (np.less, np.less), np.less_equal: (np.less, np.less_equal),
+                 np.greater: (np.greater, np.greater),
+                 np.greater_equal: (np.greater, np.greater_equal)}
+
+
+def _comparison(ufunc: np.ufunc) -> Callable:
+    forward = _binary(ufunc)[0]
+    if ufunc not in _SCALAR_ORDER:
+        return forward
+    strict, last = _SCALAR_ORDER[ufunc]
+
+    def compare(self, other):
+        other_scalar = isinstance(other, (bool, int, float, complex, np.generic)) or (
+            isinstance(other, Tracer) and other._scalar)
+        if not (self._scalar and other_scalar) or "c" not in (
+                self.dtype.kind, np.result_type(other).kind):
+            return forward(self, other)
+        xr, yr = real(self), real(other)
+        return apply_ufunc(np.logical_or, apply_ufunc(strict, xr, yr), apply_ufunc(
+            np.logical_and, apply_ufunc(np.equal, xr, yr),
+            apply_ufunc(last, imag(self), imag(other))))
+
+    return compare
+
 
 def _power_operator(self: Tracer, other: object) -> Tracer:
     """``**``: NumPy's operator squares a bool array raised to the Python int 2
@@ -213,7 +240,7 @@ def install_operators() -> None:
         setattr(Tracer, f"__r{name}__", reflected)
         setattr(Tracer, f"__i{name}__", inplace)
     for name, ufunc in _COMPARISONS.items():
-        setattr(Tracer, f"__{name}__", _binary(ufunc)[0])
+        setattr(Tracer, f"__{name}__", _comparison(ufunc))
     for name, ufunc in _UNARY_OPERATORS.items():
         setattr(Tracer, f"__{name}__", lambda self, u=ufunc: apply_ufunc(u, self))
     Tracer.__hash__ = object.__hash__  # __eq__ is elementwise, identity hashing stays
