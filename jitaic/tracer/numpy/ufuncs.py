@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from jitaic.errors import at, user_location
+from jitaic.errors import UnsupportedError, at, user_location
 from jitaic.ir import ops
 from jitaic.tracer.core import Tracer, ViewStep, emit, to_value
 from jitaic.tracer.numpy.common import (
@@ -99,6 +99,14 @@ def _python_ints_for_loop(op: ops.Op, inputs: tuple) -> tuple | Tracer:
                 if None in other.shape:  # a run-time length: an integer equals itself
                     return emit(ops.equal if answer else ops.not_equal, [other, other])
                 return full_value(other.shape, answer, np.bool_)
+            if all(isinstance(x, Tracer) and x.aval.weak for j, x in enumerate(inputs)
+                   if j != i):
+                # the other operand is a Python int too (a loop index): Python's
+                # own arithmetic would not overflow
+                raise UnsupportedError(
+                    f"Python int arithmetic beyond int64 ({inputs[i]}) with a Python int "
+                    f"computed when the code runs (a loop index){at(user_location())}: "
+                    f"jitaic holds those as int64")
             raise OverflowError(f"Python integer {inputs[i]} out of bounds for "
                                 f"{loop[i]}{at(user_location())}")
     return inputs
