@@ -832,6 +832,29 @@ def appends_in_a_long_loop(x):
     return out
 
 
+def appends_then_raises_on_one_path(x):
+    out = [x]
+    y = x
+    if x.sum() > 0:
+        out.append(x * 3)
+        y = np.ones(2) + x  # NumPy's ValueError on this path, after the append
+    else:
+        y = x * 2
+    return out, y
+
+
+def test_a_branch_that_raises_leaves_the_list_as_it_was() -> None:
+    """The failed trace of a branch must not leave its append behind (the
+    other branch read its traced item: KeyError)."""
+    f = jitaic.jit(appends_then_raises_on_one_path, mode="ast")
+    x = np.arange(1.0, 4.0)
+    check_same(f(-x), appends_then_raises_on_one_path(-x), "result")
+    with pytest.raises(ValueError):
+        appends_then_raises_on_one_path(x)
+    with pytest.raises(ValueError):
+        f(x)
+
+
 CONTAINER_CASES = [
     (appends_in_a_static_loop, [(np.arange(4.0),), (-np.arange(4.0),)]),
     (appends_row_results, [(np.array([[1.0, -3.0], [2.0, 1.0], [-1.0, 0.5]]),)]),

@@ -95,12 +95,20 @@ def guarded(fn: Callable, source: Callable, exclude: Sequence[object] = ()) -> C
     def run(*args):
         reached = [(label, c) for label, c in _reachable(source) if id(c) not in skip]
         before = [contents(c) for _, c in reached]
-        result = fn(*args)
+
+        def undo() -> None:
+            for (_, c), b in zip(reached, before, strict=True):
+                install(c, b)
+
+        try:
+            result = fn(*args)
+        except BaseException:  # a branch that raises leaves nothing changed
+            undo()
+            raise
         changed = [(label, c) for (label, c), b in zip(reached, before, strict=True)
                    if not _same(c, b)]
         if changed:
-            for (_, c), b in zip(reached, before, strict=True):
-                install(c, b)
+            undo()
             raise Changed(changed)
         return result
 
