@@ -11,6 +11,7 @@ import os
 import sys
 import threading
 import traceback
+import types
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -70,6 +71,15 @@ def user_location(skip: int = 1) -> SourceLoc | None:
             return SourceLoc(filename, frame.f_lineno, _user_function(frame))
         frame = frame.f_back
     return None
+
+
+def user_frames() -> Iterator[types.FrameType]:
+    """The stack frames of the user's code (not jitaic's or NumPy's), innermost first."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if not _is_internal(frame.f_code.co_filename):
+            yield frame
+        frame = frame.f_back
 
 
 def user_stacklevel() -> int:

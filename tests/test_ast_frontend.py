@@ -712,6 +712,15 @@ def writes_through_an_outer_window(x, y):
     return x, z
 
 
+def writes_an_aliased_array_then_rebinds(x):
+    z = x * 1.0
+    alias, kept = z, [z]
+    for _i in range(3):  # <- error
+        z[0] += 1
+        z = z * 2
+    return alias, kept, z
+
+
 def writes_a_fresh_array_then_rebinds(x):
     z = x * 1.0
     for _i in range(3):
@@ -724,6 +733,7 @@ def writes_a_fresh_array_then_rebinds(x):
     (writes_the_argument_then_rebinds, (np.arange(4.0),), ("'z'", "z.copy()")),
     (writes_a_view_then_rebinds, (np.arange(4.0),), ("'z'", "z.copy()")),
     (writes_through_an_outer_window, (np.arange(5.0), np.ones(2)), ("'z'", "outside")),
+    (writes_an_aliased_array_then_rebinds, (np.arange(4.0),), ("'z'", "another name")),
 ], ids=lambda case: getattr(case, "__name__", ""))
 def test_writes_into_a_rebound_loop_variable_that_others_see_are_refused(fn, args,
                                                                         needles) -> None:

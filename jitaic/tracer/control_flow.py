@@ -21,6 +21,7 @@ from jitaic.errors import (
     ShapeError,
     UnsupportedError,
     at,
+    user_frames,
     user_location,
 )
 from jitaic.ir import ops
@@ -427,16 +428,18 @@ def _refuse_writes_through_rebound(init: list[object], body: _Body,
                                    names: Sequence[str]) -> None:
     """A loop carries a variable it rebinds as a value. Where an iteration
     writes into the array the variable comes in as, NumPy's write reaches
-    every other name of that array: the caller's argument or the array a
-    view views (the first iteration's), the outer array the previous
-    iteration bound it to a view of (later ones). Those writes would be lost."""
+    every other name of that array: the caller's argument, the array a view
+    views, another variable or list item holding it (the first iteration's),
+    the outer array the previous iteration bound it to a view of (later
+    ones). Those writes would be lost."""
     for i, writes in enumerate(body.writes_arg):
         x = init[i] if i < len(init) else None
-        seen = isinstance(x, Tracer) and not x._scalar and (
-            x._buffer.param_index is not None or bool(x._view))
+        seen = writes and isinstance(x, Tracer) and not x._scalar and (
+            x._buffer.param_index is not None or bool(x._view) or _named_twice(x))
         if writes and (seen or body.outer_view[i]):
             name = names[i] if i < len(names) else f"#{i}"
-            reached, fix = ("the array it comes in as (an argument, or an array it views)",
+            reached, fix = ("the array it comes in as (an argument, an array it views, or "
+                            "one another name holds)",
                             f"copy it before the loop ({name} = {name}.copy())") if seen else (
                 "the array outside the loop that an iteration binds it to a view of",
                 "bind it to a copy (.copy())")
@@ -445,6 +448,20 @@ def _refuse_writes_through_rebound(init: list[object], body: _Body,
                 f"the loop{at(user_location())}: NumPy's writes reach {reached}, and a "
                 f"compiled loop carries the variable as a value; {fix}, or keep the name "
                 f"bound to one array")
+
+
+def _named_twice(x: Tracer) -> bool:
+    """Whether the user's code holds ``x``'s array by another name too (``w =
+    y`` or ``[y]`` before the loop, a view of it): their local variables,
+    and the items of their lists, tuples and dicts."""
+    names = 0
+    for frame in user_frames():
+        for value in frame.f_locals.values():
+            items = value.values() if isinstance(value, dict) else value \
+                if isinstance(value, (list, tuple)) else ()
+            names += sum(isinstance(v, Tracer) and v._buffer is x._buffer
+                         for v in (value, *items))
+    return names > 1
 
 
 def _holds_tracers(value: object) -> bool:
