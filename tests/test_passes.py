@@ -729,6 +729,8 @@ RULE_CASES: dict[str, list[Case]] = {
              after={"reshape": 0}),
         case("x.reshape(2, 3, 4).sum(0).reshape(12)",
              lambda x: x.reshape(2, 3, 4).sum(axis=0).reshape(12), FLOATS, fires=False),
+        case("x[x > 0][:, None].reshape(-1) (a run-time length: it crashed the pass)",
+             lambda x: x[x > 0][:, None].reshape(-1) * 2, FLOATS, fires=False, shape=(6,)),
     ],
     "transpose_of_transpose": transpose_cases(),
     "reassociate_matmul_chain": [

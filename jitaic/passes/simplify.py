@@ -354,9 +354,10 @@ def _as_constant_of(node: Node, v: Value, rb: Rebuilder) -> Value | None:
 
 @rule(ops.reshape)
 def reshape_of_reshape(node: Node, rb: Rebuilder) -> Value | None:
-    """reshape(reshape(x, s1), s2) -> reshape(x, s2)"""
+    """reshape(reshape(x, s1), s2) -> reshape(x, s2) (x of static shape: a
+    reshape of a run-time length says which axis each comes from, per step)"""
     inner = node.inputs[0].producer
-    if inner is None or inner.op is not ops.reshape:
+    if inner is None or inner.op is not ops.reshape or not inner.inputs[0].type.static:
         return None
     return rb.emit(ops.reshape, inner.inputs, {"shape": node.attrs["shape"]}, loc=node.loc)
 
