@@ -263,6 +263,23 @@ def test_vectors_of_run_time_length_made_and_joined(m, pad) -> None:
         jitaic.jit(padded_selection)(x, m, -9)
 
 
+def column_of_selection(x, m, extra):
+    y = x[m]
+    return y.reshape(y.shape[0] + extra, 1) * 2
+
+
+def test_reshape_to_a_traced_length() -> None:
+    """y.reshape(y.shape[0], 1) of a run-time length (the shape holds a
+    traced int); another length is NumPy's ValueError when it runs."""
+    x, m = np.arange(5.0), np.arange(5) > 1
+    f = jitaic.jit(column_of_selection)
+    np.testing.assert_array_equal(f(x, m, 0), column_of_selection(x, m, 0))
+    with pytest.raises(ValueError):
+        column_of_selection(x, m, 1)
+    with pytest.raises(ValueError, match="cannot reshape"):
+        f(x, m, 1)
+
+
 def add_own_tail(a, d):
     a += a[d:]
     return a

@@ -20,6 +20,7 @@ from jitaic.tracer.numpy.common import (
     copy_array,
     full_value,
     normalize_axes,
+    require,
     shape_of,
     unsupported,
     view,
@@ -44,17 +45,24 @@ def _resolve_shape(shape, size: int) -> tuple[int, ...]:
 
 def _reshape_run_time(a: Tracer, shape) -> Tracer:
     """Reshape an array with a run-time extent: only length-1 axes may come or
-    go (x[:i][:, None]); an axis of run-time length is given as -1 (or None)."""
+    go (x[:i][:, None]); an axis of run-time length is given as -1, None or
+    its traced length (``y.shape[0]``, checked when the code runs)."""
     shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
     kept = iter(k for k, d in enumerate(a.shape) if d != 1)
-    resolved, from_axes = [], []
+    resolved, from_axes, unknown = [], [], 0
     for d in shape:
-        d = -1 if d is None else int(d)
+        traced = isinstance(d, Tracer)
+        d = -1 if d is None or traced else int(d)
+        unknown += d == -1 and not traced
         axis = None if d == 1 else next(kept, -1)
         size = 1 if axis is None else a.shape[axis] if axis >= 0 else 0
+        if traced and axis is not None and axis >= 0:  # NumPy's error where it differs
+            length = emit(ops.dim_size, [a], {"axis": axis}) if size is None else size
+            require(shape[len(resolved)] == length, ValueError,
+                    "cannot reshape an array of run-time length into the shape asked for")
         resolved.append(size if d in (-1, size) else 0)
         from_axes.append(axis)
-    if 0 in resolved or list(kept) or shape.count(-1) > 1:
+    if 0 in resolved or list(kept) or unknown > 1:
         ops.check_static(a.aval, "a reshape other than adding or removing length-1 axes",
                          at(user_location()))
     attrs = {"shape": tuple(resolved), "from_axes": tuple(from_axes)}
