@@ -21,13 +21,13 @@ from jitaic.errors import (
     ShapeError,
     UnsupportedError,
     at,
-    user_frames,
     user_location,
 )
 from jitaic.ir import ops
 from jitaic.ir.graph import Region, Value, make_node
 from jitaic.ir.types import TensorType, example_value
 from jitaic.tracer.core import Buffer, Tracer, ViewStep, current, new_tracer, to_value
+from jitaic.tracer.rebound_writes import refuse_lost_writes
 
 _TRACEABLE = (Tracer, np.ndarray, np.generic, bool, int, float)
 
@@ -405,7 +405,7 @@ def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequenc
                                   index_range, observed, len(leading))
         except _NotInPlace:
             pass  # an iteration rebinds the name after all: carry it as a value
-    _refuse_writes_through_rebound(lifted, body, names)
+    refuse_lost_writes(lifted, body.writes_arg, body.outer_view, names)
     differing = _trip_dependent(lifted, carried, body, names, observed)
     if differing and not (index_range and len(index_range)):
         body_fn, cond_fn = _counting_trips(body_fn, cond_fn)
@@ -422,46 +422,6 @@ def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequenc
         for message in differing.values():
             require(ran, UnsupportedError, message)
     return result
-
-
-def _refuse_writes_through_rebound(init: list[object], body: _Body,
-                                   names: Sequence[str]) -> None:
-    """A loop carries a variable it rebinds as a value. Where an iteration
-    writes into the array the variable comes in as, NumPy's write reaches
-    every other name of that array: the caller's argument, the array a view
-    views, another variable or list item holding it (the first iteration's),
-    the outer array the previous iteration bound it to a view of (later
-    ones). Those writes would be lost."""
-    for i, writes in enumerate(body.writes_arg):
-        x = init[i] if i < len(init) else None
-        seen = writes and isinstance(x, Tracer) and not x._scalar and (
-            x._buffer.param_index is not None or bool(x._view) or _named_twice(x))
-        if writes and (seen or body.outer_view[i]):
-            name = names[i] if i < len(names) else f"#{i}"
-            reached, fix = ("the array it comes in as (an argument, an array it views, or "
-                            "one another name holds)",
-                            f"copy it before the loop ({name} = {name}.copy())") if seen else (
-                "the array outside the loop that an iteration binds it to a view of",
-                "bind it to a copy (.copy())")
-            raise UnsupportedError(
-                f"loop variable {name!r} is written in place and bound to another array in "
-                f"the loop{at(user_location())}: NumPy's writes reach {reached}, and a "
-                f"compiled loop carries the variable as a value; {fix}, or keep the name "
-                f"bound to one array")
-
-
-def _named_twice(x: Tracer) -> bool:
-    """Whether the user's code holds ``x``'s array by another name too (``w =
-    y`` or ``[y]`` before the loop, a view of it): their local variables,
-    and the items of their lists, tuples and dicts."""
-    names = 0
-    for frame in user_frames():
-        for value in frame.f_locals.values():
-            items = value.values() if isinstance(value, dict) else value \
-                if isinstance(value, (list, tuple)) else ()
-            names += sum(isinstance(v, Tracer) and v._buffer is x._buffer
-                         for v in (value, *items))
-    return names > 1
 
 
 def _holds_tracers(value: object) -> bool:
