@@ -375,6 +375,12 @@ def shape_assigned_needing_a_copy(x):
     return y
 
 
+def shape_assigned_to_a_scalar(x):
+    s = x.sum()  # a NumPy scalar: its shape cannot be set
+    s.shape = (1,)
+    return s
+
+
 def test_shape_assignment_reshapes_the_array_in_place() -> None:
     x = np.arange(6.0)
     got, want = jitaic.jit(shape_assigned)(x), shape_assigned(x)
@@ -386,3 +392,7 @@ def test_shape_assignment_reshapes_the_array_in_place() -> None:
         shape_assigned_needing_a_copy(x)
     with pytest.raises(AttributeError, match=message):
         jitaic.jit(shape_assigned_needing_a_copy)(x)
+    with pytest.raises(AttributeError, match="'numpy.generic' objects is not writable"):
+        jitaic.jit(shape_assigned_to_a_scalar)(x)
+    with pytest.raises(AttributeError, match="'numpy.generic' objects is not writable"):
+        shape_assigned_to_a_scalar(x)

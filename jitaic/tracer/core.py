@@ -195,6 +195,9 @@ class Tracer:
         would need a copy, NumPy's AttributeError."""
         from jitaic.tracer.numpy.shapes import reshape
 
+        if self._scalar:
+            raise AttributeError("attribute 'shape' of 'numpy.generic' objects is not "
+                                 "writable")
         reshaped = reshape(self, new)
         if reshaped._buffer is not self._buffer:
             raise AttributeError("Incompatible shape for in-place modification. Use "
