@@ -241,6 +241,26 @@ def test_shape_of_a_run_time_length_is_a_traced_int(d) -> None:
     assert got[1] == want[1] and got[2] == want[2]
 
 
+def compare_shapes(a, m, k):
+    v, w = a[m], a[k:]
+    same = v.shape == w.shape
+    if v.shape != w.shape[:1] + ():
+        w = v
+    assert v.shape == v.shape, "a run-time length equals itself"
+    return v + w, same, v.shape == (2,), (3,) + v.shape == (3, 2), a.shape == v.shape
+
+
+@pytest.mark.parametrize("mode", ["auto", "ast"])
+@pytest.mark.parametrize("m, k", [([True, False, True, False], 2), ([True] * 4, 1)])
+def test_shapes_with_run_time_lengths_compare_when_the_code_runs(mode, m, k) -> None:
+    """`v.shape == w.shape` was Python's bool() of a traced int (a
+    ConcretizationError): it is a traced bool, true or false as NumPy's."""
+    a, m = np.arange(4.0), np.array(m)
+    got, want = jitaic.jit(compare_shapes, mode=mode)(a, m, k), compare_shapes(a, m, k)
+    np.testing.assert_array_equal(got[0], want[0])
+    assert [bool(g) for g in got[1:]] == list(want[1:])
+
+
 def padded_selection(x, m, pad):
     y = x[m]
     out = np.zeros(y.shape[0] + pad)

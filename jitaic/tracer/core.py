@@ -9,6 +9,8 @@ every view re-derives its value from the base's current version when read.
 
 from __future__ import annotations
 
+import functools
+import operator
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -136,6 +138,70 @@ class ViewStep:
         return value
 
 
+class TracedShape(tuple):
+    """The shape the user's code reads of an array with run-time lengths: those
+    entries are traced int64. It compares as NumPy's tuple does, entry by
+    entry, but where a run-time length takes part the answer is known only
+    when the code runs: ``a.shape == b.shape`` is then a traced bool (an ``if``
+    or ``assert`` on it is checked at run time), not Python's bool() of a
+    traced value. Slices and sums of it stay traced shapes."""
+
+    __slots__ = ()
+
+    def __eq__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        if len(self) != len(other):
+            return False
+        unknown = []
+        for mine, theirs in zip(self, other, strict=True):
+            if _same_length(mine, theirs):
+                continue
+            if not isinstance(mine, Tracer) and not isinstance(theirs, Tracer):
+                return False
+            unknown.append(mine == theirs)
+        return functools.reduce(operator.and_, unknown) if unknown else True
+
+    def __ne__(self, other):
+        equal = self.__eq__(other)
+        if equal is NotImplemented or not isinstance(equal, Tracer):
+            return equal if equal is NotImplemented else not equal
+        return ~equal
+
+    __hash__ = tuple.__hash__
+
+    def __getitem__(self, index):
+        item = tuple.__getitem__(self, index)
+        return TracedShape(item) if isinstance(index, slice) else item
+
+    def __add__(self, other):
+        return TracedShape((*self, *other)) if isinstance(other, tuple) else NotImplemented
+
+    def __radd__(self, other):
+        return TracedShape((*other, *self)) if isinstance(other, tuple) else NotImplemented
+
+
+def traced_shape(x: Tracer) -> tuple[int | Tracer, ...]:
+    """``x``'s shape with each run-time length as a traced int64 (``dim_size``)."""
+    if None not in x.aval.shape:
+        return x.aval.shape
+    return TracedShape(emit(ops.dim_size, [x], {"axis": axis}) if d is None else d
+                       for axis, d in enumerate(x.aval.shape))
+
+
+def _same_length(a: object, b: object) -> bool:
+    """Whether two shape entries are equal whatever the code runs on: equal
+    ints, or the same run-time length (one axis of one value)."""
+    if not isinstance(a, Tracer) or not isinstance(b, Tracer):
+        return not isinstance(a, Tracer) and not isinstance(b, Tracer) and a == b
+    if a.value is b.value:
+        return True
+    made_a, made_b = a.value.producer, b.value.producer
+    return (made_a is not None and made_b is not None and made_a.op is ops.dim_size
+            and made_b.op is ops.dim_size and made_a.inputs[0] is made_b.inputs[0]
+            and made_a.attrs["axis"] == made_b.attrs["axis"])
+
+
 class Tracer:
     """An abstract array: shape and dtype known, value recorded as IR."""
 
@@ -183,10 +249,7 @@ class Tracer:
         int64, as ``size`` does (None would read as a value: ``range(None)``
         fails, ``n == 0`` is False)."""
         shape = self.aval.shape
-        if None in shape and called_by_user():
-            return tuple(emit(ops.dim_size, [self], {"axis": axis}) if d is None else d
-                         for axis, d in enumerate(shape))
-        return shape
+        return traced_shape(self) if None in shape and called_by_user() else shape
 
     @shape.setter
     def shape(self, new) -> None:
