@@ -101,16 +101,16 @@ def reshape_prefix(x):
     return total
 
 
-def concatenate_prefix(x):
+def inverse_of_prefix(x):
     total = 0.0
     for i in range(1, x.shape[0]):
-        total += np.concatenate([x[:i, None], x[:i, None]]).sum()  # 2-D
+        total += np.linalg.inv(np.outer(x[:i], x[:i]) + np.eye(1)).sum()
     return total
 
 
 @pytest.mark.parametrize("fn, construct", [
     (reshape_prefix, "a reshape other than adding or removing length-1 axes"),
-    (concatenate_prefix, "np.concatenate")])
+    (inverse_of_prefix, "np.linalg.inv")])
 def test_constructs_that_need_static_extents_are_named(fn, construct: str) -> None:
     with pytest.raises(jitaic.UnsupportedError) as info:
         jitaic.jit(fn, mode="ast")(np.ones(4))
@@ -281,6 +281,62 @@ def test_vectors_of_run_time_length_made_and_joined(m, pad) -> None:
         np.testing.assert_array_equal(np.signbit(g), np.signbit(w))
     with pytest.raises(ValueError, match="negative dimensions are not allowed"):
         jitaic.jit(padded_selection)(x, m, -9)
+
+
+def rows_made_and_joined(x, m, k):
+    y, z = x[m], x[k:]  # (r, 3) and (4 - k, 3)
+    n = y.shape[0]
+    table = np.zeros((n, 3))
+    table[:, 0] = y[:, 1]
+    filled, square = np.full((2, n), z.sum()), np.empty((n, n), np.int32)
+    square[...] = 4
+    return (table, filled, square, np.zeros_like(y[:, :2]), np.concatenate([y, z, x[:1]]),
+            np.concatenate([y, y * 2], axis=1), np.vstack([y, x[:2]]),
+            np.concatenate([y.T, z.T], axis=1))
+
+
+@pytest.mark.parametrize("mode", ["trace", "ast"])
+@pytest.mark.parametrize("m, k", [([True, False, True, True], 2), ([False] * 4, 4)])
+def test_arrays_of_run_time_shape_made_and_joined(mode, m, k) -> None:
+    """np.zeros/np.full/np.empty/np.zeros_like with run-time lengths in any
+    axis, and np.concatenate along or across them, as NumPy's."""
+    x, m = np.arange(12.0).reshape(4, 3), np.array(m)
+    got, want = jitaic.jit(rows_made_and_joined, mode=mode)(x, m, k), rows_made_and_joined(x, m, k)
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+
+
+def concatenate_prefix(x):
+    total = 0.0
+    for i in range(1, x.shape[0]):
+        total += (np.concatenate([x[:i, None], x[:i, None]]) * x[i]).sum()  # 2-D
+    return total
+
+
+def test_concatenate_of_run_time_windows_in_a_loop() -> None:
+    """It was refused (2-D arrays of run-time length); the loop stays one loop."""
+    x = np.arange(1.0, 6.0)
+    f = jitaic.jit(concatenate_prefix, mode="ast")
+    assert f(x) == concatenate_prefix(x)
+    assert f.lower(x).as_text().count("for_loop") == 1
+
+
+def beside(x, m, k):
+    return np.concatenate([x[m], x[k:]], axis=1)
+
+
+def test_run_time_lengths_across_the_concatenation_axis_must_match() -> None:
+    """NumPy's ValueError when they differ, even where one is 1 (which a slice
+    assignment would stretch)."""
+    x, m = np.arange(12.0).reshape(4, 3), np.array([True, False, True, True])
+    f = jitaic.jit(beside)
+    np.testing.assert_array_equal(f(x, m, 1), beside(x, m, 1))
+    for k, rows in ((2, m), (3, np.array([True, True, False, False]))):
+        with pytest.raises(ValueError, match="must match exactly"):
+            beside(x, rows, k)
+        with pytest.raises(ValueError, match="must match exactly"):
+            f(x, rows, k)
 
 
 def column_of_selection(x, m, extra):

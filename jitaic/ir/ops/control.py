@@ -66,17 +66,23 @@ full = define("full", _full_infer,
 
 
 def _dyn_full_infer(in_types, attrs, regions):
-    (length,) = in_types
-    if length.ndim or length.dtype != np.int64:
-        raise ValueError(f"dyn_full takes an int64 scalar length, not {length}")
-    return [TensorType((None,), check_dtype(attrs["dtype"], "full"))]
+    shape = attrs["shape"]
+    if shape.count(None) != len(in_types) or any(
+            t.ndim or t.dtype != np.int64 for t in in_types):
+        raise ValueError(f"dyn_full of shape {shape} takes one int64 scalar per run-time "
+                         f"length, not {list(in_types)}")
+    return [TensorType(shape, check_dtype(attrs["dtype"], "full"))]
 
 
-# A filled vector whose length is a run-time value (np.bincount's counts): a
+def _dyn_full_evaluate(*lengths, shape, dtype, fill):
+    given = iter(lengths)
+    return np.full(tuple(int(next(given)) if d is None else d for d in shape), fill, dtype)
+
+
+# A filled array some of whose lengths (the None entries of ``shape``) are
+# run-time values, one input each (np.bincount's counts, np.zeros((n, 3))): a
 # fresh buffer that later ops write in place.
-dyn_full = define("dyn_full", _dyn_full_infer,
-                  lambda length, dtype, fill: np.full(int(length), fill, dtype), (ALLOCATES,),
-                  complex=True)
+dyn_full = define("dyn_full", _dyn_full_infer, _dyn_full_evaluate, (ALLOCATES,), complex=True)
 
 # ---------------------------------------------------------------- control flow
 # Structured control flow holds its bodies as Regions. The frontends that

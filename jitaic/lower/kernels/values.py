@@ -37,7 +37,10 @@ def _full(em: Emitter, node: Node) -> None:
 def _dyn_full(em: Emitter, node: Node) -> None:
     out = node.output
     fill = literal(node.attrs["fill"], out.dtype)
-    em.line(f"{em.define(out)} = np.full({em(node.inputs[0])}, {fill}, {np_type(out.dtype)})")
+    given = iter(node.inputs)
+    lengths = [em(next(given)) if d is None else str(d) for d in node.attrs["shape"]]
+    shape = lengths[0] if len(lengths) == 1 else f"({', '.join(lengths)})"
+    em.line(f"{em.define(out)} = np.full({shape}, {fill}, {np_type(out.dtype)})")
 
 
 TAPE_START_ROWS = 16  # enough for short loops without growing

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import operator
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -144,12 +145,12 @@ def copy_array(a, order="K", subok=False):
 
 
 def full_value(shape, fill_value, dtype=None) -> Tracer:
-    """``np.full`` for a traced or concrete fill value, and a traced length
-    (``np.zeros(x.shape[0] + 1)`` of a run-time length)."""
-    if isinstance(shape, Tracer) or (isinstance(shape, (tuple, list)) and len(shape) == 1
-                                     and isinstance(shape[0], Tracer)):
-        return _full_of_run_time_length(shape if isinstance(shape, Tracer) else shape[0],
-                                        fill_value, dtype)
+    """``np.full`` for a traced or concrete fill value, and traced lengths
+    (``np.zeros((x.shape[0] + 1, 3))`` of a run-time length)."""
+    if isinstance(shape, Tracer) or (isinstance(shape, (tuple, list))
+                                     and any(isinstance(d, Tracer) for d in shape)):
+        return _full_of_run_time_shape(shape if isinstance(shape, (tuple, list)) else (shape,),
+                                       fill_value, dtype)
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
     if isinstance(fill_value, Tracer):
         dtype = fill_value.dtype if dtype is None else np.dtype(dtype)
@@ -161,25 +162,34 @@ def full_value(shape, fill_value, dtype=None) -> Tracer:
     return emit(ops.full, [], attrs, scalar=False)
 
 
-def _full_of_run_time_length(length: Tracer, fill_value, dtype) -> Tracer:
-    if length.ndim or length.dtype.kind not in "iu":
-        raise TypeError(f"'{length.dtype}' object cannot be interpreted as an integer"
-                        f"{at(user_location())}")
+def _full_of_run_time_shape(shape: Sequence, fill_value, dtype) -> Tracer:
+    """A ``dyn_full``: each traced length an input, checked as NumPy checks it."""
+    lengths = []
+    for d in shape:
+        if not isinstance(d, Tracer):
+            continue
+        if d.ndim or d.dtype.kind not in "iu":
+            raise TypeError(f"'{d.dtype}' object cannot be interpreted as an integer"
+                            f"{at(user_location())}")
+        require(d >= 0, ValueError, "negative dimensions are not allowed")
+        lengths.append(astype(d, np.int64))
+    static = tuple(None if isinstance(d, Tracer) else operator.index(d) for d in shape)
+    if any(d < 0 for d in static if d is not None):
+        raise ValueError(f"negative dimensions are not allowed{at(user_location())}")
     traced_fill = isinstance(fill_value, Tracer)
     if traced_fill and fill_value.ndim:
         raise unsupported("np.full of a run-time length with an array fill value")
     dtype = (fill_value.dtype if traced_fill else np.array(fill_value).dtype) \
         if dtype is None else np.dtype(dtype)
     check_supported_dtype(dtype, "np.full")
-    require(length >= 0, ValueError, "negative dimensions are not allowed")
-    length = astype(length, np.int64)
     if traced_fill:  # each element selects the value (no arithmetic: -0.0 stays)
-        every = emit(ops.dyn_full, [length], {"dtype": np.dtype(np.bool_), "fill": True},
-                     scalar=False)
+        every = emit(ops.dyn_full, lengths, {"shape": static, "dtype": np.dtype(np.bool_),
+                                             "fill": True}, scalar=False)
         value = astype(fill_value, dtype)
         return where(every, value, value)
     fill = np.array(fill_value).astype(dtype).item()
-    return emit(ops.dyn_full, [length], {"dtype": dtype, "fill": fill}, scalar=False)
+    return emit(ops.dyn_full, lengths, {"shape": static, "dtype": dtype, "fill": fill},
+                scalar=False)
 
 
 def static_ints(value, what: str) -> tuple[int, ...]:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from jitaic.tracer.core import Tracer, current, new_tracer, to_value
+from jitaic.tracer.core import Tracer, current, new_tracer, to_value, traced_shape
 from jitaic.tracer.numpy.common import (
     as_array,
     as_tracer,
@@ -68,7 +68,8 @@ def like(fill: object | None) -> Callable:
             value = fill
         if value is None:
             raise unsupported("np.full_like without a fill value")
-        shape = shape_of(a) if shape is None else shape
+        if shape is None:
+            shape = traced_shape(a) if isinstance(a, Tracer) else shape_of(a)
         dtype = (a.dtype if isinstance(a, Tracer) else np.asarray(a).dtype) \
             if dtype is None else dtype
         return full_value(shape, value, dtype)

@@ -12,7 +12,7 @@ import numpy as np
 
 from jitaic.errors import ShapeError, at, user_location
 from jitaic.ir import ops
-from jitaic.tracer.core import Tracer, ViewStep, emit
+from jitaic.tracer.core import Tracer, ViewStep, emit, traced_shape
 from jitaic.tracer.numpy.common import (
     as_tracer,
     astype,
@@ -241,24 +241,40 @@ def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
         arrays = [astype(a, dtype) for a in arrays]
     if len(arrays) == 1:
         return copy_array(arrays[0])
-    if arrays[0].ndim == 1 and any(a.shape[0] is None for a in arrays):
-        return _concatenate_run_time_lengths(arrays)
+    if any(None in a.aval.shape for a in arrays):
+        return _concatenate_run_time_lengths(arrays, axis)
     return emit(ops.concatenate, arrays, {"axis": axis}, scalar=False)
 
 
-def _concatenate_run_time_lengths(arrays: list[Tracer]) -> Tracer:
-    """Vectors some of whose lengths are known at run time only (an array
-    grown in a loop): each stored into its range of a fresh vector."""
-    if any(a.ndim != 1 for a in arrays):
-        raise ValueError(f"all the input array dimensions except for the concatenation axis "
-                         f"must match exactly{at(user_location())}")
-    lengths = [a.size for a in arrays]  # Python ints and traced counts
-    out = full_value(functools.reduce(operator.add, lengths), 0,
-                     np.result_type(*(a.dtype for a in arrays)))
+_MUST_MATCH = "all the input array dimensions except for the concatenation axis must match exactly"
+
+
+def _concatenate_run_time_lengths(arrays: list[Tracer], axis: int) -> Tracer:
+    """Arrays some of whose lengths are known at run time only (one grown in
+    a loop, rows picked by a mask): each stored into its range of a fresh
+    array. The other axes must match exactly, as NumPy checks (a slice
+    assignment alone would stretch a length of 1)."""
+    if len({a.ndim for a in arrays}) > 1:
+        raise ValueError(f"all the input arrays must have same number of dimensions"
+                         f"{at(user_location())}")
+    shapes = [traced_shape(a) for a in arrays]
+    shape = list(shapes[0])
+    for k in range(len(shape)):
+        if k == axis:
+            shape[k] = functools.reduce(operator.add, [s[k] for s in shapes])
+            continue
+        static = {s[k] for s in shapes if not isinstance(s[k], Tracer)}
+        if len(static) > 1:
+            raise ValueError(f"{_MUST_MATCH}{at(user_location())}")
+        shape[k] = static.pop() if static else shape[k]
+        for s in shapes:
+            if isinstance(s[k], Tracer) and s[k] is not shape[k]:
+                require(s[k] == shape[k], ValueError, _MUST_MATCH)
+    out = full_value(tuple(shape), 0, np.result_type(*(a.dtype for a in arrays)))
     start = 0
-    for a, length in zip(arrays, lengths, strict=True):
-        out[start:start + length] = a
-        start = start + length
+    for a, s in zip(arrays, shapes, strict=True):
+        out[(slice(None),) * axis + (slice(start, start + s[axis]),)] = a
+        start = start + s[axis]
     return out
 
 

@@ -237,7 +237,8 @@ def bincount(x, /, weights=None, minlength=0):
     index = astype(a, np.int64)
     require(amin(index) >= 0, ValueError, "'list' argument must have no negative elements")
     length = apply_ufunc(np.maximum, amax(index) + 1, minlength)
-    counts = emit(ops.dyn_full, [length], {"dtype": np.dtype(dtype), "fill": 0}, scalar=False)
+    counts = emit(ops.dyn_full, [length], {"shape": (None,), "dtype": np.dtype(dtype), "fill": 0},
+                  scalar=False)
     add_at(counts, index, 1 if w is None else w)
     return counts
 
