@@ -322,6 +322,46 @@ def test_concatenate_of_run_time_windows_in_a_loop() -> None:
     assert f.lower(x).as_text().count("for_loop") == 1
 
 
+def sorted_selections(x, m, rows, k):
+    y, z = x[m], rows[k:, :]
+    return (np.sort(y), np.argsort(-y, kind="stable"), np.sort(z, axis=0), np.sort(z, axis=1),
+            y[np.argsort(y)][::-1])
+
+
+def median_of_growing_prefix(x):
+    total = 0.0
+    for i in range(1, x.shape[0]):
+        total += np.sort(x[:i])[(i - 1) // 2] * i
+    return total
+
+
+@pytest.mark.parametrize("mode", ["trace", "ast"])
+@pytest.mark.parametrize("m, k", [([1, 0, 1, 1, 0, 1], 1), ([0] * 6, 3)])
+def test_sorts_of_run_time_lengths(mode, m, k) -> None:
+    """np.sort/np.argsort of x[mask] and of a run-time window were refused."""
+    x, rows, m = np.array([3.0, 1.0, 2.0, 5.0, 4.0, 0.5]), np.arange(6.0)[::-1].reshape(3, 2), \
+        np.array(m, bool)
+    got = jitaic.jit(sorted_selections, mode=mode)(x, m, rows, k)
+    for g, w in zip(got, sorted_selections(x, m, rows, k), strict=True):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+    assert jitaic.jit(median_of_growing_prefix, mode=mode)(x) == median_of_growing_prefix(x)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x, m: (np.sort(x[m])[::-1].cumsum() ** 2).sum(),  # gather of a run-time length
+    lambda x, m: (x[m][::-1][1:] ** 3).sum(),                 # a slice of a slice
+    lambda x, m: (x[m][x[m] > 1.5] ** 2).sum(),               # a mask of a mask
+], ids=["sort", "slice_of_slice", "mask_of_mask"])
+@pytest.mark.parametrize("m", [[1, 0, 1, 1, 0, 1], [0] * 6])
+def test_gradients_through_selections_of_run_time_length(fn, m) -> None:
+    """They were UnsupportedErrors (a CompileError for the sort): the
+    cotangent's zeros take the operand's run-time lengths."""
+    args = (np.array([3.0, 1.0, 2.0, 5.0, 4.0, 0.5]), np.array(m, bool))
+    np.testing.assert_allclose(jitaic.grad(fn)(*args), finite_difference(fn, args, 0),
+                               atol=1e-6)
+
+
 def beside(x, m, k):
     return np.concatenate([x[m], x[k:]], axis=1)
 

@@ -34,7 +34,7 @@ from jitaic.ir import ops
 from jitaic.ir.graph import GraphTooLarge, Node, Value
 from jitaic.scale import has_dask_arrays
 from jitaic.tracer import numpy as tnp
-from jitaic.tracer.core import Tracer, current, emit, is_tracing, new_tracer
+from jitaic.tracer.core import Tracer, current, emit, is_tracing, new_tracer, traced_shape
 from jitaic.tracer.numpy_proxy import traceable
 from jitaic.tracer.trace import flatten, unflatten
 
@@ -212,7 +212,7 @@ def _gradients(cotangents: dict, tree: tuple, fresh: list[Tracer],
 
 
 def _zeros_like(t: Tracer) -> Tracer:
-    return tnp.full_value(t.shape, 0.0, t.dtype)
+    return tnp.full_value(traced_shape(t), 0.0, t.dtype)
 
 
 def _normalize_argnums(argnums) -> tuple[tuple[int, ...], bool]:

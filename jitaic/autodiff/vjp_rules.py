@@ -37,7 +37,7 @@ from jitaic.errors import UnsupportedError, at, user_location
 from jitaic.ir import ops
 from jitaic.ir.graph import Node
 from jitaic.tracer import numpy as tnp
-from jitaic.tracer.core import Tracer, emit, new_tracer
+from jitaic.tracer.core import Tracer, emit, new_tracer, traced_shape
 
 Rule = Callable[..., tuple]
 VJP_RULES: dict[ops.Op, Rule] = {}
@@ -520,7 +520,7 @@ def _is_zeros(v) -> bool:
 
 @vjp_rule(ops.getitem)
 def _getitem(node, g, x, out):
-    zeros = tnp.full_value(x.shape, 0.0, x.dtype)
+    zeros = tnp.full_value(traced_shape(x), 0.0, x.dtype)
     return (emit(ops.setitem, [zeros, g], {"index": node.attrs["index"]}, scalar=False),)
 
 
@@ -558,8 +558,7 @@ def _dyn_getitem(node, g, x, *dyn_and_out):
     *dyn, _ = dyn_and_out
     if not dyn and _reverses_whole_axes(node.attrs["index"]) and x.shape == g.shape:
         return (emit(ops.dyn_getitem, [g], {"index": node.attrs["index"]}, scalar=False),)
-    ops.check_static(x.aval, "the gradient of a slice of a slice")
-    zeros = tnp.full_value(x.shape, 0.0, x.dtype)
+    zeros = tnp.full_value(traced_shape(x), 0.0, x.dtype)
     dx = emit(ops.dyn_setitem, [zeros, g, *dyn], {"index": node.attrs["index"]},
               scalar=False)
     return (dx, *(None for _ in dyn))
@@ -579,8 +578,7 @@ def _dyn_setitem(node, g, x, v, *dyn_and_out):
 
 @vjp_rule(ops.compress)
 def _compress(node, g, x, mask, out):
-    ops.check_static(x.aval, "the gradient of x[mask]")
-    zeros = tnp.full_value(x.shape, 0.0, x.dtype)
+    zeros = tnp.full_value(traced_shape(x), 0.0, x.dtype)
     return (emit(ops.mask_scatter, [zeros, g, mask], scalar=False), None)
 
 
@@ -599,7 +597,7 @@ def _index_attrs(node: Node, accumulate: bool) -> dict:
 @vjp_rule(ops.gather)
 def _gather(node: Node, g, x, *indices_and_out):
     *indices, _ = indices_and_out
-    zeros = tnp.full_value(x.shape, 0.0, x.dtype)
+    zeros = tnp.full_value(traced_shape(x), 0.0, x.dtype)
     # repeated indices read one element several times: their cotangents add up
     dx = emit(ops.scatter, [zeros, tnp.astype(g, x.dtype), *indices],
               _index_attrs(node, True), scalar=False)

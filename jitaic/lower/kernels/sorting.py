@@ -11,14 +11,15 @@ import numpy as np
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Value
 from jitaic.lower.codegen import Emitter, empty
-from jitaic.lower.kernels.loops import lowering
+from jitaic.lower.kernels.loops import dims, extent, lowering
 
 
 @contextlib.contextmanager
 def _each_lane(em: Emitter, x: Value, axis: int, work: int = 0):
     """Loops over the lanes of ``x`` along ``axis``; yields a lane's subscript."""
     index = [em.fresh(f"i{d}") for d in range(x.type.ndim)]
-    with em.loops([(index[d], x.shape[d]) for d in range(x.type.ndim) if d != axis], work):
+    with em.loops([(index[d], extent(em, x, d)) for d in range(x.type.ndim) if d != axis],
+                  work):
         yield ", ".join(":" if d == axis else index[d] for d in range(x.type.ndim))
 
 
@@ -39,7 +40,7 @@ def _argsort(em: Emitter, node: Node) -> None:
     """numba's merge sort (stable, NaN last as NumPy's) on each lane of the axis."""
     (x,) = node.inputs
     name = em.define(node.output)
-    em.line(f"{name} = {empty(node.output.shape, np.int64)}")
+    em.line(f"{name} = {empty(dims(em, x), np.int64)}")
     with _each_lane(em, x, node.attrs["axis"]) as lane:
         em.line(f"{name}[{lane}] = np.argsort({em(x)}[{lane}], kind='mergesort')")
 
