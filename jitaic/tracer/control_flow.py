@@ -397,7 +397,7 @@ def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequenc
     try:
         carried, buffers, body = _settle(body_fn, lifted, leading, index_range, names)
     except _FirstIterationError as first:
-        return _failing_loop(first.error, cond_fn, bounds, first.carried, names)
+        return _failing_loop(first.error, body_fn, cond_fn, bounds, first.carried, names)
     in_place = _handed_on(lifted, carried, body)
     if in_place:
         try:
@@ -678,19 +678,30 @@ def _dtype_after(carried: TensorType, computed: TensorType) -> np.dtype:
     return carried.dtype
 
 
-def _failing_loop(error: Exception, cond_fn: Callable | None, bounds: Sequence[Value],
-                  carried: list[object], names: Sequence[str]) -> list:
+def _failing_loop(error: Exception, body_fn: Callable, cond_fn: Callable | None,
+                  bounds: Sequence[Value], carried: list[object], names: Sequence[str]) -> list:
     """A loop whose body raises ``error`` (a static error NumPy raises on the
-    first iteration): it raises when the loop would run, and leaves the
-    carried values as they are when it would not (a loop that runs 0 times)."""
+    first iteration): it raises when the loop would run, after what the first
+    iteration checks before it gets there (``a[i] += ...`` checks ``i`` before
+    the cast), and leaves the carried values as they are when it would not (a
+    loop that runs 0 times)."""
     from jitaic.tracer.numpy import as_tracer
 
     if cond_fn is not None:
-        runs = cond_fn(*carried)
+        runs, leading = cond_fn(*carried), ()
     else:
         start, stop, step = (new_tracer(b, scalar=True) for b in bounds)
-        runs = ((step > 0) & (start < stop)) | ((step < 0) & (start > stop))
-    return cond(as_tracer(runs), _failing(error, _unchanged), _unchanged, carried, names)
+        runs, leading = ((step > 0) & (start < stop)) | ((step < 0) & (start > stop)), (start,)
+
+    def first_iteration(*carried: object) -> list:
+        try:
+            body_fn(*leading, *carried)
+        except type(error):  # the same error, once the first iteration's checks are emitted
+            pass
+        raise_when_run(error)
+        return list(carried)
+
+    return cond(as_tracer(runs), first_iteration, _unchanged, carried, names)
 
 
 def _unchanged(*carried: object) -> list:
