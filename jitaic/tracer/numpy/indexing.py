@@ -60,7 +60,9 @@ def _normalize_index(key: object, shape: tuple[int, ...]) -> tuple[tuple, list[i
     """
     if not isinstance(key, tuple):
         key = (key,)
-    # NumPy counts the indices before it converts them
+    for k in key:  # NumPy reads each integer as a C long, then counts the indices
+        _read_as_c_long(k)
+    # ... and converts slice bounds after counting them
     n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
     if n_real > len(shape):
         raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, "
@@ -140,6 +142,16 @@ def _static_int(k: object, what: str) -> int:
                          f"{type(k).__name__} as {what}{at(user_location())}")
     _check_c_long(k)
     return int(k)
+
+
+def _read_as_c_long(k: object) -> None:
+    """NumPy's conversion of an integer index, static or (a run-time check) traced."""
+    if _is_dynamic_int(k):
+        _as_c_long(k)
+    elif isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype.kind in "iu":
+        _check_c_long(int(k))
+    elif isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
+        _check_c_long(k)
 
 
 def _as_c_long(k: Tracer) -> Tracer:
@@ -285,6 +297,8 @@ def _advanced_index(x: Tracer, key: object) -> tuple[Tracer, list[Tracer], tuple
             entries.extend(np.nonzero(mask))
         else:
             entries.append(k)
+    for k in entries:
+        _read_as_c_long(k)
     n_real = sum(k is not Ellipsis for k in entries)
     if n_real > x.ndim:
         raise IndexError(f"too many indices for array: array is {x.ndim}-dimensional, but "
