@@ -348,6 +348,36 @@ def test_sorts_of_run_time_lengths(mode, m, k) -> None:
     assert jitaic.jit(median_of_growing_prefix, mode=mode)(x) == median_of_growing_prefix(x)
 
 
+def rolling_median(x):
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = np.median(x[max(i - 3, 0):i + 1])
+    return out
+
+
+def medians_of_selections(x, m):
+    return np.median(x[m]), np.median(x[m][:, None] * np.ones(3), axis=0, keepdims=True)
+
+
+@pytest.mark.filterwarnings("ignore:Mean of empty slice", "ignore:invalid value")
+@pytest.mark.parametrize("x", [
+    [3.0, 1.0, 2.0, 5.0, 4.0, 0.5, 7.0], [3.0, np.nan, 2.0, 5.0, 4.0, 0.5, 7.0],
+    np.arange(7), np.array([3, 1, 2, 5, 4, 0.5, 7], np.float32), [3 + 1j, 1, 2, 5j, 4, 0.5, 7],
+], ids=["f64", "nan", "int", "f32", "complex"])
+def test_median_of_run_time_lengths(x) -> None:
+    """np.median of a run-time window or selection (refused before): the
+    mean of the middle one or two in sorted order, NaN with a NaN or none."""
+    x = np.asarray(x)
+    got, want = jitaic.jit(rolling_median, mode="ast")(x), rolling_median(x)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    for m in (x.real > 1.5, x.real > 2.5, x.real > 100):
+        for g, w in zip(jitaic.jit(medians_of_selections)(x, m), medians_of_selections(x, m),
+                        strict=True):
+            assert np.asarray(g).dtype == np.asarray(w).dtype
+            np.testing.assert_array_equal(g, w)
+
+
 @pytest.mark.parametrize("fn", [
     lambda x, m: (np.sort(x[m])[::-1].cumsum() ** 2).sum(),  # gather of a run-time length
     lambda x, m: (x[m][::-1][1:] ** 3).sum(),                 # a slice of a slice

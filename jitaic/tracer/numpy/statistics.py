@@ -10,7 +10,7 @@ import numpy as np
 
 from jitaic.errors import at, user_location
 from jitaic.ir import ops
-from jitaic.tracer.core import Tracer, emit
+from jitaic.tracer.core import Tracer, emit, traced_shape
 from jitaic.tracer.numpy.common import (
     as_tracer,
     astype,
@@ -38,7 +38,7 @@ from jitaic.tracer.numpy.shapes import (
     stack,
     transpose,
 )
-from jitaic.tracer.numpy.sorting import searchsorted
+from jitaic.tracer.numpy.sorting import searchsorted, sort
 from jitaic.tracer.numpy.ufuncs import apply_ufunc
 
 
@@ -46,6 +46,8 @@ def _lanes(x: Tracer, axis, what: str) -> tuple[Tracer, tuple[int, ...]]:
     """``x`` with the reduced axes moved last and merged into one; and those axes."""
     axes = normalize_axes(axis, x.ndim)
     kept = [d for d in range(x.ndim) if d not in axes]
+    if None in x.aval.shape and len(axes) == 1:  # run-time lengths: no merging needed
+        return transpose(x, (*kept, *axes)), axes
     lanes = reshape(transpose(x, (*kept, *axes)),
                     tuple(x.shape[d] for d in kept) + (size_of(x, axes),))
     if lanes.shape[-1] == 0:
@@ -83,12 +85,33 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     x = as_tracer(a)
     lanes, axes = _lanes(x, axis, "np.median")
     n = lanes.shape[-1]
+    if n is None:
+        return _median_of_run_time_lanes(lanes, x, axes, keepdims)
     ks = ((n - 1) // 2, n // 2)
     complex_lanes = lanes.dtype.kind == "c"
     chosen, slot = _select(lanes, (*ks, n - 1) if complex_lanes else ks)
     middle = getitem(chosen, (..., slice(slot[ks[0]], slot[ks[1]] + 1)))
     last = getitem(chosen, (..., slot[n - 1])) if complex_lanes else None
     return _order_statistic(mean(middle, axis=-1), lanes, x, axes, keepdims, last)
+
+
+def _median_of_run_time_lanes(lanes: Tracer, x: Tracer, axes, keepdims: bool) -> Tracer:
+    """np.median of lanes whose length is known at run time only (``x[:i]``):
+    the middle one or two elements of the sorted lanes, their mean, NaN where
+    a lane holds one (NaN sorts last) or is empty."""
+    shape = traced_shape(lanes)
+    n = shape[-1]
+    # one element more, so that an empty lane too has a middle to read
+    ordered = concatenate([sort(lanes, axis=-1), full_value(shape[:-1] + (1,), 0,
+                                                            lanes.dtype)], axis=-1)
+    low = getitem(ordered, (..., apply_ufunc(np.maximum, (n - 1) // 2, 0)))
+    high = getitem(ordered, (..., n // 2))
+    pair = mean(stack([low, high], axis=-1), axis=-1)  # NumPy's mean of the two
+    value = where(n % 2 == 1, astype(low, pair.dtype), pair)  # of one: itself
+    value = where(n == 0, full_value((), np.nan, value.dtype), value)
+    last = getitem(ordered, (..., apply_ufunc(np.maximum, n - 1, 0))) \
+        if lanes.dtype.kind == "c" else None
+    return _order_statistic(value, lanes, x, axes, keepdims, last)
 
 
 @implements(np.digitize)
