@@ -60,7 +60,14 @@ def _wrapping(symbol: str, name: str) -> ScalarRule:
 
 scalar_rule(ops.add)(_wrapping("+", "add"))
 scalar_rule(ops.subtract)(_wrapping("-", "sub"))
-scalar_rule(ops.multiply)(_wrapping("*", "mul"))
+_multiply = _wrapping("*", "mul")
+
+
+@scalar_rule(ops.multiply)
+def _multiply_rule(a, dt, node):
+    """Complex products as NumPy's loops compute them (complexmath.multiply)."""
+    return f"cm.multiply({a[0]}, {a[1]})" if _is_complex(node.output.dtype) \
+        else _multiply(a, dt, node)
 
 
 def _ordered(symbol: str, helper: str, swapped: bool) -> ScalarRule:
@@ -279,7 +286,8 @@ scalar_rule(ops.negative)(lambda a, dt, node: f"(-{a[0]})")
 scalar_rule(ops.positive)(lambda a, dt, node: a[0])
 
 
-scalar_rule(ops.square)(lambda a, dt, node: f"({a[0]} * {a[0]})")
+scalar_rule(ops.square)(lambda a, dt, node: f"cm.multiply({a[0]}, {a[0]})"
+                        if _is_complex(dt[0]) else f"({a[0]} * {a[0]})")
 
 
 def _truth(expr: str, dtype: np.dtype) -> str:

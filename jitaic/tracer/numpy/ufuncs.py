@@ -225,6 +225,28 @@ def _comparison(ufunc: np.ufunc) -> Callable:
     return compare
 
 
+def _is_scalar(x: object) -> bool:
+    """A NumPy scalar or Python number, traced or not."""
+    return isinstance(x, (bool, int, float, complex, np.generic)) or (
+        isinstance(x, Tracer) and x._scalar)
+
+
+def _scalar_product(x: object, y: object) -> Tracer:
+    """``x * y``: NumPy's scalar operator multiplies complex scalars as C
+    does, each product rounded on its own; its loops (arrays, np.multiply)
+    fuse them (lower/complexmath.multiply)."""
+    if not (_is_scalar(x) and _is_scalar(y)) or "c" not in (
+            np.result_type(x).kind, np.result_type(y).kind):
+        return apply_ufunc(np.multiply, x, y)
+    xr, xi, yr, yi = real(x), imag(x), real(y), imag(y)
+    if not all(type(v) in (bool, int, float, complex) or v.aval.weak for v in (x, y)):
+        # (Python numbers both: Python's product, weak as they are)
+        dtype = ops.ufunc_loop_dtypes(np.multiply, _operand_types((x, y)))[-1]
+        part = np.finfo(dtype).dtype
+        xr, xi, yr, yi = (astype(p, part) for p in (xr, xi, yr, yi))
+    return emit(ops.make_complex, [xr * yr - xi * yi, xr * yi + xi * yr], scalar=True)
+
+
 def _power_operator(self: Tracer, other: object) -> Tracer:
     """``**``: NumPy's operator squares a bool array raised to the Python int 2
     (np.square's dtype, int8; np.power would give int64), and takes a complex
@@ -244,6 +266,8 @@ def install_operators() -> None:
     for name, ufunc in _BINARY_OPERATORS.items():
         forward, reflected, inplace = _binary(ufunc)
         forward = _power_operator if ufunc is np.power else forward
+        if ufunc is np.multiply:
+            forward, reflected = _scalar_product, lambda self, other: _scalar_product(other, self)
         setattr(Tracer, f"__{name}__", forward)
         setattr(Tracer, f"__r{name}__", reflected)
         setattr(Tracer, f"__i{name}__", inplace)
