@@ -551,3 +551,28 @@ def test_products_are_numpys_bit_for_bit(da, db, rng) -> None:
     other = np.array([-1.10631621e-209 - 1.19903733j])
     assert np.signbit(jitaic.jit(operator.mul)(tiny, other).real) == np.signbit((tiny * other).real)
 
+
+def python_complex_in_control_flow(x, k):
+    s = 0j
+    for i in range(k):
+        s = s + i * (0.5 + 1j)
+    t = 1.0
+    for _ in range(k):
+        t = 2j
+    u = 1j if x.real.sum() > 2 else 2j
+    return x * s, x * t, x * u
+
+
+@pytest.mark.parametrize("mode", ["ast", "auto"])
+@pytest.mark.parametrize("k", [0, 3])
+def test_python_complex_numbers_in_control_flow_stay_python_numbers(mode, k) -> None:
+    """A loop-carried 0j stayed complex128 (a complex64 array times it
+    became complex128); an if joining 1j and 2j was refused, and a loop
+    assigning 2j to a float crashed (zip() argument 2 is shorter ...)."""
+    x = np.array([1 + 2j, 3 - 1j], np.complex64)
+    for args in ((x, k), (-x, k)):
+        got, want = jitaic.jit(python_complex_in_control_flow, mode=mode)(*args), \
+            python_complex_in_control_flow(*args)
+        for g, w in zip(got, want, strict=True):
+            assert g.dtype == w.dtype
+            np.testing.assert_array_equal(g, w)

@@ -29,7 +29,7 @@ from jitaic.ir.types import TensorType, example_value
 from jitaic.tracer.core import Buffer, Tracer, ViewStep, current, new_tracer, to_value
 from jitaic.tracer.rebound_writes import refuse_lost_writes
 
-_TRACEABLE = (Tracer, np.ndarray, np.generic, bool, int, float)
+_TRACEABLE = (Tracer, np.ndarray, np.generic, bool, int, float, complex)
 
 
 @dataclass
@@ -378,7 +378,8 @@ def _join_outputs(a: _Body, b: _Body, names: Sequence[str], undefined: object) -
 
 def _lift_carried(values: Sequence[object]) -> list[object]:
     """Loop-carried Python numbers become traced scalars (they change per iteration)."""
-    return [new_tracer(to_value(v), scalar=True) if isinstance(v, (bool, int, float, np.generic))
+    return [new_tracer(to_value(v), scalar=True)
+            if isinstance(v, (bool, int, float, complex, np.generic))
             and not isinstance(v, Tracer) else v for v in values]
 
 
