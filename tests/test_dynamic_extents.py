@@ -378,6 +378,42 @@ def test_median_of_run_time_lengths(x) -> None:
             np.testing.assert_array_equal(g, w)
 
 
+def rolling_quantiles(x):
+    out = np.zeros((x.shape[0], 3))
+    for i in range(x.shape[0]):
+        out[i] = np.quantile(x[max(i - 4, 0):i + 1], [0.1, 0.5, 0.9])
+    return out
+
+
+def quantiles_of_selections(x, m):
+    return (np.percentile(x[m], 37.5), np.quantile(x[m], 0.25),
+            np.percentile(x[m][:, None] * np.ones(2), [5, 95], axis=0))
+
+
+@pytest.mark.filterwarnings("ignore:invalid value")
+@pytest.mark.parametrize("x", [
+    [0.3, -1.2, 2.5, 0.0, 1.1, -0.4, 3.3, 0.7, -2.0],
+    np.array([0.3, -1.2, 2.5, 0.0, 1.1, -0.4, 3.3, 0.7, -2.0], np.float32), np.arange(9),
+    [1.0, np.nan, 3.0, 4.0, 2.0, 7.0, 0.0, 5.0, 6.0],
+    [1.0, np.inf, 3.0, -np.inf, 2.0, 7.0, 0.0, 5.0, 6.0],
+], ids=["f64", "f32", "int", "nan", "inf"])
+def test_quantiles_of_run_time_lengths(x) -> None:
+    """np.quantile/np.percentile ("linear") of run-time windows and
+    selections: NumPy's virtual indices and _lerp, computed when the code
+    runs; an empty one is NumPy's IndexError."""
+    x = np.asarray(x)
+    got, want = jitaic.jit(rolling_quantiles, mode="ast")(x), rolling_quantiles(x)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    for m in (x > 0.5, x > -10):
+        for g, w in zip(jitaic.jit(quantiles_of_selections)(x, m),
+                        quantiles_of_selections(x, m), strict=True):
+            assert np.asarray(g).dtype == np.asarray(w).dtype
+            np.testing.assert_array_equal(g, w)
+    with pytest.raises(IndexError, match="index -1 is out of bounds for axis 0 with size 0"):
+        jitaic.jit(quantiles_of_selections)(x, np.zeros(x.shape, bool))
+
+
 @pytest.mark.parametrize("fn", [
     lambda x, m: (np.sort(x[m])[::-1].cumsum() ** 2).sum(),  # gather of a run-time length
     lambda x, m: (x[m][::-1][1:] ** 3).sum(),                 # a slice of a slice

@@ -166,6 +166,11 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     lanes, axes = _lanes(x, axis, "np.quantile")
     lanes = astype(lanes, _float_type(x.dtype), copy=False)
     n = lanes.shape[-1]
+    if n is None:
+        results = _quantiles_of_run_time_lanes(lanes, qs.reshape(-1))
+        results = [_order_statistic(r, lanes, x, axes, keepdims) for r in results]
+        return results[0] if qs.ndim == 0 else reshape(stack(results),
+                                                        qs.shape + results[0].shape)
     virtual = (n - 1) * qs.reshape(-1)                  # NumPy's "linear" virtual indices
     below = np.clip(np.floor(virtual), 0, n - 1).astype(int)
     chosen, slot = _select(lanes, (*below, *np.minimum(below + 1, n - 1)))
@@ -181,6 +186,25 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     if qs.ndim == 0:
         return results[0]
     return reshape(stack(results), qs.shape + results[0].shape)
+
+
+def _quantiles_of_run_time_lanes(lanes: Tracer, qs: np.ndarray) -> list[Tracer]:
+    """The "linear" quantiles of lanes of run-time length: the arithmetic of
+    the static case, with the virtual indices computed when the code runs."""
+    n = traced_shape(lanes)[-1]
+    require(n > 0, IndexError, "index -1 is out of bounds for axis 0 with size 0")
+    ordered = sort(lanes, axis=-1)
+    results = []
+    for q in qs:
+        virtual = (n - 1) * q                            # in q's dtype, as NumPy's
+        floor = apply_ufunc(np.floor, virtual)
+        below = astype(clip(floor, 0, n - 1), np.int64)
+        lo = getitem(ordered, (..., below))
+        hi = getitem(ordered, (..., apply_ufunc(np.minimum, below + 1, n - 1)))
+        gamma, step = virtual - floor, hi - lo
+        # NumPy's _lerp: from the nearer end
+        results.append(where(gamma >= 0.5, hi - step * (1 - gamma), lo + step * gamma))
+    return results
 
 
 @implements(np.percentile)
