@@ -555,7 +555,7 @@ def test_products_are_numpys_bit_for_bit(da, db, rng) -> None:
 def python_complex_in_control_flow(x, k):
     s = 0j
     for i in range(k):
-        s = s + i * (0.5 + 1j)
+        s = s + i * (0.5 + 1j) + i * np.complex64(0.5j)
     t = 1.0
     for _ in range(k):
         t = 2j
@@ -568,7 +568,8 @@ def python_complex_in_control_flow(x, k):
 def test_python_complex_numbers_in_control_flow_stay_python_numbers(mode, k) -> None:
     """A loop-carried 0j stayed complex128 (a complex64 array times it
     became complex128); an if joining 1j and 2j was refused, and a loop
-    assigning 2j to a float crashed (zip() argument 2 is shorter ...)."""
+    assigning 2j to a float crashed (zip() argument 2 is shorter ...), and
+    so did a loop index times a NumPy complex scalar (AttributeError)."""
     x = np.array([1 + 2j, 3 - 1j], np.complex64)
     for args in ((x, k), (-x, k)):
         got, want = jitaic.jit(python_complex_in_control_flow, mode=mode)(*args), \

@@ -239,7 +239,8 @@ def _scalar_product(x: object, y: object) -> Tracer:
             np.result_type(x).kind, np.result_type(y).kind):
         return apply_ufunc(np.multiply, x, y)
     xr, xi, yr, yi = real(x), imag(x), real(y), imag(y)
-    if not all(type(v) in (bool, int, float, complex) or v.aval.weak for v in (x, y)):
+    if not all(type(v) in (bool, int, float, complex) or (isinstance(v, Tracer) and v.aval.weak)
+               for v in (x, y)):
         # (Python numbers both: Python's product, weak as they are)
         dtype = ops.ufunc_loop_dtypes(np.multiply, _operand_types((x, y)))[-1]
         part = np.finfo(dtype).dtype
