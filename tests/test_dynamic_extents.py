@@ -349,7 +349,7 @@ def test_sorts_of_run_time_lengths(mode, m, k) -> None:
 
 
 def rolling_median(x):
-    out = np.zeros(x.shape[0])
+    out = np.zeros(x.shape[0], np.result_type(x.dtype, np.float64))
     for i in range(x.shape[0]):
         out[i] = np.median(x[max(i - 3, 0):i + 1])
     return out
