@@ -1018,6 +1018,30 @@ def test_unique_and_nonzero_have_lengths_the_data_decides() -> None:
         jitaic.jit(lambda c, x: np.where(c, x))(np.ones(2, bool), np.ones(2))
 
 
+def unique_of_a_selection(x, m):
+    y = x[m]
+    return (np.unique(y, return_index=True, return_inverse=True, return_counts=True),
+            np.flatnonzero(y > 1))
+
+
+def distinct_in_growing_prefixes(x):
+    total = 0.0
+    for i in range(x.shape[0]):
+        total += np.unique(x[:i]).shape[0] * 10.0 + np.unique(x[:i]).sum()
+    return total
+
+
+@pytest.mark.parametrize("x", [[3.0, 1.0, 3.0, np.nan, 2.0, 1.0, np.nan], [5, 1, 5, 2, 2, 9],
+                               [1 + 1j, 1, 1 + 1j, 2j]], ids=["nan", "int", "complex"])
+def test_unique_of_a_run_time_length(x) -> None:
+    """np.unique and np.flatnonzero of x[mask] or x[:i] were refused; an
+    empty one gives empty results."""
+    x = np.array(x)
+    for m in (x.real > 1.5, x.real > 100, np.ones(x.shape, bool)):
+        check_like_numpy(unique_of_a_selection, x, m)
+    check_like_numpy(distinct_in_growing_prefixes, x, mode="ast")
+
+
 def test_bincount_has_the_length_its_largest_value_asks_for(rng) -> None:
     """max(x) + 1 or minlength, known when it runs; its weights' gradient is a gather."""
     x, w = np.array([0, 2, 2, 1]), rng.normal(size=4)

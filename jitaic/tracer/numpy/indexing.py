@@ -9,7 +9,7 @@ import numpy as np
 
 from jitaic.errors import at, user_location
 from jitaic.ir import ops
-from jitaic.tracer.core import Tracer, ViewStep, current, emit, new_tracer
+from jitaic.tracer.core import Tracer, ViewStep, current, emit, new_tracer, traced_shape
 from jitaic.tracer.numpy.common import (
     as_tracer,
     astype,
@@ -22,6 +22,7 @@ from jitaic.tracer.numpy.common import (
     view,
     where,
 )
+from jitaic.tracer.numpy.reductions import cumsum
 from jitaic.tracer.numpy.registry import implements
 from jitaic.tracer.numpy.shapes import ravel, reshape
 from jitaic.tracer.numpy.ufuncs import apply_ufunc, real
@@ -571,7 +572,11 @@ def setitem(self: Tracer, key: object, value: object) -> None:
 def flatnonzero(a):
     """Indices of the non-zero elements: a run-time length, as ``x[mask]``."""
     x = ravel(as_tracer(a))
-    return getitem(as_tracer(np.arange(x.shape[0])), apply_ufunc(np.not_equal, x, 0))
+    if x.shape[0] is None:  # positions 0 .. n - 1 of a run-time length n
+        positions = cumsum(full_value(traced_shape(x), 1, np.intp)) - 1
+    else:
+        positions = as_tracer(np.arange(x.shape[0]))
+    return getitem(positions, apply_ufunc(np.not_equal, x, 0))
 
 
 @implements(np.take)

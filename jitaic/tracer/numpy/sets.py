@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from jitaic.ir import ops
-from jitaic.tracer.core import Tracer, emit
+from jitaic.tracer.core import Tracer, emit, traced_shape
 from jitaic.tracer.numpy.common import as_tracer, full_value, normalize_axes, unsupported
 from jitaic.tracer.numpy.indexing import flatnonzero, getitem, setitem, take
 from jitaic.tracer.numpy.reductions import any_, cumsum
@@ -24,7 +24,16 @@ def _starts_of_runs(s: Tracer, equal_nan: bool) -> Tracer:
     if equal_nan and s.dtype.kind in "fc":
         nan = apply_ufunc(np.isnan, s)
         differs = differs & ~(nan[1:] & nan[:-1])
-    return concatenate([as_tracer(np.ones(1, bool)), differs])
+    return concatenate([_first_flag(s), differs])
+
+
+def _first_flag(s: Tracer) -> Tracer:
+    """[True] before the comparisons of neighbours, [] for an empty ``s``
+    (whose length may be known at run time only)."""
+    n = traced_shape(s)[0]
+    if not isinstance(n, Tracer):
+        return as_tracer(np.ones(min(n, 1), bool))
+    return full_value((apply_ufunc(np.minimum, n, 1),), True, np.bool_)
 
 
 @implements(np.unique)
@@ -37,8 +46,6 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     if axis is not None:
         return _unique_along(x, axis, return_index, return_inverse, return_counts)
     flat = ravel(x)
-    if None in flat.shape:
-        raise unsupported("np.unique of an array whose length is only known at run time")
     n = flat.shape[0]
     if n == 0:
         empty = full_value((0,), 0, np.int64)
@@ -58,13 +65,13 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 
 def _run_of_each(order: Tracer, starts: Tracer, shape: tuple) -> Tracer:
     """Each input element's run (its value's index in the result), in the input's shape."""
-    inverse = full_value(starts.shape, 0, np.int64)
+    inverse = full_value(traced_shape(starts), 0, np.int64)
     setitem(inverse, order, cumsum(starts, dtype=np.int64) - 1)
     return reshape(inverse, shape)
 
 
 def _run_lengths(starts: Tracer) -> Tracer:
-    ends = concatenate([starts[1:], as_tracer(np.ones(1, bool))])
+    ends = concatenate([starts[1:], _first_flag(starts)])
     return flatnonzero(ends) - flatnonzero(starts) + 1
 
 
