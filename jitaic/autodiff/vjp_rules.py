@@ -72,8 +72,8 @@ def unbroadcast(g: Tracer, shape: tuple[int, ...]) -> Tracer:
     drops (reverse._accumulate): the operand had no effect on the result."""
     if g.shape == tuple(shape):
         return g
-    if 0 in g.shape and 0 not in shape:
-        return tnp.full_value(shape, 0, g.dtype)
+    if 0 in g.shape and 0 not in shape:  # (a 0-d zero for an operand of run-time length)
+        return tnp.full_value(() if None in shape else shape, 0, g.dtype)
     lead = g.ndim - len(shape)
     if lead:
         g = tnp.sum_(g, axis=tuple(range(lead)))
