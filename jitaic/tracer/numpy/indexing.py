@@ -97,7 +97,7 @@ def _normalize_index(key: object, shape: tuple[int, ...]) -> tuple[tuple, list[i
             continue
         if _is_dynamic_int(k):
             index.append(ops.DYNAMIC)
-            dynamic.append(_as_c_long(k))
+            dynamic.append(k)  # (read as a C long above, before the count)
         elif shape[dim] is None:  # an axis whose length is known at run time only
             index.append(_run_time_entry(k, dynamic))
         elif _is_traced_slice(k):
