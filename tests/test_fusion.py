@@ -710,6 +710,7 @@ def test_pairwise_sum_helper_is_numpys_sum_bit_for_bit(dtype, rng) -> None:
     and magnitudes."""
     from jitaic.lower import runtime as rt
 
+    rt.register_pairwise_tree(dtype)  # as lowering a sum does (else: an unresolved symbol)
     for n in [*range(140), *range(248, 280), 511, 512, 513, 1000, 4096, 100_003]:
         a = (rng.standard_normal(n + 3) * 10.0 ** rng.uniform(-3, 3, n + 3)).astype(dtype)
         for start in (0, 3):
