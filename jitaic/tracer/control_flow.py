@@ -124,19 +124,19 @@ def _with_results(region: Region, results: Sequence[Value]) -> Region:
 
 def _cast_results(region: Region, types: Sequence[TensorType]) -> Region:
     """Append casts so the region's results have exactly these types."""
-    nodes, results = list(region.nodes), []
+    nodes, results, loc = list(region.nodes), [], user_location()
     for v, t in zip(region.results, types, strict=True):
         if v.dtype != t.dtype:
-            node = make_node(ops.astype, [v], {"dtype": t.dtype})
+            node = make_node(ops.astype, [v], {"dtype": t.dtype}, loc=loc)
             nodes.append(node)
             v = node.output
         if v.shape != t.shape and v.type.ndim == t.ndim:
             node = make_node(ops.dyn_getitem, [v], {"index": _run_time_index(v.shape, t.shape),
-                                                    "bounded": True})
+                                                    "bounded": True}, loc=loc)
             nodes.append(node)
             v = node.output
         elif v.shape != t.shape:
-            node = make_node(ops.broadcast_to, [v], {"shape": t.shape})
+            node = make_node(ops.broadcast_to, [v], {"shape": t.shape}, loc=loc)
             nodes.append(node)
             v = node.output
         results.append(v)
@@ -337,7 +337,8 @@ def _fill_undefined(a: _Body, b: _Body, i: int, undefined: object) -> None:
     for this, other in ((a, b), (b, a)):
         if _is_undefined(this.out_static[i], undefined) and other.out_static[i] is None:
             t = _traced_by_position(other)[i].type
-            zeros = make_node(ops.full, [], {"shape": t.shape, "dtype": t.dtype, "fill": 0})
+            zeros = make_node(ops.full, [], {"shape": t.shape, "dtype": t.dtype, "fill": 0},
+                              loc=user_location())
             position = sum(s is None for s in this.out_static[:i])
             results = list(this.region.results)
             results.insert(position, zeros.output)
