@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import finite_difference
+from helpers import assert_same, finite_difference
 
 import jitaic
 
@@ -567,14 +567,49 @@ def test_run_time_lengths_other_than_1_still_raise(j, k) -> None:
         jitaic.jit(add_windows, mode="ast")(*args)
 
 
-def test_the_first_run_time_length_does_not_stretch() -> None:
-    """The result's run-time length is its first operand's (jitaic's limit,
-    docs/differences.md): where that one turns out to be 1 and a later one
-    longer, NumPy stretches it and jitaic raises."""
-    args = (np.arange(3.0), np.array([2]), np.array([0]))
-    assert add_windows(*args).shape == (3,)
-    with pytest.raises(ValueError, match=r"lengths known at run time differ \(3 vs 1\)"):
-        jitaic.jit(add_windows, mode="ast")(*args)
+def stretched_windows(x, n):
+    j, k = n[0], n[1]
+    z = x[j:] * 2.0 + x[k:]
+    return z + x[j:], np.sin(z), z.shape[0]
+
+
+def stretched_windows_loss(x, n):
+    j, k = n[0], n[1]
+    z = np.where(x[j:] > 0.5, x[k:] ** 2, np.cos(x[j:])) * np.hypot(x[k:], 1.0)
+    y = x * 1.0
+    y[k:] = z
+    return (y * y).sum()
+
+
+@pytest.mark.parametrize("j, k", [(3, 1), (1, 3), (3, 4), (4, 3), (2, 2), (4, 4), (2, 3)])
+def test_any_run_time_length_of_1_stretches(j, k) -> None:
+    """NumPy broadcasts a length of 1 against any other, whichever operand
+    has it (the first included, and against 0); lengths both other than 1
+    raise; gradients sum over what was stretched."""
+    x, n = np.arange(4.0) * 0.3 + 0.1, np.array([j, k])
+    for mode in ("trace", "ast"):
+        check_as_numpy(jitaic.jit(stretched_windows, mode=mode), stretched_windows, x, n)
+    grad = jitaic.jit(jitaic.grad(stretched_windows_loss))
+    try:
+        stretched_windows_loss(x, n)
+    except ValueError:
+        with pytest.raises(ValueError, match="lengths known at run time differ"):
+            grad(x, n)
+        return
+    np.testing.assert_allclose(grad(x, n),
+                               finite_difference(stretched_windows_loss, (x, n), 0),
+                               atol=1e-7)
+
+
+def check_as_numpy(jitted, fn, *args) -> None:
+    """jitted(*args) gives NumPy's result, or raises where NumPy does."""
+    try:
+        want = fn(*args)
+    except ValueError:
+        with pytest.raises(ValueError, match="lengths known at run time differ"):
+            jitted(*args)
+        return
+    assert_same(jitted(*args), want)
 
 
 def pivots_and_running_sums(A):

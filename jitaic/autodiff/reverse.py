@@ -28,6 +28,7 @@ from jitaic.autodiff.vjp_rules import (
     add_cotangents,
     is_differentiable,
     is_slice_of_zeros,
+    summed_where_stretched,
 )
 from jitaic.errors import CompileError, JitaicError, UnsupportedError, at, located_at
 from jitaic.ir import ops
@@ -145,18 +146,12 @@ def _accumulate(cotangents: dict[int, list[Tracer]], v: Value, grad: object) -> 
 
 
 def _to_run_time_lengths(g: Tracer, v: Value) -> Tracer:
-    """The cotangent of ``v`` from one of static length n on an axis where
+    """The cotangent of ``v`` from one of static length on an axis where
     ``v``'s length is known at run time only (an if joined two lengths, and
-    the result met n elements): the forward checked that that length is n,
-    or 1 and stretched, whose cotangent sums g over the axis."""
-    for axis, (length, n) in enumerate(zip(v.type.shape, g.shape, strict=True)):
-        if length is not None or n is None:
-            continue
-        run_time = emit(ops.dim_size, [new_tracer(v)], {"axis": axis})
-        before = (slice(None),) * axis
-        stretched = tnp.sum_(g[(*before, slice(1, None))], axis=axis, keepdims=True)
-        g = g[(*before, slice(None, run_time))] + np.where(run_time == 1, stretched, 0.0)
-    return g
+    the result met that many elements): it is that length, or 1 and stretched."""
+    axes = [axis for axis, (length, n) in enumerate(zip(v.type.shape, g.shape, strict=True))
+            if length is None and n is not None]
+    return summed_where_stretched(g, new_tracer(v), axes)
 
 
 def _known_zero(g: Tracer) -> bool:

@@ -29,13 +29,15 @@ Conventions at kinks (documented for users in docs/autodiff.md):
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from jitaic.errors import UnsupportedError, at, user_location
 from jitaic.ir import ops
 from jitaic.ir.graph import Node
+from jitaic.ir.lengths import proven_axes, result_keys, value_key, window_keys
+from jitaic.tracer import control_flow
 from jitaic.tracer import numpy as tnp
 from jitaic.tracer.core import Tracer, emit, new_tracer, traced_shape
 
@@ -66,11 +68,17 @@ def is_differentiable(dtype: np.dtype) -> bool:
     return dtype.kind in "fc"
 
 
-def unbroadcast(g: Tracer, shape: tuple[int, ...]) -> Tracer:
-    """Sum ``g`` over the axes broadcasting added or stretched to reach its shape.
+def unbroadcast(g: Tracer, x: Tracer, target: Sequence[tuple | None] = ()) -> Tracer:
+    """Sum ``g`` over the axes broadcasting added or stretched to reach its
+    shape from ``x``'s. ``target``: the keys of the broadcast shape's run-time
+    lengths (``lengths.result_keys``), where an axis of ``x`` with a run-time
+    length not provably the target's may have been 1 and stretched.
     A sum over none of g's elements (``x * y[:0]``) is a zero the backward pass
     drops (reverse._accumulate): the operand had no effect on the result."""
-    if g.shape == tuple(shape):
+    shape = x.aval.shape
+    stretchable = {k for k, d in enumerate(shape) if d is None} \
+        - proven_axes(x.value, target) if target else set()
+    if g.shape == shape and not stretchable:
         return g
     if 0 in g.shape and 0 not in shape:  # (a 0-d zero for an operand of run-time length)
         return tnp.full_value(() if None in shape else shape, 0, g.dtype)
@@ -78,7 +86,24 @@ def unbroadcast(g: Tracer, shape: tuple[int, ...]) -> Tracer:
     if lead:
         g = tnp.sum_(g, axis=tuple(range(lead)))
     axes = tuple(i for i, d in enumerate(shape) if d == 1 and g.shape[i] != 1)
-    return tnp.sum_(g, axis=axes, keepdims=True) if axes else g
+    if axes:
+        g = tnp.sum_(g, axis=axes, keepdims=True)
+    stretchable = [k for k in sorted(stretchable) if g.shape[k] is None]
+    return summed_where_stretched(g, x, stretchable) if stretchable else g
+
+
+def summed_where_stretched(g: Tracer, x: Tracer, axes: Sequence[int]) -> Tracer:
+    """The cotangent of ``x`` from ``g`` of the shape it was broadcast to,
+    on ``axes`` where x's length ``n`` is known at run time only: the forward
+    checked that n is g's length (then g is the cotangent, as good as
+    always), or 1 and stretched (then g summed over the axis, 0 if g is
+    empty). The result has x's lengths, provably (``lengths.length_key``)."""
+    for axis in axes:
+        n, m = traced_shape(x)[axis], traced_shape(g)[axis]
+        (g,) = control_flow.cond(n == m, lambda g=g: (g,),
+                                 lambda g=g, axis=axis: (tnp.sum_(g, axis=axis, keepdims=True),),
+                                 [])
+    return emit(ops.broadcast_like, [g, x], scalar=False)
 
 
 # Python floats, so they stay weak and float32 gradients stay float32.
@@ -193,7 +218,8 @@ def _make_complex(node, g, re, im, out):
 def _binary(da: Callable, db: Callable) -> Rule:
     """Elementwise f(a, b) with broadcasting: cotangents summed back to each shape."""
     def rule(node, g, a, b, out):
-        return (unbroadcast(da(g, a, b, out), a.shape), unbroadcast(db(g, a, b, out), b.shape))
+        keys = result_keys(node.output)
+        return (unbroadcast(da(g, a, b, out), a, keys), unbroadcast(db(g, a, b, out), b, keys))
 
     return rule
 
@@ -227,17 +253,17 @@ vjp_rule(ops.hypot)(_binary(lambda g, a, b, y: _unless_zero(g, g * a / y),
 @vjp_rule(ops.copysign)
 def _copysign(node, g, a, b, out):
     # |a| with b's sign: the derivative in a is sign(a) (0 at 0, as abs's) times b's sign.
-    return (unbroadcast(g * np.sign(a) * np.copysign(1.0, b), a.shape), None)
+    return (unbroadcast(g * np.sign(a) * np.copysign(1.0, b), a, result_keys(node.output)), None)
 
 
 @vjp_rule(ops.where)
 def _where(node, g, cond, a, b, out):
-    chosen = _known_everywhere(cond)
+    chosen, keys = _known_everywhere(cond), result_keys(node.output)
     if chosen is not None:  # a condition the trace decided: one operand gets all of g
-        return (None, unbroadcast(g, a.shape) if chosen else None,
-                None if chosen else unbroadcast(g, b.shape))
-    return (None, unbroadcast(np.where(cond, g, 0.0), a.shape),
-            unbroadcast(np.where(cond, 0.0, g), b.shape))
+        return (None, unbroadcast(g, a, keys) if chosen else None,
+                None if chosen else unbroadcast(g, b, keys))
+    return (None, unbroadcast(np.where(cond, g, 0.0), a, keys),
+            unbroadcast(np.where(cond, 0.0, g), b, keys))
 
 
 def _known_everywhere(cond: Tracer) -> bool | None:
@@ -273,7 +299,7 @@ def _sum(node, g, x, out):
 
 @vjp_rule(ops.broadcast_like)
 def _broadcast_like(node, g, x, like, out):
-    return (unbroadcast(g, x.shape), None)
+    return (unbroadcast(g, x, result_keys(node.output)), None)
 
 
 @vjp_rule(ops.reduce_prod)
@@ -390,8 +416,8 @@ def _matmul(node, g, a, b, out):
         g2 = tnp.expand_dims(g2, -1)
     da = tnp.matmul(g2, tnp.swapaxes(b2, -1, -2))
     db = tnp.matmul(tnp.swapaxes(a2, -1, -2), g2)
-    return (tnp.reshape(unbroadcast(da, a2.shape), a.shape),
-            tnp.reshape(unbroadcast(db, b2.shape), b.shape))
+    return (tnp.reshape(unbroadcast(da, a2), a.shape),
+            tnp.reshape(unbroadcast(db, b2), b.shape))
 
 
 def _transposed(x: Tracer) -> Tracer:
@@ -469,7 +495,7 @@ def _transpose(node, g, x, out):
 
 @vjp_rule(ops.broadcast_to)
 def _broadcast_to(node, g, x, out):
-    return (unbroadcast(g, x.shape),)
+    return (unbroadcast(g, x),)
 
 
 # A slice's cotangent is zeros with the slice stored in (the VJP of reading
@@ -531,7 +557,7 @@ def _setitem(node, g, x, v, out):
     # the read first: the store is then g's last use and may overwrite it in place
     dv = emit(ops.getitem, [g], {"index": index}, scalar=False)
     dx = emit(ops.setitem, [g, zero], {"index": index}, scalar=False)
-    return (dx, unbroadcast(dv, v.shape))
+    return (dx, unbroadcast(dv, v))
 
 
 @vjp_rule(ops.concatenate)
@@ -572,7 +598,8 @@ def _dyn_setitem(node, g, x, v, *dyn_and_out):
     dv = emit(ops.dyn_getitem, [g, *dyn], {"index": index, "bounded": True},  # read first
               scalar=False)
     dx = emit(ops.dyn_setitem, [g, zero, *dyn], {"index": index}, scalar=False)
-    return (dx, unbroadcast(dv, v.shape), *(None for _ in dyn))
+    keys = window_keys(x.aval.shape, index, [d.value for d in dyn])
+    return (dx, unbroadcast(dv, v, keys), *(None for _ in dyn))
 
 
 
@@ -587,7 +614,10 @@ def _mask_scatter(node, g, x, v, mask, out):
     zero = tnp.full_value((), 0.0, x.dtype)  # overwritten entries of x get no gradient
     dx = emit(ops.mask_scatter, [g, zero, mask], scalar=False)
     rows = emit(ops.compress, [g, mask], scalar=False)
-    return (dx, unbroadcast(rows, v.shape), None)
+    # rows of v that are not one per true entry of the mask may be 1 and stretch
+    gathered = ops.gathering_mask(v.value)
+    one_each = gathered is not None and value_key(gathered) == value_key(mask.value)
+    return (dx, unbroadcast(rows, v, () if one_each else result_keys(rows.value)), None)
 
 
 def _index_attrs(node: Node, accumulate: bool) -> dict:
@@ -610,13 +640,13 @@ def _scatter(node: Node, g, x, v, *indices_and_out):
     gather_attrs = {"axes": node.attrs["axes"], "front": node.attrs["front"]}
     dv = emit(ops.gather, [g, *indices], gather_attrs, scalar=False)
     if node.attrs["accumulate"]:
-        return (g, unbroadcast(dv, v.shape), *(None for _ in indices))
+        return (g, unbroadcast(dv, v), *(None for _ in indices))
     # x[idx] = v with a repeated index keeps the last write: the others get no gradient
     dv = tnp.where(_last_writes(node, x, indices), dv, tnp.full_value((), 0.0, dv.dtype))
     # overwritten elements of x get no gradient
     covered = tnp.full_value((), 0.0, x.dtype)
     dx = emit(ops.scatter, [g, covered, *indices], _index_attrs(node, False), scalar=False)
-    return (dx, unbroadcast(dv, v.shape), *(None for _ in indices))
+    return (dx, unbroadcast(dv, v), *(None for _ in indices))
 
 
 def _last_writes(node: Node, x: Tracer, indices: list[Tracer]) -> Tracer:

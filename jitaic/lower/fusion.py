@@ -22,6 +22,7 @@ import numpy as np
 
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Value
+from jitaic.ir.lengths import proven_axes
 from jitaic.ir.ops import ALLOCATES, EFFECTFUL
 from jitaic.lower.codegen import Emitter, empty, known_size
 from jitaic.lower.kernels import (
@@ -36,7 +37,7 @@ from jitaic.lower.kernels import (
     render,
     scalar_expression,
 )
-from jitaic.lower.kernels.extents import domain_key, fusible, proven_axes
+from jitaic.lower.kernels.extents import domain_key, fusible
 
 
 @dataclass(eq=False)
@@ -188,6 +189,9 @@ def plan(nodes: Sequence[Node], escaping: Sequence[Value]) -> list[Scheduled]:
             group.nodes.append(node)
             owner[id(node.output)] = group
             continue
+        if node.op is ops.dim_size:  # reads a length, which the domain gives: no seal
+            schedule.append(node)
+            continue
         if node.op in MONOIDS and id(node.inputs[0]) in owner:
             group = owner[id(node.inputs[0])]
             if open_groups.get(group.domain) is group:  # fuse: reduce while computing
@@ -213,7 +217,7 @@ def _sunk_to_their_readers(nodes: Sequence[Node], escaping: Sequence[Value]) -> 
     product) would leave the first one's output an array of its own."""
     readers: dict[int, list[Node]] = defaultdict(list)
     for node in nodes:
-        for v in node.inputs:
+        for v in () if node.op is ops.dim_size else node.inputs:
             readers[id(v)].append(node)
         for region in node.regions:  # bodies read outer values
             for v in (*(v for inner in region.walk() for v in inner.inputs), *region.results):
@@ -346,7 +350,7 @@ def _mark_stored(results: Sequence[Value], schedule: list[Scheduled], owner: dic
             for region in node.regions:  # read inside, or yielded as it is (v = u)
                 escaping.update(id(v) for inner in region.walk() for v in inner.inputs)
                 escaping.update(id(v) for r in _all_regions(region) for v in r.results)
-            for v in node.inputs:
+            for v in () if node.op is ops.dim_size else node.inputs:  # (a length)
                 if owner.get(id(v)) is not item:
                     escaping.add(id(v))
     for item in schedule:

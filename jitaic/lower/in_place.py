@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Value
+from jitaic.ir.lengths import window_keys
 from jitaic.lower.codegen import known_size
 from jitaic.lower.fusion import FusionGroup, Scheduled, kernels
 from jitaic.lower.kernels import element_cost
-from jitaic.lower.kernels.extents import window_keys
 
 
 @dataclass

@@ -67,15 +67,20 @@ broadcast_to = define("broadcast_to", _broadcast_to_infer,
 
 def _broadcast_like_infer(in_types, attrs, regions):
     x, like = in_types
-    return [TensorType(broadcast_shapes(x.shape, like.shape), x.dtype)]
+    if x.ndim > like.ndim or any(a != b for a, b in zip(
+            broadcast_shapes(x.shape, like.shape), like.shape, strict=True)):
+        raise ShapeError(f"cannot broadcast an array of shape {x.shape} "
+                         f"to shape {like.shape}")
+    return [TensorType(like.shape, x.dtype)]
 
 
-# x broadcast against the shape of ``like`` (whose values are not read): the
-# gradient of a reduction over an array whose length is known at run time
-# only, where broadcast_to would need a static target shape.
+# x broadcast to the shape of ``like`` (whose values are not read), run-time
+# lengths included: the gradient of a reduction over an array whose length
+# is known at run time only, where broadcast_to would need a static target
+# shape, and a cotangent given back the length of its operand.
 broadcast_like = define(
     "broadcast_like", _broadcast_like_infer,
-    lambda x, like: np.broadcast_to(x, np.broadcast_shapes(np.shape(x), np.shape(like))).copy(),
+    lambda x, like: np.broadcast_to(x, np.shape(like)).copy(),
     (ELEMENTWISE,),
                         complex=True)
 

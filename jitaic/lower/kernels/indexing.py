@@ -11,6 +11,7 @@ import numpy as np
 
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Value
+from jitaic.ir.lengths import proven_axes, window_keys
 from jitaic.ir.ops import slice_shape
 from jitaic.lower.codegen import (
     Emitter,
@@ -22,7 +23,6 @@ from jitaic.lower.codegen import (
     np_type,
     shape_text,
 )
-from jitaic.lower.kernels.extents import proven_axes, window_keys
 from jitaic.lower.kernels.loops import (
     LoopNest,
     check_extents,
@@ -31,6 +31,7 @@ from jitaic.lower.kernels.loops import (
     extent,
     load,
     lowering,
+    stretches,
 )
 from jitaic.lower.kernels.scalar import SCALAR_RULES
 
@@ -369,7 +370,7 @@ def _mask_scatter(em: Emitter, node: Node) -> None:
         rows = extent(em, v, 0)
         differ = f"{count} != {rows}"
         if v.shape[0] is None:  # a run-time length of 1 stretches
-            em.stretched[id(v), 0] = str(rows)
+            stretches(em, v, 0, rows)
             differ += f" and {rows} != 1"
         with em.if_(differ):
             em.raise_(f"rt.MaskAssignCount({rows}, {count})")

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from jitaic.errors import CompileError, at
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Value
+from jitaic.ir.lengths import length_key
 from jitaic.ir.ops import Op
 from jitaic.lower import loop_ir
 from jitaic.lower.codegen import Emitter, Extent, empty, known_size
@@ -23,19 +24,26 @@ from jitaic.lower.kernels.scalar import SCALAR_RULES, scalar_expression
 
 def extent(em: Emitter, v: Value, axis: int) -> Extent:
     """Axis ``axis`` of ``v``: its static length, or source text for it (an
-    elementwise result's run-time extent is its first such operand's: the
-    others stretch to it where theirs is 1, ``check_extents``)."""
+    elementwise result's run-time extent is its operands' broadcast length:
+    ``check_extents`` lets only a length of 1 differ, and it stretches)."""
     d = v.shape[axis]
     if d is not None:
         return d
     if em.has(v) and v.type.ndim:
         return f"{em(v)}.shape[{axis}]"
     node = v.producer
+    if node is not None and node.op is ops.broadcast_like:
+        return extent(em, node.inputs[1], axis)  # like's shape
     if node is not None and node.op in SCALAR_RULES:  # elementwise: broadcast inputs
         back = v.type.ndim - axis
-        for x in node.inputs:
-            if x.type.ndim >= back and x.shape[x.type.ndim - back] is None:
-                return extent(em, x, x.type.ndim - back)
+        sources = {length_key(x, x.type.ndim - back): (x, x.type.ndim - back)
+                   for x in node.inputs
+                   if x.type.ndim >= back and x.shape[x.type.ndim - back] is None}
+        texts = list(dict.fromkeys(str(extent(em, *x)) for x in sources.values()))
+        if len(texts) == 1:
+            return texts[0]
+        if texts:  # each is 1 or the longest; any 0 makes the result empty
+            return f"(max({', '.join(texts)}) if min({', '.join(texts)}) else 0)"
     raise CompileError(f"no run-time extent for axis {axis} of {v.type} made by "
                        f"{node.op.name if node else 'a parameter'} (a jitaic bug)")
 
@@ -62,10 +70,19 @@ def check_extents(em: Emitter, v: Value, domain: tuple[Extent, ...], what: str,
             continue
         differ = f"{mine} != {target}"
         if stretch and d is None:
-            em.stretched[id(v), k] = str(mine)
+            stretches(em, v, k, mine)
             differ += f" and {mine} != 1"
         with em.if_(differ):
             em.raise_(f"rt.LengthsDiffer({what!r}, {mine}, {target}, {at(loc)!r})")
+
+
+def stretches(em: Emitter, v: Value, axis: int, n: Extent) -> None:
+    """Let ``v``'s axis of run-time length ``n`` stretch where n is 1: loads
+    step through it by a stride of 0 then (a loop-invariant stride, which
+    LLVM's vectoriser versions on being 1; a select per load it cannot)."""
+    unit = em.fresh("unit")
+    em.line(f"{unit} = np.int64({n} != 1)")
+    em.stretched[id(v), axis] = unit
 
 
 def check_index(em: Emitter, i: str, n: Extent, axis: int, loc: object) -> None:
@@ -118,9 +135,9 @@ def load(em: Emitter, value: Value, nest: LoopNest, name: str | None = None) -> 
 
 def _stretched(em: Emitter, value: Value, axis: int, i: str) -> str:
     """The subscript of ``value``'s axis at loop index ``i``: 0 where a run-time
-    extent turned out to be 1 and stretches (``check_extents``)."""
-    n = em.stretched.get((id(value), axis))
-    return i if n is None else f"({i} if {n} != 1 else 0)"
+    extent turned out to be 1 and stretches (``stretches``)."""
+    unit = em.stretched.get((id(value), axis))
+    return i if unit is None else f"{i} * {unit}"
 
 
 def _through_views(em: Emitter, value: Value, subs: list[str]) -> tuple[Value, list[str]]:
