@@ -28,8 +28,8 @@ def hot_class(base: type, jitted: object, dispatcher: Callable, result_kind: typ
     params = list(jitted._signature.parameters.values())
     names = [p.name for p in params]
     scalars = scalars or {}
-    arrays = " and ".join(
-        f"(type({n}) is _jitaic_ndarray or type({n}) is _jitaic_kind{i})" if i in scalars
+    arrays = " and ".join(  # a scalar parameter's own kind first: one test a call
+        f"(type({n}) is _jitaic_kind{i} or type({n}) is _jitaic_ndarray)" if i in scalars
         else f"type({n}) is _jitaic_ndarray" for i, n in enumerate(names)) or "True"
     listed = ", ".join(names)
     name = identifier(jitted.__name__)
