@@ -601,6 +601,37 @@ def test_any_run_time_length_of_1_stretches(j, k) -> None:
                                atol=1e-7)
 
 
+def broadcast_windows(x, n):
+    y = x[n[0]:]
+    a = np.broadcast_to(x[n[1]:], (3,))            # run-time length to a static one
+    b = np.broadcast_to(x[:1], y.shape) + y         # static to a run-time length
+    c = np.broadcast_to(y[:, None], (y.shape[0], 2))
+    d, e = np.broadcast_arrays(y, x[n[1]:])         # run-time lengths together
+    return a * 2.0, b, c.copy(), d * 1.0, e * 1.0
+
+
+def broadcast_windows_loss(x, n):
+    y = x[n[0]:]
+    b = np.broadcast_to(y[:, None], (y.shape[0], 3)) * np.arange(3.0)
+    return (np.sin(b) ** 2).sum() + np.broadcast_arrays(y, x[n[1]:])[1].sum() * 0.5
+
+
+@pytest.mark.parametrize("j, k", [(1, 1), (3, 2), (1, 3), (2, 2), (0, 4), (4, 3)])
+def test_broadcast_to_and_broadcast_arrays_of_run_time_lengths(j, k) -> None:
+    x, n = np.arange(4.0) * 0.3 + 0.2, np.array([j, k])
+    check_as_numpy(jitaic.jit(broadcast_windows), broadcast_windows, x, n)
+    grad = jitaic.jit(jitaic.grad(broadcast_windows_loss))
+    try:
+        broadcast_windows_loss(x, n)
+    except ValueError:
+        with pytest.raises(ValueError, match="lengths known at run time differ"):
+            grad(x, n)
+        return
+    np.testing.assert_allclose(grad(x, n),
+                               finite_difference(broadcast_windows_loss, (x, n), 0),
+                               atol=1e-7)
+
+
 def check_as_numpy(jitted, fn, *args) -> None:
     """jitted(*args) gives NumPy's result, or raises where NumPy does."""
     try:

@@ -353,6 +353,59 @@ def test_writing_to_a_readonly_argument_raises(write: str) -> None:
     np.testing.assert_array_equal(x, _x(3))
 
 
+def write_broadcast_static(x, n):
+    b = np.broadcast_to(x, (2, 3))
+    b[0, 0] = 7.0
+    return b
+
+
+def write_broadcast_same_shape(x, n):
+    b = np.broadcast_to(x, x.shape)
+    b[0] = 7.0
+    return b
+
+
+def write_broadcast_run_time_length(x, n):
+    b = np.broadcast_to(x[n[0]:], (3,))
+    b[0] = 7.0
+    return b
+
+
+def write_imaginary_part(x, n):
+    b = np.imag(x)
+    b += 7.0
+    return b
+
+
+@pytest.mark.parametrize("fn", [write_broadcast_static, write_broadcast_same_shape,
+                                write_broadcast_run_time_length, write_imaginary_part])
+def test_writing_into_numpys_read_only_results_raises_its_value_error(fn) -> None:
+    """np.broadcast_to's result (and a real array's imaginary part) is
+    read-only in NumPy: a write raises ValueError, and x stays as it was."""
+    x, n = _x(3), np.array([2])
+    with pytest.raises(ValueError, match="read-only"):
+        fn(x, n)
+    with pytest.raises(ValueError, match="assignment destination is read-only"):
+        jitaic.jit(fn)(x, n)
+    np.testing.assert_array_equal(x, _x(3))
+
+
+def write_broadcast_arrays(x, y):
+    a, b = np.broadcast_arrays(x, y)
+    a += 1.0  # a is x itself: NumPy's write reaches x
+    b += 1.0  # b repeats y's one element: refused
+    return a, b
+
+
+def test_writes_into_broadcast_arrays_reach_the_argument_or_are_refused() -> None:
+    x = _x(3)
+    with pytest.raises(jitaic.UnsupportedError, match="np.broadcast_arrays broadcast"):
+        jitaic.jit(write_broadcast_arrays)(x, np.ones(1))
+    f = jitaic.jit(lambda x, y: np.broadcast_arrays(x, y)[0].__iadd__(1.0))
+    f(x, np.ones(1))
+    np.testing.assert_array_equal(x, _x(3) + 1.0)
+
+
 def test_readonly_argument_that_is_only_read_is_fine() -> None:
     x = _x(3, 2)
     x.setflags(write=False)

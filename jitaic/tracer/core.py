@@ -114,6 +114,7 @@ class Buffer:
     # variable a buffer of its own: a write through it could not reach the
     # outer array on the path where NumPy's would.
     no_writes: str | None = None
+    read_only: bool = False  # NumPy's read-only arrays (np.broadcast_to): ValueError
 
 
 @dataclass(frozen=True)
@@ -329,6 +330,8 @@ class Tracer:
     # ------------------------------------------------------------ writes
     def write(self, new_value: Value) -> None:
         """Replace this array's contents (NumPy in-place semantics, views included)."""
+        if self._buffer.read_only:
+            raise ValueError(f"assignment destination is read-only{at(user_location())}")
         if self._buffer.no_writes:
             raise UnsupportedError(f"{self._buffer.no_writes}{at(user_location())}")
         current().log_write(self._buffer)

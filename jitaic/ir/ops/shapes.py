@@ -67,8 +67,9 @@ broadcast_to = define("broadcast_to", _broadcast_to_infer,
 
 def _broadcast_like_infer(in_types, attrs, regions):
     x, like = in_types
-    if x.ndim > like.ndim or any(a != b for a, b in zip(
-            broadcast_shapes(x.shape, like.shape), like.shape, strict=True)):
+    offset = like.ndim - x.ndim  # a run-time length on either side is checked when it runs
+    if offset < 0 or any(a not in (None, 1) and b is not None and a != b
+                         for a, b in zip(x.shape, like.shape[offset:], strict=True)):
         raise ShapeError(f"cannot broadcast an array of shape {x.shape} "
                          f"to shape {like.shape}")
     return [TensorType(like.shape, x.dtype)]

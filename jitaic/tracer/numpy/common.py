@@ -129,12 +129,53 @@ def view(a: Tracer, steps: tuple[ViewStep, ...]) -> Tracer:
 
 
 @implements(np.broadcast_to)
-def broadcast_to(array, shape, subok=False):
+def read_only_broadcast(array, shape, subok=False):
+    """NumPy's np.broadcast_to: a read-only array (writes raise ValueError)."""
+    out = new_tracer(broadcast_to(array, shape).value, scalar=False)  # a buffer of its own
+    out._buffer.read_only = True
+    return out
+
+
+def broadcast_to(array, shape) -> Tracer:
+    """``array`` broadcast to ``shape``, whose lengths (and the array's) may
+    be known at run time only; ``array`` itself where nothing changes."""
     array = as_tracer(array)
-    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
-    if shape == array.shape:
+    shape = _broadcast_target(array, tuple(shape) if isinstance(shape, (tuple, list))
+                              else (shape,))
+    if None in array.aval.shape or any(isinstance(d, Tracer) for d in shape):
+        like = full_value(shape, False, np.bool_)  # (its values are never read)
+        return emit(ops.broadcast_like, [array, like], scalar=False)
+    if shape == array.aval.shape:
         return array
     return emit(ops.broadcast_to, [array], {"shape": shape}, scalar=False)
+
+
+def _broadcast_target(array: Tracer, shape: tuple) -> tuple:
+    """``shape`` checked against ``array``'s as NumPy checks it: static
+    lengths as ints, and a traced one where the array's is static and not 1
+    replaced by it (they must be equal: checked when the code runs). An
+    array's run-time length is checked against the target by the lowering."""
+    target = [d if isinstance(d, Tracer) else operator.index(d) for d in shape]
+    if len(target) < array.ndim:
+        raise ValueError(f"input operand has more dimensions than allowed by the axis "
+                         f"remapping{at(user_location())}")
+    if any(not isinstance(d, Tracer) and d < 0 for d in target):
+        raise ValueError(f"all elements of broadcast shape must be non-negative"
+                         f"{at(user_location())}")
+    message = (f"operands could not be broadcast together with remapped shapes "
+               f"[original->remapped]: {array.aval.shape} and requested shape "
+               f"{tuple('?' if isinstance(d, Tracer) else d for d in target)}")
+    offset = len(target) - array.ndim
+    for k, n in enumerate(array.aval.shape):
+        wanted = target[offset + k]
+        if n is None or n == 1:
+            continue
+        if isinstance(wanted, Tracer):
+            require(wanted == n, ValueError, message)
+            target[offset + k] = n
+        elif wanted != n:
+            raise ValueError(message + at(user_location()))
+    return tuple(target)
 
 
 @implements(np.copy, method="copy")

@@ -21,7 +21,6 @@ from jitaic.tracer.numpy.common import (
     full_value,
     normalize_axes,
     require,
-    shape_of,
     unsupported,
     view,
 )
@@ -188,8 +187,24 @@ def squeeze(a, axis=None):
 
 @implements(np.broadcast_arrays)
 def broadcast_arrays(*args, subok=False):
-    shape = ops.broadcast_shapes(*(shape_of(a) for a in args))
-    return tuple(broadcast_to(a, shape) for a in args)
+    """NumPy's views of the arguments broadcast together. One that needed
+    broadcasting refuses writes: NumPy's would reach every element sharing
+    the memory (and warns that it will be read-only)."""
+    arrays = [as_tracer(a) for a in args]
+    shape = ops.broadcast_shapes(*(a.aval.shape for a in arrays))
+    if None in shape:  # the length the lengths broadcast to, known when it runs
+        shape = traced_shape(functools.reduce(
+            lambda a, b: emit(ops.logical_or, [a, b], scalar=False),
+            [astype(a, np.bool_) for a in arrays]))
+    out = []
+    for a in arrays:
+        b = broadcast_to(a, shape)
+        if b is not a:
+            b._buffer.no_writes = ("writing into an array np.broadcast_arrays broadcast "
+                                   "is not supported (NumPy's write reaches every element "
+                                   "sharing its memory); write into a copy")
+        out.append(b)
+    return tuple(out)
 
 
 @implements(np.atleast_1d)

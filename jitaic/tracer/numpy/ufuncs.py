@@ -341,8 +341,7 @@ def imag(val):
     if x.dtype.kind == "c":
         return _part(x, ops.imag)
     part = emit(ops.imag, [x])
-    part._buffer.no_writes = "assignment destination is read-only (the imaginary part of " \
-                             "a real array)"
+    part._buffer.read_only = True
     return part
 
 
