@@ -201,6 +201,10 @@ def plan(nodes: Sequence[Node], escaping: Sequence[Value]) -> list[Scheduled]:
         readers = [owner[id(v)] for v in node.inputs if id(v) in owner]
         if node.regions:  # bodies may read any earlier value
             readers = list(open_groups.values())
+        elif EFFECTFUL in node.op.traits:  # a check: kernels before it check their
+            readers += [g for g in open_groups.values()  # lengths first, as NumPy's order
+                        if any(ops.checked_when_run(*{id(v): v.shape for v in n.inputs}.values())
+                               for n in g.nodes)]
         for g in readers:
             seal(g, f"read by {node.op.name}")
         schedule.append(node)

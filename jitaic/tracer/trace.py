@@ -225,8 +225,11 @@ def trace(fn: Callable, args: Sequence, kwargs: dict, arg_names: Sequence[str],
 
 
 def _may_raise_when_run(nodes: Sequence[Node]) -> bool:
-    """Whether running ``nodes`` may raise (a run-time index, a check)."""
+    """Whether running ``nodes`` may raise (a run-time index, a check, an
+    elementwise op broadcasting run-time lengths)."""
     return any(ops.EFFECTFUL in node.op.traits or node.op.may_raise(node) or
+               (ops.ELEMENTWISE in node.op.traits
+                and ops.checked_when_run(*{id(v): v.shape for v in node.inputs}.values())) or
                any(_may_raise_when_run(region.nodes) for region in node.regions)
                for node in nodes)
 
