@@ -390,6 +390,22 @@ def test_writing_into_numpys_read_only_results_raises_its_value_error(fn) -> Non
     np.testing.assert_array_equal(x, _x(3))
 
 
+def broadcast_then_write_the_argument(x, n):
+    b = np.broadcast_to(x, (2, 3))
+    c = np.broadcast_to(x[n[0]:], (2, 3 - n[0]))
+    d, e = np.broadcast_arrays(x, np.ones((2, 1)))
+    x[-1] = 5.0
+    return b, c, d, e
+
+
+def test_broadcast_views_show_later_writes_into_their_array() -> None:
+    """np.broadcast_to and np.broadcast_arrays give views: a write into the
+    argument afterwards shows through them, as in NumPy."""
+    x, n = _x(3), np.array([1])
+    assert_same(jitaic.jit(broadcast_then_write_the_argument)(x.copy(), n),
+                broadcast_then_write_the_argument(x.copy(), n))
+
+
 def write_broadcast_arrays(x, y):
     a, b = np.broadcast_arrays(x, y)
     a += 1.0  # a is x itself: NumPy's write reaches x

@@ -117,6 +117,9 @@ class Buffer:
     read_only: bool = False  # NumPy's read-only arrays (np.broadcast_to): ValueError
 
 
+READ_ONLY = "read-only"  # a view NumPy makes read-only (ViewStep.no_writes)
+
+
 @dataclass(frozen=True)
 class ViewStep:
     """One view op from a base value to a view value (emitted when the view is
@@ -128,9 +131,12 @@ class ViewStep:
     inputs: tuple[Value, ...] = ()  # dyn_getitem's run-time indices
     # where the user wrote the view: its node is emitted later, when first read
     loc: SourceLoc | None = field(default=None, compare=False)
+    # a view writes cannot go through (a broadcast): READ_ONLY for NumPy's
+    # ValueError, else why jitaic refuses them
+    no_writes: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
-        assert self.op in _WRITE_THROUGH, self.op
+        assert self.op in _WRITE_THROUGH or self.no_writes, self.op
 
     @property
     def attr(self) -> object:
@@ -330,10 +336,12 @@ class Tracer:
     # ------------------------------------------------------------ writes
     def write(self, new_value: Value) -> None:
         """Replace this array's contents (NumPy in-place semantics, views included)."""
-        if self._buffer.read_only:
+        refusals = [step.no_writes for step in self._view if step.no_writes]
+        if self._buffer.read_only or READ_ONLY in refusals:
             raise ValueError(f"assignment destination is read-only{at(user_location())}")
-        if self._buffer.no_writes:
-            raise UnsupportedError(f"{self._buffer.no_writes}{at(user_location())}")
+        if self._buffer.no_writes or refusals:
+            raise UnsupportedError(f"{self._buffer.no_writes or refusals[0]}"
+                                   f"{at(user_location())}")
         current().log_write(self._buffer)
         for depth in range(len(self._view), 0, -1):
             base = self._buffer.value

@@ -15,7 +15,15 @@ import numpy as np
 from jitaic.errors import NotLowered, UnsupportedError, at, user_location
 from jitaic.ir import ops
 from jitaic.ir.types import check_supported_dtype
-from jitaic.tracer.core import Tracer, ViewStep, emit, is_scalar_like, new_tracer, to_value
+from jitaic.tracer.core import (
+    READ_ONLY,
+    Tracer,
+    ViewStep,
+    emit,
+    is_scalar_like,
+    new_tracer,
+    to_value,
+)
 from jitaic.tracer.numpy.registry import implements
 
 
@@ -130,10 +138,24 @@ def view(a: Tracer, steps: tuple[ViewStep, ...]) -> Tracer:
 
 @implements(np.broadcast_to)
 def read_only_broadcast(array, shape, subok=False):
-    """NumPy's np.broadcast_to: a read-only array (writes raise ValueError)."""
-    out = new_tracer(broadcast_to(array, shape).value, scalar=False)  # a buffer of its own
-    out._buffer.read_only = True
-    return out
+    """NumPy's np.broadcast_to: a read-only view (writes raise ValueError;
+    it shows later writes into ``array``)."""
+    return broadcast_view(array, shape, READ_ONLY)
+
+
+def broadcast_view(array, shape, no_writes: str) -> Tracer:
+    """A view of ``array`` broadcast to ``shape`` that refuses writes
+    (``ViewStep.no_writes``): it reads ``array`` as it is when read."""
+    array = as_tracer(array)
+    out = broadcast_to(array, shape)
+    if out is array:  # the same shape: a view of all of it
+        shape = array.aval.shape
+        out = emit(ops.broadcast_like, [array, array], scalar=False) if None in shape \
+            else emit(ops.broadcast_to, [array], {"shape": shape}, scalar=False)
+    node = out.value.producer
+    step = ViewStep(node.op, tuple(node.attrs.items()), tuple(node.inputs[1:]),
+                    no_writes=no_writes)
+    return view(array, (step,))
 
 
 def broadcast_to(array, shape) -> Tracer:
@@ -143,11 +165,28 @@ def broadcast_to(array, shape) -> Tracer:
     shape = _broadcast_target(array, tuple(shape) if isinstance(shape, (tuple, list))
                               else (shape,))
     if None in array.aval.shape or any(isinstance(d, Tracer) for d in shape):
-        like = full_value(shape, False, np.bool_)  # (its values are never read)
-        return emit(ops.broadcast_like, [array, like], scalar=False)
+        return emit(ops.broadcast_like, [array, _like(shape)], scalar=False)
     if shape == array.aval.shape:
         return array
     return emit(ops.broadcast_to, [array], {"shape": shape}, scalar=False)
+
+
+def _like(shape: tuple) -> Tracer:
+    """A value of ``shape``, whose values are never read: the array whose
+    ``.shape`` it is (``np.broadcast_to(a, y.shape)``), else a fill."""
+    sources = {id(d.value.producer.inputs[0]): d.value.producer.inputs[0] for d in shape
+               if isinstance(d, Tracer) and d.value.producer is not None
+               and d.value.producer.op is ops.dim_size}
+    if len(sources) == 1:
+        (source,) = sources.values()
+        if source.type.ndim == len(shape) and all(
+                d == n if not isinstance(d, Tracer) else
+                d.value.producer is not None and d.value.producer.op is ops.dim_size
+                and d.value.producer.inputs[0] is source
+                and d.value.producer.attrs["axis"] == k
+                for k, (d, n) in enumerate(zip(shape, source.shape, strict=True))):
+            return new_tracer(source)
+    return full_value(shape, False, np.bool_)
 
 
 def _broadcast_target(array: Tracer, shape: tuple) -> tuple:

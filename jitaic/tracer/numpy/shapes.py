@@ -16,7 +16,7 @@ from jitaic.tracer.core import Tracer, ViewStep, emit, traced_shape
 from jitaic.tracer.numpy.common import (
     as_tracer,
     astype,
-    broadcast_to,
+    broadcast_view,
     copy_array,
     full_value,
     normalize_axes,
@@ -187,24 +187,24 @@ def squeeze(a, axis=None):
 
 @implements(np.broadcast_arrays)
 def broadcast_arrays(*args, subok=False):
-    """NumPy's views of the arguments broadcast together. One that needed
-    broadcasting refuses writes: NumPy's would reach every element sharing
-    the memory (and warns that it will be read-only)."""
+    """NumPy's views of the arguments broadcast together, later writes into
+    the arguments included. One that needed broadcasting refuses writes:
+    NumPy's would reach every element sharing the memory (and warns that it
+    will be read-only)."""
     arrays = [as_tracer(a) for a in args]
     shape = ops.broadcast_shapes(*(a.aval.shape for a in arrays))
     if None in shape:  # the length the lengths broadcast to, known when it runs
-        shape = traced_shape(functools.reduce(
-            lambda a, b: emit(ops.logical_or, [a, b], scalar=False),
-            [astype(a, np.bool_) for a in arrays]))
-    out = []
-    for a in arrays:
-        b = broadcast_to(a, shape)
-        if b is not a:
-            b._buffer.no_writes = ("writing into an array np.broadcast_arrays broadcast "
-                                   "is not supported (NumPy's write reaches every element "
-                                   "sharing its memory); write into a copy")
-        out.append(b)
-    return tuple(out)
+        together = functools.reduce(lambda a, b: emit(ops.logical_or, [a, b], scalar=False),
+                                    [astype(a, np.bool_) for a in arrays])
+        return tuple(broadcast_view(a, traced_shape(together), _SHARED_WRITES)
+                     for a in arrays)
+    return tuple(a if a.aval.shape == shape else broadcast_view(a, shape, _SHARED_WRITES)
+                 for a in arrays)
+
+
+_SHARED_WRITES = ("writing into an array np.broadcast_arrays broadcast is not supported "
+                  "(NumPy's write reaches every element sharing its memory); write into a "
+                  "copy")
 
 
 @implements(np.atleast_1d)
