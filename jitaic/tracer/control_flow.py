@@ -226,14 +226,16 @@ def cond(pred: object, then_fn: Callable, else_fn: Callable, operands: Sequence[
     then_b, then_error = _trace_branch(then_fn, operands)
     else_b, else_error = _trace_branch(else_fn, operands)
     if then_error is not None and else_error is not None:  # NumPy fails on either path
-        bodies = [_trace_body(_failing(error, _unchanged), operands, bind_params=False)
-                  for error in (then_error, else_error)]
+        bodies = [_trace_body(_failing(error, fn, _unchanged), operands, bind_params=False)
+                  for error, fn in ((then_error, then_fn), (else_error, else_fn))]
         _emit(ops.cond, [pred], [_with_results(b.region, []) for b in bodies])
         raise then_error  # what follows never runs: where it is traced, the cond raises
     if then_error is not None:
-        then_b = _trace_body(_failing(then_error, else_fn), operands, bind_params=False)
+        then_b = _trace_body(_failing(then_error, then_fn, else_fn), operands,
+                             bind_params=False)
     if else_error is not None:
-        else_b = _trace_body(_failing(else_error, then_fn), operands, bind_params=False)
+        else_b = _trace_body(_failing(else_error, else_fn, then_fn), operands,
+                             bind_params=False)
     for i, name in enumerate(names):
         if name in fill_undefined:
             _fill_undefined(then_b, else_b, i, undefined)
@@ -322,10 +324,16 @@ def raise_when_run(error: Exception, unless: Tracer | None = None) -> None:
                            loc=user_location())
 
 
-def _failing(error: Exception, other_fn: Callable) -> Callable:
-    """A branch that raises ``error`` when it runs, with the other branch's
-    outputs (it never gets to compute them) so the two join."""
+def _failing(error: Exception, fn: Callable, other_fn: Callable) -> Callable:
+    """A branch ``fn`` that raises ``error`` when it runs, after what it
+    checks before it gets there (``a[c] = v`` checks the index ``c`` before
+    v's shape), with the other branch's outputs (it never gets to compute
+    them) so the two join."""
     def branch(*operands):
+        try:
+            fn(*operands)
+        except type(error):  # the same error, once the checks before it are emitted
+            pass
         raise_when_run(error)
         return other_fn(*operands)
 
