@@ -589,16 +589,7 @@ def test_any_run_time_length_of_1_stretches(j, k) -> None:
     x, n = np.arange(4.0) * 0.3 + 0.1, np.array([j, k])
     for mode in ("trace", "ast"):
         check_as_numpy(jitaic.jit(stretched_windows, mode=mode), stretched_windows, x, n)
-    grad = jitaic.jit(jitaic.grad(stretched_windows_loss))
-    try:
-        stretched_windows_loss(x, n)
-    except ValueError:
-        with pytest.raises(ValueError, match="lengths known at run time differ"):
-            grad(x, n)
-        return
-    np.testing.assert_allclose(grad(x, n),
-                               finite_difference(stretched_windows_loss, (x, n), 0),
-                               atol=1e-7)
+    check_gradient_as_finite_differences(stretched_windows_loss, x, n)
 
 
 def broadcast_windows(x, n):
@@ -620,16 +611,20 @@ def broadcast_windows_loss(x, n):
 def test_broadcast_to_and_broadcast_arrays_of_run_time_lengths(j, k) -> None:
     x, n = np.arange(4.0) * 0.3 + 0.2, np.array([j, k])
     check_as_numpy(jitaic.jit(broadcast_windows), broadcast_windows, x, n)
-    grad = jitaic.jit(jitaic.grad(broadcast_windows_loss))
+    check_gradient_as_finite_differences(broadcast_windows_loss, x, n)
+
+
+def check_gradient_as_finite_differences(loss, x, n) -> None:
+    """jit(grad(loss))(x, n) is loss's central differences in x, or raises
+    where loss does."""
+    grad = jitaic.jit(jitaic.grad(loss))
     try:
-        broadcast_windows_loss(x, n)
+        loss(x, n)
     except ValueError:
         with pytest.raises(ValueError, match="lengths known at run time differ"):
             grad(x, n)
         return
-    np.testing.assert_allclose(grad(x, n),
-                               finite_difference(broadcast_windows_loss, (x, n), 0),
-                               atol=1e-7)
+    np.testing.assert_allclose(grad(x, n), finite_difference(loss, (x, n), 0), atol=1e-7)
 
 
 def check_as_numpy(jitted, fn, *args) -> None:
