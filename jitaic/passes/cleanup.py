@@ -42,8 +42,10 @@ def _runs_anyway(node: Node, kept: set[str] = frozenset({EFFECTFUL})) -> bool:
 
 def _checked_read(node: Node) -> bool:
     """A read at a run-time index that may be out of range (not a gradient's
-    own, ``bounded``): NumPy raises for it whether or not its value is used."""
-    return node.op is ops.dyn_getitem and not node.attrs.get("bounded")
+    own, ``bounded``), by a slice or an index array (``a[idx]``): NumPy raises
+    for it whether or not its value is used."""
+    return (node.op is ops.dyn_getitem or node.op is ops.gather) \
+        and not node.attrs.get("bounded") and node.op.may_raise(node)
 
 
 def _may_not_broadcast(node: Node) -> bool:
