@@ -75,13 +75,17 @@ def test_tracing_errors_surface_on_the_first_call() -> None:
 
 
 def test_a_failed_background_compile_raises_on_every_later_call(monkeypatch) -> None:
+    first_call_done = threading.Event()
+
     def broken(spec, leaves):
+        first_call_done.wait(timeout=60)  # fails after the first call, whatever the load
         raise CompileError("internal error: the generated code did not compile")
 
     monkeypatch.setattr(api.Specialization, "compile", broken)
     f = jitaic.jit(lambda x: x + 1.0, compile="background")
     x = np.ones(3)
     f(x)  # runs the function itself while the compile fails on the worker
+    first_call_done.set()
     f.specializations()[0]._pending.exception(timeout=60)
     for _ in range(2):
         with pytest.raises(CompileError, match="did not compile"):
