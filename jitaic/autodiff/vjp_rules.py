@@ -76,8 +76,8 @@ def unbroadcast(g: Tracer, x: Tracer, target: Sequence[tuple | None] = ()) -> Tr
     A sum over none of g's elements (``x * y[:0]``) is a zero the backward pass
     drops (reverse._accumulate): the operand had no effect on the result."""
     shape = x.aval.shape
-    stretchable = {k for k, d in enumerate(shape) if d is None} \
-        - proven_axes(x.value, target) if target else set()
+    stretchable = ({k for k, d in enumerate(shape) if d is None}
+                   - proven_axes(x.value, target)) if target else set()
     if g.shape == shape and not stretchable:
         return g
     if 0 in g.shape and 0 not in shape:  # (a 0-d zero for an operand of run-time length)
