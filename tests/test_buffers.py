@@ -80,7 +80,7 @@ def test_turned_off_allocates_plainly(empty_cache):
         f = jitaic.jit(scaled)
         x = np.ones((ROWS, 1024))
         source = f.lower(x, 2.0).source()
-        assert "buf." not in source and "rt.huge_pages(np.empty(" in source
+        assert "buf." not in source and "rt.huge_pages(rt.empty(" in source
         np.testing.assert_array_equal(f(x, 2.0), 3.0)
         del source
         gc.collect()

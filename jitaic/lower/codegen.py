@@ -6,6 +6,7 @@ readable because users see it (``f.lower(...).source()``, tracebacks, pdb).
 
 from __future__ import annotations
 
+import functools
 import keyword
 import math
 import re
@@ -104,10 +105,43 @@ def known_size(dims: tuple[Extent, ...]) -> int | None:
     return int(np.prod(dims, dtype=np.int64))
 
 
-def _int64_shape(dims: tuple[Extent, ...]) -> str:
+def int64_shape(dims: tuple[Extent, ...]) -> str:
     """A shape for a helper of jitaic's: int64 extents, never literals (numba
     compiles a helper anew for each literal value it is called with)."""
     return shape_text(tuple(f"np.int64({d})" for d in dims))
+
+
+def full(dims: tuple[Extent, ...], fill: str, dtype: np.dtype) -> str:
+    """Source of ``np.full(dims, fill, dtype)`` (runtime.py's cached wrapper)."""
+    return f"rt.full({int64_shape(dims)}, {fill}, {np_type(dtype)})"
+
+
+def zeros(dims: tuple[Extent, ...], dtype: np.dtype) -> str:
+    return f"rt.zeros({int64_shape(dims)}, {np_type(dtype)})"
+
+
+def contiguous(array: str) -> str:
+    """Source of ``np.ascontiguousarray(array)`` (runtime.py's cached wrapper)."""
+    return f"rt.contiguous({array})"
+
+
+def copy_of(array: str) -> str:
+    """Source of ``array.copy()`` (runtime.py's cached wrapper)."""
+    return f"rt.copy({array})"
+
+
+def astype(array: str, dtype: np.dtype) -> str:
+    return f"rt.astype({array}, {np_type(dtype)})"
+
+
+def int_max(*texts: Extent) -> str:
+    """The largest of integer expressions: np.maximum lowers to one select,
+    where numba compiles its builtin max in each process that calls it."""
+    return functools.reduce(lambda a, b: f"np.maximum({a}, {b})", map(str, texts))
+
+
+def int_min(*texts: Extent) -> str:
+    return functools.reduce(lambda a, b: f"np.minimum({a}, {b})", map(str, texts))
 
 
 def empty(shape: tuple[Extent, ...], dtype: np.dtype) -> str:
@@ -115,16 +149,16 @@ def empty(shape: tuple[Extent, ...], dtype: np.dtype) -> str:
     by an earlier call when one waits (lower/buffers.py: no page faults), else
     gets huge pages: first-touch faults on a fresh 32 MB output cost ~18 ms
     with 4 KiB pages here, ~3 ms with 2 MiB pages."""
-    text = f"np.empty({shape_text(shape)}, {np_type(dtype)})"
+    text = f"rt.empty({int64_shape(shape)}, {np_type(dtype)})"
     size = known_size(shape)
     cache = config.get("buffer_cache_mb") > 0
     if size is None:  # run-time extents: big or not is decided when it runs
-        return f"buf.empty_at_run_time({_int64_shape(shape)}, {np_type(dtype)})" if cache \
+        return f"buf.empty_at_run_time({int64_shape(shape)}, {np_type(dtype)})" if cache \
             else text
     if size * np.dtype(dtype).itemsize < buffers.MIN_BYTES:
         return text
     if cache:
-        return f"buf.empty({_int64_shape(shape)}, {np_type(dtype)})"
+        return f"buf.empty({int64_shape(shape)}, {np_type(dtype)})"
     return f"rt.huge_pages({text})"
 
 
@@ -238,7 +272,7 @@ class Emitter:
     def contiguous(self, value: Value) -> str:
         """The value's array name, made contiguous if its layout is unknown."""
         name = self(value)
-        return name if self.layout(value) in "CF" else f"np.ascontiguousarray({name})"
+        return name if self.layout(value) in "CF" else contiguous(name)
 
     # ------------------------------------------------------------ statements
 

@@ -23,7 +23,7 @@ from jitaic.ir.graph import Graph, Node, Region, Value
 from jitaic.ir.int_ranges import IntRanges
 from jitaic.lower import blas, buffers, disk_cache, in_place, loop_ir, runtime, threads
 from jitaic.lower import control_flow as _control_flow  # noqa: F401  (registers lowerings)
-from jitaic.lower.codegen import Emitter, comment_text
+from jitaic.lower.codegen import Emitter, comment_text, copy_of
 from jitaic.lower.fusion import (
     FusionGroup,
     Plan,
@@ -176,7 +176,7 @@ def _result(em: Emitter, graph: Graph, v: Value) -> str:
         # Never hand out the caller's buffer (or a view of it); copy before the
         # argument updates are written back.
         name = em.fresh("result")
-        em.line(f"{name} = {em(v)}.copy()")
+        em.line(f"{name} = {copy_of(em(v))}")
         return name
     return em(v)
 
@@ -187,7 +187,7 @@ def _write_updates(em: Emitter, graph: Graph, arg_names: list[str]) -> None:
         source = em(v)
         if ops.memory_root(v) in graph.params and v.type.ndim:
             source = em.fresh("staged")
-            em.line(f"{source} = {em(v)}.copy()")
+            em.line(f"{source} = {copy_of(em(v))}")
         staged.append((index, source))
     for index, source in staged:
         target, shape = arg_names[index], graph.params[index].type.shape

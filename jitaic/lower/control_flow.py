@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Region
-from jitaic.lower.codegen import Emitter
+from jitaic.lower.codegen import Emitter, copy_of
 from jitaic.lower.kernels import lowering
 
 
@@ -43,7 +43,7 @@ def _carried(em: Emitter, node: Node, init, params, in_place: set[int]) -> list[
     targets = [em.define(v, layout="A") for v in node.outputs]
     for target, v, p in zip(targets, init, params, strict=True):
         copy = id(p) in in_place and not em.can_overwrite(v, node)
-        em.line(f"{target} = {em(v)}" + (".copy()" if copy else ""))
+        em.line(f"{target} = {copy_of(em(v)) if copy else em(v)}")
     return targets
 
 

@@ -24,7 +24,7 @@ from jitaic.ir import ops
 from jitaic.ir.graph import Node, Value
 from jitaic.ir.lengths import proven_axes
 from jitaic.ir.ops import ALLOCATES, EFFECTFUL
-from jitaic.lower.codegen import Emitter, empty, known_size
+from jitaic.lower.codegen import Emitter, contiguous, empty, known_size
 from jitaic.lower.kernels import (
     MONOIDS,
     LoopNest,
@@ -463,5 +463,5 @@ def _packed_views(em: Emitter, group: FusionGroup, domain) -> dict[int, str]:
                     or v.type.size * _PACK_RATIO > size):
                 continue
             packed[id(v)] = em.fresh("packed")
-            em.assign(packed[id(v)], f"np.ascontiguousarray({em(v)})")
+            em.assign(packed[id(v)], contiguous(em(v)))
     return packed

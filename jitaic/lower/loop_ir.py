@@ -267,7 +267,7 @@ def _chunk(r: Reduce, fn: Function, in_parallel: bool) -> list:
         return out + [Assign(r.acc, r.combine.format(r.acc, reduced(str(r.length))))]
     sizes = fn.constant(np.array(lengths, np.int64))
     sums = fn.fresh("chunk_sums")
-    out = [Scratch(sums, f"np.empty({len(lengths)}, {r.dtype})")] if program else []
+    out = [Scratch(sums, f"rt.empty((np.int64({len(lengths)}),), {r.dtype})")] if program else []
     number, start, count = fn.fresh("chunk"), fn.fresh("c"), fn.fresh("n")
     parallel = bool(program and r.whole and fn.parallel_min_work is not None
                     and not in_parallel and r.length >= fn.parallel_min_work)
@@ -277,7 +277,7 @@ def _chunk(r: Reduce, fn: Function, in_parallel: bool) -> list:
     chunk = [Assign(count, f"{sizes}[{number}]"),
              # a no-op that tells LLVM the start is non-negative: without it every
              # load checks for a negative index and the element loop stays scalar (3x)
-             Assign(start, f"max({starts}[{number}], 0)"),
+             Assign(start, f"np.maximum({starts}[{number}], 0)"),
              *_fill(r, fn, start, count),
              Store(sums, (number,), reduced(count)) if program else
              Assign(r.acc, r.combine.format(r.acc, reduced(count)))]
@@ -319,9 +319,9 @@ def _fill_segments(r: Reduce, fn: Function, start: str, count: str) -> list:
     return [Assign(at, start), Assign(end, f"{start} + {count}"), While(f"{at} < {end}", [
         Assign(row, f"{at} // {extents[-1]}"),
         # max(.., 0): no-ops telling LLVM the indices are non-negative (vectorises)
-        Assign(col, f"max({at} - {row} * {extents[-1]}, 0)"),
-        Assign(offset, f"max({at} - {start}, 0)"),
-        Assign(run, f"min({extents[-1]} - {col}, {end} - {at})"),
+        Assign(col, f"np.maximum({at} - {row} * {extents[-1]}, 0)"),
+        Assign(offset, f"np.maximum({at} - {start}, 0)"),
+        Assign(run, f"np.minimum({extents[-1]} - {col}, {end} - {at})"),
         *unravel,
         Assign(index[0], row),
         Loop(j, run, [Assign(index[-1], f"{col} + {j}"), *r.body,

@@ -54,6 +54,47 @@ def _check_signals_c(typingctx):
     return c_call("PyErr_CheckSignals", ir.IntType(32), [])
 
 
+# ------------------------------------------------- numba's array constructors, cached
+#
+# numba compiles its own np.empty, np.full, np.zeros, np.ascontiguousarray
+# and the allocation behind copy() and astype() the first time a process
+# types a call to them with new argument types (50-190 ms each; a sixth of
+# the cold first calls of benchmarks/bench_compile.py). Generated code calls
+# them through these wrappers (codegen.empty, full, copy_of, ...), which
+# numba keeps on disk once per installation and signature; LLVM inlines them
+# into the caller. Shapes are tuples of int64 (codegen.int64_shape): a
+# literal would make numba compile a wrapper anew for each value.
+
+@numba.njit(cache=True)
+def empty(shape, dtype):
+    return np.empty(shape, dtype)
+
+
+@numba.njit(cache=True)
+def full(shape, fill, dtype):
+    return np.full(shape, fill, dtype)
+
+
+@numba.njit(cache=True)
+def zeros(shape, dtype):
+    return np.zeros(shape, dtype)
+
+
+@numba.njit(cache=True)
+def contiguous(a):
+    return np.ascontiguousarray(a)
+
+
+@numba.njit(cache=True)
+def copy(a):
+    return a.copy()
+
+
+@numba.njit(cache=True)
+def astype(a, dtype):
+    return a.astype(dtype)
+
+
 @numba.njit(cache=True)
 def interrupted():
     """Whether a signal Python handles (Ctrl-C) arrived: Python runs its handler

@@ -17,10 +17,14 @@ from jitaic.lower.codegen import (
     Emitter,
     Extent,
     cast,
+    contiguous,
+    copy_of,
     empty,
+    full,
     index_text,
+    int_max,
+    int_min,
     known_size,
-    np_type,
     shape_text,
 )
 from jitaic.lower.kernels.loops import (
@@ -43,12 +47,12 @@ def _reshape(em: Emitter, node: Node) -> None:
     if out.type.ndim == 0:  # size-1 array -> scalar
         em.view(out, f"{em(x)}[{', '.join(['0'] * x.type.ndim) or '()'}]")
     elif x.type.ndim == 0:
-        em.line(f"{em.define(out)} = np.full({out.shape}, {em(x)}, {np_type(out.dtype)})")
+        em.line(f"{em.define(out)} = {full(out.shape, em(x), out.dtype)}")
     else:
         moved = node.attrs.get("from_axes") or (None,) * out.type.ndim  # run-time extents
         shape = tuple(d if d is not None else extent(em, x, moved[k])
                       for k, d in enumerate(out.shape))
-        source = em(x) if em.layout(x) == "C" else f"np.ascontiguousarray({em(x)})"
+        source = em(x) if em.layout(x) == "C" else contiguous(em(x))
         em.view(out, f"{source}.reshape({shape_text(shape)})")
 
 
@@ -79,7 +83,7 @@ def _broadcast_to(em: Emitter, node: Node) -> None:
     (x,) = node.inputs
     out = node.output
     if x.type.ndim == 0:
-        em.line(f"{em.define(out)} = np.full({out.shape}, {em(x)}, {np_type(out.dtype)})")
+        em.line(f"{em.define(out)} = {full(out.shape, em(x), out.dtype)}")
     else:
         em.view(out, f"np.broadcast_to({em(x)}, {out.shape})", "A")
 
@@ -105,7 +109,8 @@ def _getitem(em: Emitter, node: Node) -> None:
     index = node.attrs["index"]
     out = node.output
     if id(out) in em.copied:  # a later store overwrites x in place
-        em.line(f"{em.define(out)} = {em(x)}[{index_text(index) or '...'}].copy()")
+        view = f"{em(x)}[{index_text(index) or '...'}]"
+        em.line(f"{em.define(out)} = {copy_of(view)}")
         return
     if not index:
         em.alias(out, em(x), em.layout(x))
@@ -126,7 +131,7 @@ def _store_loop(em: Emitter, name: str, x: Value, index: tuple, v: Value, loc: o
         # the value may be a view of the target's own memory (x[::-1] = x):
         # NumPy copies overlapping sources first, and so must we
         source = em.fresh("source")
-        em.line(f"{source} = {em(v)}.copy()")
+        em.line(f"{source} = {copy_of(em(v))}")
     else:
         source = None
     check_extents(em, v, target, "could not broadcast input array into the assigned region", loc,
@@ -177,7 +182,7 @@ def _setitem(em: Emitter, node: Node) -> None:
     if em.can_overwrite(x, node):
         em.line(f"{name} = {em(x)}")
     else:
-        em.line(f"{name} = {em(x)}.copy()")
+        em.line(f"{name} = {copy_of(em(x))}")
     _store_loop(em, name, x, index, v, node.loc)
 
 
@@ -279,7 +284,7 @@ def _scatter(em: Emitter, node: Node) -> None:
     check_extents(em, v, target, "shape mismatch: value array could not be broadcast to indexing "
                   "result", node.loc, stretch=True)
     name = em.define(node.output)
-    em.line(f"{name} = {em(x)}" if em.can_overwrite(x, node) else f"{name} = {em(x)}.copy()")
+    em.line(f"{name} = {em(x)}" if em.can_overwrite(x, node) else f"{name} = {copy_of(em(x))}")
     index = tuple(em.fresh(f"i{d}") for d in range(len(target)))
     # Sequential on purpose: repeated indices must add up (or the last one win).
     with em.loops(list(zip(index, target, strict=True))):
@@ -363,7 +368,7 @@ def _mask_scatter(em: Emitter, node: Node) -> None:
     check_extents(em, mask, shape[:mask.type.ndim], "boolean index", node.loc)
     rest = shape[mask.type.ndim:]
     name = em.define(node.output)
-    em.line(f"{name} = {em(x)}" if em.can_overwrite(x, node) else f"{name} = {em(x)}.copy()")
+    em.line(f"{name} = {em(x)}" if em.can_overwrite(x, node) else f"{name} = {copy_of(em(x))}")
     source = em(v)
     if v.type.ndim > len(rest) and v.shape[0] != 1:  # one row of v per true entry
         count = _count_true(em, mask, shape[:mask.type.ndim])
@@ -376,7 +381,7 @@ def _mask_scatter(em: Emitter, node: Node) -> None:
             em.raise_(f"rt.MaskAssignCount({rows}, {count})")
         if v.producer is None or ops.VIEW in v.producer.op.traits:  # may share x's memory
             source = em.fresh("source")
-            em.line(f"{source} = {em(v)}.copy()")
+            em.line(f"{source} = {copy_of(em(v))}")
     row, inner = em.fresh("row"), tuple(em.fresh(f"r{d}") for d in range(len(rest)))
     for index in _each_true(em, mask, shape[:mask.type.ndim], row):
         with em.loops(list(zip(inner, rest, strict=True))):
@@ -408,7 +413,7 @@ def _index_name(em: Emitter, v: Value) -> str:
     if v.dtype.kind != "u":
         return em(v)
     name = em.fresh("index")
-    em.line(f"{name} = np.int64(min({em(v)}, np.uint64({np.iinfo(np.int64).max})))")
+    em.line(f"{name} = np.int64({int_min(em(v), f'np.uint64({np.iinfo(np.int64).max})')})")
     return name
 
 
@@ -489,7 +494,7 @@ def _dyn_getitem(em: Emitter, node: Node) -> None:
     subscript = index_text(_dynamic_entries(em, x, index, dyn, node.loc,
                                             check=not node.attrs.get("bounded")))
     if id(out) in em.copied:  # a later store overwrites x in place
-        em.line(f"{em.define(out)} = {em(x)}[{subscript}].copy()")
+        em.line(f"{em.define(out)} = {copy_of(f'{em(x)}[{subscript}]')}")
         return
     em.view(out, f"{em(x)}[{subscript}]", "A")
     if out.type.ndim:
@@ -512,7 +517,8 @@ def _normalised_starts(em: Emitter, x: Value, index: tuple, dyn: Sequence[Value]
                 out.append(entry)
                 continue
             first = em.fresh("row")
-            em.pure(first, f"max({entry} + {extent(em, x, dim)} if {entry} < 0 else {entry}, 0)")
+            em.pure(first, int_max(f"({entry} + {extent(em, x, dim)} if {entry} < 0 else {entry})",
+                                   0))
             out.append(first)
         elif isinstance(template, tuple) and isinstance(entry[0], str):
             bounds = em.ranges.of(starts[dim]) if ops.is_dynamic_slice(template) else None
@@ -520,7 +526,7 @@ def _normalised_starts(em: Emitter, x: Value, index: tuple, dyn: Sequence[Value]
                 out.append((entry[0], None, entry[2]))
                 continue
             first = em.fresh("first") if ops.is_dynamic_slice(template) else entry[0]
-            em.line(f"{first} = max({entry[0]}, 0)")
+            em.line(f"{first} = {int_max(entry[0], 0)}")
             out.append((first, None, entry[2]))
         else:
             out.append(entry)
@@ -553,5 +559,5 @@ def _dyn_setitem(em: Emitter, node: Node) -> None:
     keys = window_keys(x.shape, index, dyn)
     keys += [None] * (len(region) - len(keys))  # the axes the index leaves whole
     name = em.define(node.output)
-    em.line(f"{name} = {em(x)}" if em.can_overwrite(x, node) else f"{name} = {em(x)}.copy()")
+    em.line(f"{name} = {em(x)}" if em.can_overwrite(x, node) else f"{name} = {copy_of(em(x))}")
     _store_loop(em, name, x, entries, v, node.loc, region, proven_axes(v, keys))

@@ -13,7 +13,17 @@ from jitaic.errors import at
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Value
 from jitaic.lower import blas
-from jitaic.lower.codegen import Emitter, Extent, cast, empty, literal, np_type, shape_text
+from jitaic.lower.codegen import (
+    Emitter,
+    Extent,
+    astype,
+    cast,
+    contiguous,
+    empty,
+    literal,
+    np_type,
+    zeros,
+)
 from jitaic.lower.kernels.loops import LoopNest, extent, load, lowering
 
 # numba's np.linalg functions (LAPACK through scipy, as numba binds it; behind
@@ -49,7 +59,7 @@ def _lapack(em: Emitter, node: Node) -> None:
 
 def _as_dtype(em: Emitter, v: Value, dtype: np.dtype, contiguous: bool = True) -> str:
     if v.dtype != dtype:
-        return f"{em(v)}.astype({np_type(dtype)})"
+        return astype(em(v), dtype)
     return em.contiguous(v) if contiguous else em(v)
 
 
@@ -58,7 +68,7 @@ def _vector_matrix_loops(em: Emitter, a: Value, b: Value, out: Value) -> None:
     loads index the arrays the views look into, so the row loop vectorises."""
     rows, cols = extent(em, b, 0), extent(em, b, 1)
     name = em.define(out)
-    em.line(f"{name} = np.zeros({shape_text((cols,))}, {np_type(out.dtype)})")
+    em.line(f"{name} = {zeros((cols,), out.dtype)}")
     k, j, ak = em.fresh("k"), em.fresh("j"), em.fresh("ak")
     with em.loops([(k, rows)]):
         element = load(em, a, LoopNest((rows,), (k,)))
@@ -114,7 +124,7 @@ def _matmul(em: Emitter, node: Node) -> None:
     if out.type.size == 0 or k == 0:
         zero = literal(0, dtype)
         em.line(f"{name} = " + (zero if out.type.ndim == 0 else
-                                f"np.zeros({out.shape}, {np_type(dtype)})"))
+                                zeros(out.shape, dtype)))
         return
     an, bn = em.fresh("lhs"), em.fresh("rhs")
     em.line(f"{an} = {_as_dtype(em, a, dtype)}")
@@ -131,7 +141,7 @@ def _matmul(em: Emitter, node: Node) -> None:
     with _batch_loops(em, a, b, out, name) as index:
         # numba's np.dot takes contiguous matrices only.
         lhs, rhs = (_batch_item(array, v, index) if v.type.ndim <= 2 else
-                    f"np.ascontiguousarray({_batch_item(array, v, index)})"
+                    contiguous(_batch_item(array, v, index))
                     for array, v in ((an, a), (bn, b)))
         product = _dot(lhs, min(a.type.ndim, 2), rhs, min(b.type.ndim, 2), k, core, dtype)
         em.line(f"{name}[{', '.join(index)}] = {product}")

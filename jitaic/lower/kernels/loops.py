@@ -18,7 +18,7 @@ from jitaic.ir.graph import Node, Value
 from jitaic.ir.lengths import length_key
 from jitaic.ir.ops import Op
 from jitaic.lower import loop_ir
-from jitaic.lower.codegen import Emitter, Extent, empty, known_size
+from jitaic.lower.codegen import Emitter, Extent, empty, int_max, int_min, known_size
 from jitaic.lower.kernels.scalar import SCALAR_RULES, scalar_expression
 
 
@@ -43,7 +43,7 @@ def extent(em: Emitter, v: Value, axis: int) -> Extent:
         if len(texts) == 1:
             return texts[0]
         if texts:  # each is 1 or the longest; any 0 makes the result empty
-            return f"(max({', '.join(texts)}) if min({', '.join(texts)}) else 0)"
+            return f"({int_max(*texts)} if {int_min(*texts)} else 0)"
     raise CompileError(f"no run-time extent for axis {axis} of {v.type} made by "
                        f"{node.op.name if node else 'a parameter'} (a jitaic bug)")
 

@@ -19,12 +19,16 @@ from jitaic.lower import loop_ir, runtime
 from jitaic.lower.codegen import (
     Emitter,
     Extent,
+    astype,
     cast,
     empty,
+    full,
+    int64_shape,
     known_size,
     literal,
     np_type,
     shape_text,
+    zeros,
 )
 from jitaic.lower.kernels.loops import LoopNest, dims, emit_element, load, lowering
 
@@ -151,7 +155,7 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
         # 1e7) and no faster on layer norm's rows.
         in_place = buffered == "pairwise" and row is not None and isinstance(length, str)
         buf = row if in_place else em.fresh("lanes")
-        allocation = f"np.empty({chunk}, {np_type(acc_dtype)})"
+        allocation = f"rt.empty({int64_shape((chunk,))}, {np_type(acc_dtype)})"
         if buffered and isinstance(chunk, str) and not in_place:
             em.assign(buf, allocation)
         whole = not outer and (len(axes) == 1 or flat)  # the whole array to a scalar
@@ -196,13 +200,11 @@ def emit_reduction(em: Emitter, node: Node, nest: LoopNest | None = None,
         return
     # Reduced axes in the middle: sweep the input in memory order and
     # accumulate into an array over the kept axes.
-    kept_shape = shape_text(tuple(shape[d] for d in kept))
-    em.assign(acc, f"np.full({kept_shape}, {_initial(node.op, acc_dtype)}, "
-                   f"{np_type(acc_dtype)})")
+    em.assign(acc, full(tuple(shape[d] for d in kept), _initial(node.op, acc_dtype), acc_dtype))
     with em.loops([(index[d], shape[d]) for d in range(x.type.ndim)]):
         combine_into(f"{acc}[{', '.join(index[d] for d in kept)}]")
     # (astype copies even to the same dtype)
-    converted = acc if acc_dtype == out.dtype else f"{acc}.astype({np_type(out.dtype)})"
+    converted = acc if acc_dtype == out.dtype else astype(acc, out.dtype)
     em.assign(name, f"{converted}.reshape({shape_text(out_shape)})")
 
 
@@ -250,7 +252,7 @@ def _arg_reduction(em: Emitter, node: Node) -> None:
     name = em.define(out)
     if x.type.ndim == 0:
         em.line(f"{name} = np.int64(0)" if out.type.ndim == 0 else
-                f"{name} = np.zeros({out.shape}, np.int64)")
+                f"{name} = {zeros(out.shape, np.int64)}")
         return
     index = [em.fresh(f"i{d}") for d in range(x.type.ndim)]
     best, pos, count = em.fresh("best"), em.fresh("pos"), em.fresh("k")

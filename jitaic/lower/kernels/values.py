@@ -10,7 +10,7 @@ import numpy as np
 from jitaic.ir import ops
 from jitaic.ir.graph import Node
 from jitaic.lower import runtime
-from jitaic.lower.codegen import Emitter, literal, np_type
+from jitaic.lower.codegen import Emitter, full, literal
 from jitaic.lower.kernels.loops import extent, lowering
 
 
@@ -30,7 +30,7 @@ def _full(em: Emitter, node: Node) -> None:
     if out.type.ndim == 0:
         em.line(f"{em.define(out)} = {fill}")
     else:
-        em.line(f"{em.define(out)} = np.full({out.shape}, {fill}, {np_type(out.dtype)})")
+        em.line(f"{em.define(out)} = {full(out.shape, fill, out.dtype)}")
 
 
 @lowering(ops.dyn_full)
@@ -39,8 +39,7 @@ def _dyn_full(em: Emitter, node: Node) -> None:
     fill = literal(node.attrs["fill"], out.dtype)
     given = iter(node.inputs)
     lengths = [em(next(given)) if d is None else str(d) for d in node.attrs["shape"]]
-    shape = lengths[0] if len(lengths) == 1 else f"({', '.join(lengths)})"
-    em.line(f"{em.define(out)} = np.full({shape}, {fill}, {np_type(out.dtype)})")
+    em.line(f"{em.define(out)} = {full(tuple(lengths), fill, out.dtype)}")
 
 
 TAPE_START_ROWS = 16  # enough for short loops without growing
