@@ -541,9 +541,14 @@ def setitem(self: Tracer, key: object, value: object) -> None:
     try:
         check_scalar_into(self.dtype, value)
         v = as_tracer(value)
-        if _selects_one_element(key, self.ndim) and v.ndim:
-            v = _one_element(v, self.dtype)
         target = ops.slice_shape(self.shape, index)
+        one_element = _selects_one_element(key, self.ndim) and v.ndim
+        if dynamic and None in v.shape and (one_element or v.ndim > len(target)):
+            # the value's run-time lengths are checked below, and NumPy checks
+            # the index first: a read at it raises its IndexError when run
+            emit(ops.dyn_getitem, [self, *dynamic], {"index": index})
+        if one_element:
+            v = _one_element(v, self.dtype)
         v = _without_leading_ones(v, len(target), target)
         if v.dtype != self.dtype:
             v = astype(v, self.dtype)
