@@ -56,11 +56,12 @@ def _check_signals_c(typingctx):
 
 # ------------------------------------------------- numba's array constructors, cached
 #
-# numba compiles its own np.empty, np.full, np.zeros, np.ascontiguousarray
-# and the allocation behind copy() and astype() the first time a process
-# types a call to them with new argument types (50-190 ms each; a sixth of
-# the cold first calls of benchmarks/bench_compile.py). Generated code calls
-# them through these wrappers (codegen.empty, full, copy_of, ...), which
+# numba compiles its own np.empty, np.full, np.zeros, np.ascontiguousarray,
+# np.broadcast_to, as_strided, np.dot, np.cbrt, its merge sort and the
+# allocation behind copy() and astype() the first time a process types a
+# call to them with new argument types (50-190 ms each; a sixth of the cold
+# first calls of benchmarks/bench_compile.py). Generated code calls them
+# through these wrappers (codegen.empty, full, copy_of, ...), which
 # numba keeps on disk once per installation and signature; LLVM inlines them
 # into the caller. Shapes are tuples of int64 (codegen.int64_shape): a
 # literal would make numba compile a wrapper anew for each value.
@@ -93,6 +94,32 @@ def copy(a):
 @numba.njit(cache=True)
 def astype(a, dtype):
     return a.astype(dtype)
+
+
+@numba.njit(cache=True)
+def broadcast_to(a, shape):
+    return np.broadcast_to(a, shape)
+
+
+@numba.njit(cache=True)
+def as_strided(a, shape, strides):
+    return np.lib.stride_tricks.as_strided(a, shape, strides)
+
+
+@numba.njit(cache=True)
+def dot(a, b):
+    return np.dot(a, b)
+
+
+@numba.njit(cache=True)
+def argsort_stable(a):
+    """np.argsort(a, kind="mergesort"): stable, NaN last, as NumPy's."""
+    return np.argsort(a, kind="mergesort")
+
+
+@numba.njit(cache=True)
+def cbrt(x):
+    return np.cbrt(x)
 
 
 @numba.njit(cache=True)

@@ -22,6 +22,7 @@ from jitaic.lower.codegen import (
     empty,
     full,
     index_text,
+    int64_shape,
     int_max,
     int_min,
     known_size,
@@ -73,9 +74,9 @@ def _transpose(em: Emitter, node: Node) -> None:
     if reversed_axes:
         em.view(node.output, f"{em(x)}.T", layout)
         return
-    shape = shape_text(tuple(extent(em, x, d) for d in perm))
-    strides = shape_text(tuple(f"{em(x)}.strides[{d}]" for d in perm))
-    em.view(node.output, f"np.lib.stride_tricks.as_strided({em(x)}, {shape}, {strides})", "A")
+    shape = int64_shape(tuple(extent(em, x, d) for d in perm))
+    strides = int64_shape(tuple(f"{em(x)}.strides[{d}]" for d in perm))
+    em.view(node.output, f"rt.as_strided({em(x)}, {shape}, {strides})", "A")
 
 
 @lowering(ops.broadcast_to)
@@ -85,7 +86,7 @@ def _broadcast_to(em: Emitter, node: Node) -> None:
     if x.type.ndim == 0:
         em.line(f"{em.define(out)} = {full(out.shape, em(x), out.dtype)}")
     else:
-        em.view(out, f"np.broadcast_to({em(x)}, {out.shape})", "A")
+        em.view(out, f"rt.broadcast_to({em(x)}, {int64_shape(out.shape)})", "A")
 
 
 # A broadcast scalar joins the kernels that read it (they read the scalar)

@@ -209,9 +209,9 @@ def _splits_rows(em: Emitter, a: Value, b: Value, out: Value, k: Extent) -> bool
 def _dot(lhs: str, lhs_ndim: int, rhs: str, rhs_ndim: int, k: Extent,
          shape: tuple, dtype: np.dtype) -> str:
     """A (batch-free) matrix product: BLAS for floats and complex values (numba's
-    np.dot), loops for integers."""
+    np.dot, through rt.dot), loops for integers."""
     if dtype.kind in "fc":
-        return f"np.dot({lhs}, {rhs})"
+        return f"rt.dot({lhs}, {rhs})"
     lhs2 = f"{lhs}.reshape((1, {k}))" if lhs_ndim == 1 else lhs
     rhs2 = f"{rhs}.reshape(({k}, 1))" if rhs_ndim == 1 else rhs
     product = f"rt.int_matmul({lhs2}, {rhs2})"

@@ -248,7 +248,7 @@ def _exp2(a, dt, node):
 
 
 scalar_rule(ops.rint)(_complex_special_values("rint", _call("np.rint")))
-for _op, _fn in [(ops.cbrt, "np.cbrt"),
+for _op, _fn in [(ops.cbrt, "rt.cbrt"),
                  (ops.floor, "np.floor"), (ops.ceil, "np.ceil"), (ops.trunc, "np.trunc"),
                  (ops.hypot, "np.hypot"), (ops.copysign, "np.copysign"),
                  (ops.signbit, "np.signbit"), (ops.fabs, "abs")]:
