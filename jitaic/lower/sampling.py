@@ -1,9 +1,11 @@
-"""Generator.choice without replacement, which numba's Generator lacks:
-NumPy's algorithms (Floyd's sampling with a hash set, or a tail shuffle of
-the whole population) on the Generator's own bit generator, so compiled code
-draws NumPy's numbers and leaves the Generator where NumPy would. Built on
-the bounded-integer routines of numba's Generator (numba.np.random), which
-are NumPy's. Generated code calls these as ``sampling.*``."""
+"""Generator.choice without replacement, which numba's Generator lacks, and
+Generator.wald, whose numba version rounds differently: NumPy's algorithms
+(Floyd's sampling with a hash set, or a tail shuffle of the whole
+population; wald's transformation of a normal) on the Generator's own
+streams, so compiled code draws NumPy's numbers and leaves the Generator
+where NumPy would. Built on the bounded-integer routines and draws of
+numba's Generator (numba.np.random), which are NumPy's. Generated code calls
+these as ``sampling.*``."""
 
 from __future__ import annotations
 
@@ -69,4 +71,24 @@ def choice_without_replacement(generator, population, size, shuffle):
             out[j - population + size] = j
     if shuffle:
         _shuffle_tail(bitgen, out, 1)
+    return out
+
+
+@numba.njit(cache=True)
+def wald(generator, mean, scale, count):
+    """``count`` draws of ``generator.wald(mean, scale)``: NumPy's random_wald
+    (Michael, Schucany and Haas: a root of the normal draw's square chosen by
+    a uniform draw), spelled as NumPy spells it, which keeps the cancellation
+    of mean - sqrt(...) out, so each draw is NumPy's to the bit."""
+    if mean <= 0:  # (NaN passes, as in NumPy)
+        raise ValueError("mean <= 0")
+    if scale <= 0:
+        raise ValueError("scale <= 0")
+    out = np.empty(count, np.float64)
+    for k in range(count):
+        y = generator.standard_normal()
+        y = mean * y * y
+        d = 1.0 + np.sqrt(1.0 + 4.0 * scale / y)
+        x = mean * (1.0 - 2.0 / d)
+        out[k] = x if generator.random() <= mean / (mean + x) else mean * mean / x
     return out

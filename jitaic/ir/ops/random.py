@@ -18,9 +18,9 @@ from jitaic.ir.types import TensorType
 # The one Python object a graph carries: its dtype stands for "a Generator".
 GENERATOR = TensorType((), np.dtype(object))
 
-# The Generator methods numba lowers natively: their distribution parameters
-# (scalars) in NumPy's order, and which take a ``dtype`` argument. (Not wald:
-# numba's differs from NumPy's in the last bit for half of its draws.)
+# The Generator methods compiled code draws: their distribution parameters
+# (scalars) in NumPy's order, and which take a ``dtype`` argument. numba
+# lowers them natively, except OWN_DRAWS.
 GENERATOR_METHODS: dict[str, tuple[str, ...]] = {
     "random": (), "standard_normal": (), "standard_exponential": (),
     "standard_cauchy": (), "standard_gamma": ("shape",),
@@ -33,8 +33,12 @@ GENERATOR_METHODS: dict[str, tuple[str, ...]] = {
     "triangular": ("left", "mode", "right"),
     "noncentral_chisquare": ("df", "nonc"), "noncentral_f": ("dfnum", "dfden", "nonc"),
     "poisson": ("lam",), "binomial": ("n", "p"), "negative_binomial": ("n", "p"),
-    "geometric": ("p",), "zipf": ("a",), "logseries": ("p",),
+    "geometric": ("p",), "zipf": ("a",), "logseries": ("p",), "wald": ("mean", "scale"),
 }
+# Drawn by jitaic's own code (lower/sampling.py), NumPy's algorithm on the
+# Generator's streams: numba's wald differs from NumPy's in the last bit for
+# half of its draws.
+OWN_DRAWS = frozenset({"wald"})
 DRAWS_WITH_DTYPE = frozenset({"random", "standard_normal", "standard_exponential",
                         "standard_gamma", "integers"})
 # the methods whose results are integers (int64 unless ``dtype`` says)

@@ -1,5 +1,6 @@
 """Draws from NumPy Generators: numba's own Generator methods, which compute
-NumPy's streams bit for bit (choice without replacement: lower/sampling.py);
+NumPy's streams bit for bit (choice without replacement and wald:
+lower/sampling.py);
 a Generator np.random.default_rng makes is made by NumPy, in an object-mode
 block (numba cannot construct one)."""
 
@@ -10,13 +11,16 @@ import numpy as np
 from jitaic.ir import ops
 from jitaic.ir.graph import Node
 from jitaic.lower import loop_ir
-from jitaic.lower.codegen import Emitter, np_type
+from jitaic.lower.codegen import Emitter, int64_shape, np_type
 from jitaic.lower.kernels.loops import lowering
 
 
 @lowering(ops.generator_draw)
 def _generator_draw(em: Emitter, node: Node) -> None:
     generator, *params = node.inputs
+    if node.attrs["method"] in ops.OWN_DRAWS:
+        _own_draw(em, node)
+        return
     arguments = [em(p) for p in params]
     if node.attrs["size"] is not None:
         arguments.append(f"size={node.attrs['size']!r}")
@@ -24,6 +28,17 @@ def _generator_draw(em: Emitter, node: Node) -> None:
         arguments.append(f"{name}={np_type(value) if name == 'dtype' else repr(value)}")
     call = f"{em(generator)}.{node.attrs['method']}({', '.join(arguments)})"
     em.line(f"{em.define(node.output)} = {call}")
+
+
+def _own_draw(em: Emitter, node: Node) -> None:
+    """A draw of lower/sampling.py's, which returns a 1-D array of draws."""
+    generator, *params = node.inputs
+    size = node.attrs["size"]
+    count = 1 if size is None else int(np.prod(size, dtype=np.int64))
+    call = (f"sampling.{node.attrs['method']}({em(generator)}, "
+            f"{', '.join(em(p) for p in params)}, np.int64({count}))")
+    em.line(f"{em.define(node.output)} = " +
+            (f"{call}[0]" if size is None else f"{call}.reshape({int64_shape(size)})"))
 
 
 @lowering(ops.default_rng)
