@@ -111,26 +111,32 @@ def int64_shape(dims: tuple[Extent, ...]) -> str:
     return shape_text(tuple(f"np.int64({d})" for d in dims))
 
 
+# Source calling numba's array library: through runtime.py's wrappers, which
+# numba keeps on disk (it compiles its own np.full, copy() ... anew in every
+# process that calls them).
+
 def full(dims: tuple[Extent, ...], fill: str, dtype: np.dtype) -> str:
-    """Source of ``np.full(dims, fill, dtype)`` (runtime.py's cached wrapper)."""
+    """``np.full(dims, fill, dtype)``."""
     return f"rt.full({int64_shape(dims)}, {fill}, {np_type(dtype)})"
 
 
 def zeros(dims: tuple[Extent, ...], dtype: np.dtype) -> str:
+    """``np.zeros(dims, dtype)``."""
     return f"rt.zeros({int64_shape(dims)}, {np_type(dtype)})"
 
 
 def contiguous(array: str) -> str:
-    """Source of ``np.ascontiguousarray(array)`` (runtime.py's cached wrapper)."""
+    """``np.ascontiguousarray(array)``."""
     return f"rt.contiguous({array})"
 
 
 def copy_of(array: str) -> str:
-    """Source of ``array.copy()`` (runtime.py's cached wrapper)."""
+    """``array.copy()``."""
     return f"rt.copy({array})"
 
 
 def astype(array: str, dtype: np.dtype) -> str:
+    """``array.astype(dtype)``."""
     return f"rt.astype({array}, {np_type(dtype)})"
 
 
@@ -141,6 +147,7 @@ def int_max(*texts: Extent) -> str:
 
 
 def int_min(*texts: Extent) -> str:
+    """The smallest of integer expressions (see int_max)."""
     return functools.reduce(lambda a, b: f"np.minimum({a}, {b})", map(str, texts))
 
 

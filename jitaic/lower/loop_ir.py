@@ -318,7 +318,7 @@ def _fill_segments(r: Reduce, fn: Function, start: str, count: str) -> list:
                     Assign(row, f"{row} // {extents[d]}")]
     return [Assign(at, start), Assign(end, f"{start} + {count}"), While(f"{at} < {end}", [
         Assign(row, f"{at} // {extents[-1]}"),
-        # max(.., 0): no-ops telling LLVM the indices are non-negative (vectorises)
+        # maximum(.., 0): no-ops telling LLVM the indices are non-negative (vectorises)
         Assign(col, f"np.maximum({at} - {row} * {extents[-1]}, 0)"),
         Assign(offset, f"np.maximum({at} - {start}, 0)"),
         Assign(run, f"np.minimum({extents[-1]} - {col}, {end} - {at})"),
