@@ -25,6 +25,11 @@ from jitaic.tracer.trace import flatten, leaf_key
 # generated code calls NumPy as ``np.name(`` or ``np.module.name(``; numba
 # compiles these from its own implementations
 _NUMPY_CALL = re.compile(r"\bnp\.((?:[a-z_]+\.)?[a-z_][a-z0-9_]*)\(")
+# numba's array functions generated code calls through runtime.py's cached
+# wrappers: the wrapper's name, and the NumPy function numba implements
+_WRAPPED_CALL = re.compile(r"\brt\.(dot|broadcast_to|as_strided|argsort_stable)\(")
+_WRAPPED = {"dot": "dot", "broadcast_to": "broadcast_to",
+            "as_strided": "lib.stride_tricks.as_strided", "argsort_stable": "argsort"}
 # allocations and dtype constructors: not worth a line
 _PLUMBING = {"empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like",
              "ascontiguousarray", "asarray", "array", "intp", "uint8", "int8", "int16",
@@ -173,8 +178,9 @@ def _library_calls(spec: Specialization) -> list[str]:
 def _numpy_calls(spec: Specialization) -> list[str]:
     """Array functions numba implements (np.argsort, np.dot...), not the
     allocations or the ufuncs it compiles inline on scalars."""
-    called = sorted(name for name in set(_NUMPY_CALL.findall(spec.source)) - _PLUMBING
-                    if not isinstance(getattr(np, name, None), np.ufunc))
+    called = {name for name in set(_NUMPY_CALL.findall(spec.source)) - _PLUMBING
+              if not isinstance(getattr(np, name, None), np.ufunc)}
+    called = sorted(called | {_WRAPPED[name] for name in _WRAPPED_CALL.findall(spec.source)})
     if not called:
         return ["none: every operation is a loop jitaic generated"]
     return [f"numba's np.{name}" for name in called]
