@@ -1100,6 +1100,29 @@ def test_clip_takes_its_dtype_from_all_three_operands() -> None:
     check_like_numpy(clip_between_other_dtypes, np.array(0, np.int8))
 
 
+def clip_at_signed_zeros(x, low, high):
+    return (np.clip(x, low, high), np.clip(x, low[0], high[0]), x.clip(low[:1], high[2]),
+            np.clip(x[:, None], low[:, None], high[:, None]), np.clip(x[0], low[1], high[1]))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_clip_keeps_numpys_zero_where_values_tie(dtype) -> None:
+    """Where x and a bound tie as values (-0.0 and 0.0), NumPy's clip keeps
+    a zero that maximum and then minimum would not, and a different one for
+    array bounds than for a bound that is one value (a scalar, a last axis
+    of length 1). A NaN bound or value still gives NaN."""
+    values = [-0.0, 0.0, -5.0, 5.0, np.nan]
+    grid = np.array(np.meshgrid(values, [-0.0, 0.0, np.nan], [-0.0, 0.0, np.nan]),
+                    dtype).reshape(3, -1)
+    f = jitaic.jit(clip_at_signed_zeros)
+    for start in range(3):  # bounds of each sign of zero for the one-value cases
+        x, low, high = (np.roll(row, -start) for row in grid)
+        for got, want in zip(f(x, low, high), clip_at_signed_zeros(x, low, high), strict=True):
+            assert np.asarray(got).dtype == np.asarray(want).dtype
+            np.testing.assert_array_equal(got, want)
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
 def power_of_window(c, b):
     c[b:b + 2] **= b[()]
     return c

@@ -46,11 +46,43 @@ def clip(a, a_min=None, a_max=None, out=None, **kwargs):
                                       [to_value(1 if type(x) is int else x).type
                                        for x in (result, a_min, a_max)])[-1]
         result = astype(result, dtype) if dtype != result.dtype else result
+    bounded = result
     if a_min is not None:
-        result = apply_ufunc(np.maximum, result, a_min)
+        bounded = apply_ufunc(np.maximum, bounded, a_min)
     if a_max is not None:
-        result = apply_ufunc(np.minimum, result, a_max)
-    return result
+        bounded = apply_ufunc(np.minimum, bounded, a_max)
+    if a_min is None or a_max is None or result.dtype.kind != "f":
+        return bounded  # NumPy calls maximum or minimum for one bound
+    return _clip_ties(result, as_tracer(a_min), as_tracer(a_max), bounded)
+
+
+def _clip_ties(x: Tracer, low: Tracer, high: Tracer, bounded: Tracer) -> Tracer:
+    """NumPy's clip ufunc on floats, which differs from maximum and then
+    minimum in the zero it keeps where values tie, and differs between its
+    own loops: with bounds that are one value along the loop (scalars, 0-d,
+    length 1 along the loop's axis) it takes ``low`` where x < low, then ``high``
+    where that is > high, else x (clip(-5.0, -0.0, 0.0) is -0.0); with array
+    bounds, x where x > low else low, then that where it is < high else high
+    (0.0). A NaN anywhere makes NaN in both (``bounded``)."""
+    low, high = astype(low, x.dtype), astype(high, x.dtype)
+    if all(_one_value_along_the_loop(b, bounded.shape) for b in (low, high)):
+        above = emit(ops.where, [apply_ufunc(np.less, x, low), low, x])
+        clipped = emit(ops.where, [apply_ufunc(np.greater, above, high), high, above])
+    else:
+        above = emit(ops.where, [apply_ufunc(np.greater, x, low), x, low])
+        clipped = emit(ops.where, [apply_ufunc(np.less, above, high), above, high])
+    return emit(ops.where, [apply_ufunc(np.isnan, bounded), bounded, clipped])
+
+
+def _one_value_along_the_loop(bound: Tracer, shape: tuple) -> bool:
+    """Whether NumPy's inner loop sees ``bound`` as one value (stride 0): its
+    length along the result's last axis that is not 1 (NumPy's iterator
+    drops those) is 1 or missing."""
+    axes = [k for k, d in enumerate(shape) if d != 1]
+    if not axes:
+        return True
+    axis = axes[-1] - (len(shape) - bound.ndim)
+    return axis < 0 or bound.shape[axis] == 1
 
 
 @implements(np.round, np.around, method="round")
