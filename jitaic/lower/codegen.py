@@ -203,6 +203,7 @@ class Emitter:
         self.destinations: dict[int, object] = {}  # kernel output -> the store it writes for
         self.copied: set[int] = set()  # views copied as they are taken, so a store is in place
         self.view_starts: dict[int, tuple] = {}  # run-time views: index with first indices
+        self.view_extents: dict[tuple[int, int], str] = {}  # (id(view), axis) -> its length
         # (id(value), axis) -> its run-time extent, where one of 1 stretches
         # (NumPy's broadcasting, checked when it runs): loads read element 0
         self.stretched: dict[tuple[int, int], str] = {}

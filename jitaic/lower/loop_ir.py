@@ -534,7 +534,8 @@ def _strings(value: object) -> Iterator[str]:
 
 
 def _drop_unread(stmts: list, read: Counter[str]) -> bool:
-    kept = [s for s in stmts if not (isinstance(s, Assign) and s.pure and not read[s.target])]
+    kept = [s for s in stmts if not (isinstance(s, Assign) and s.pure
+                                     and not any(read[t] for t in _NAME.findall(s.target)))]
     dropped = len(kept) < len(stmts)
     stmts[:] = kept
     for stmt in stmts:

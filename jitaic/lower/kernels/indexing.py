@@ -466,7 +466,7 @@ def _dynamic_entries(em: Emitter, x: Value, index: tuple, dyn: Sequence[Value],
             # int64 arguments, never literals: numba compiles a helper anew
             # for every literal value it is called with
             bounds = ", ".join(f"np.int64({b})" for b in (start, stop, step, size))
-            em.line(f"{first}, {count} = rt.slice_range({bounds})")
+            em.pure(f"{first}, {count}", f"rt.slice_range({bounds})")
             counts[dim] = count
             out.append((first, None, step))
         else:
@@ -499,16 +499,37 @@ def _dyn_getitem(em: Emitter, node: Node) -> None:
         return
     em.view(out, f"{em(x)}[{subscript}]", "A")
     if out.type.ndim:
-        em.view_starts[id(out)] = _normalised_starts(em, x, index, dyn)
+        counts: dict[int, str] = {}
+        em.view_starts[id(out)] = _normalised_starts(em, x, index, dyn, counts)
+        _record_view_extents(em, out, x, index, counts)
 
 
-def _normalised_starts(em: Emitter, x: Value, index: tuple, dyn: Sequence[Value]) -> tuple:
+def _record_view_extents(em: Emitter, out: Value, x: Value, index: tuple,
+                         counts: dict[int, str]) -> None:
+    """The view's run-time extents as the names its lowering computed (a
+    window's count, x's trailing extents), so loops over it need not read
+    ``view.shape``: a view that kernels read through its base array is then
+    dropped, and numba types and lowers one array fewer."""
+    axis = 0
+    for dim, entry in enumerate(index):
+        if isinstance(entry, tuple):
+            if ops.is_range(entry):
+                em.view_extents[id(out), axis] = counts[dim]
+            axis += 1
+    for dim in range(len(index), x.type.ndim):
+        if x.shape[dim] is None:
+            em.view_extents[id(out), axis] = extent(em, x, dim)
+        axis += 1
+
+
+def _normalised_starts(em: Emitter, x: Value, index: tuple, dyn: Sequence[Value],
+                       counts: dict[int, str]) -> tuple:
     """The view's index with each run-time entry as a non-negative first index,
     so kernels can read the viewed array itself (``x[i, first + j]``): LLVM
     vectorises loads from a contiguous base, not through a strided view. The
     ``max(..., 0)`` is a no-op for valid indices that tells LLVM the index is
-    non-negative (numba would otherwise check for wraparound on every load)."""
-    counts: dict[int, str] = {}
+    non-negative (numba would otherwise check for wraparound on every load).
+    Fills ``counts``: the length of each window (a RANGE) by axis."""
     entries = _dynamic_entries(em, x, index, dyn, None, counts, check=False)
     starts = _start_values(index, dyn)
     out = []
@@ -526,8 +547,8 @@ def _normalised_starts(em: Emitter, x: Value, index: tuple, dyn: Sequence[Value]
             if bounds is not None and bounds[0] >= 0:
                 out.append((entry[0], None, entry[2]))
                 continue
-            first = em.fresh("first") if ops.is_dynamic_slice(template) else entry[0]
-            em.line(f"{first} = {int_max(entry[0], 0)}")
+            first = em.fresh("first")
+            em.pure(first, int_max(entry[0], 0))
             out.append((first, None, entry[2]))
         else:
             out.append(entry)

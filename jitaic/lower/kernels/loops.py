@@ -29,6 +29,8 @@ def extent(em: Emitter, v: Value, axis: int) -> Extent:
     d = v.shape[axis]
     if d is not None:
         return d
+    if (id(v), axis) in em.view_extents:
+        return em.view_extents[id(v), axis]
     if em.has(v) and v.type.ndim:
         return f"{em(v)}.shape[{axis}]"
     node = v.producer
