@@ -614,6 +614,23 @@ def test_broadcast_to_and_broadcast_arrays_of_run_time_lengths(j, k) -> None:
     check_gradient_as_finite_differences(broadcast_windows_loss, x, n)
 
 
+def broadcast_window_to_three(x, n):
+    return np.broadcast_to(x[n[0]:], (3,)) * 2.0
+
+
+def test_a_run_time_length_np_broadcast_to_cannot_stretch_fails_as_numpy_words_it() -> None:
+    x, n = np.arange(5.0), np.array([3])
+    with pytest.raises(ValueError, match="operands could not be broadcast together with "
+                                         "remapped shapes"):
+        broadcast_window_to_three(x, n)
+    with pytest.raises(ValueError) as raised:
+        jitaic.jit(broadcast_window_to_three)(x, n)
+    assert str(raised.value).startswith(
+        "operands could not be broadcast together with remapped shapes: lengths known at "
+        "run time differ (2 vs 3) at test_dynamic_extents.py:")
+    assert "broadcast_like" not in str(raised.value)
+
+
 def check_gradient_as_finite_differences(loss, x, n) -> None:
     """jit(grad(loss))(x, n) is loss's central differences in x, or raises
     where loss does."""

@@ -28,6 +28,7 @@ from jitaic.lower.codegen import Emitter, contiguous, empty, known_size
 from jitaic.lower.kernels import (
     MONOIDS,
     LoopNest,
+    broadcast_failure,
     check_extents,
     dims,
     element_cost,
@@ -386,8 +387,7 @@ def emit_group(em: Emitter, group: FusionGroup, rows: tuple[str, ...] = ()) -> N
         for v in node.inputs:
             if v.type.ndim == len(group.domain) and domain_key(v) == group.domain:
                 continue  # provably the domain's lengths (x[:i] + y[:i])
-            check_extents(em, v, domain, f"operands could not be broadcast together in "
-                          f"{node.op.name}", node.loc, stretch=True,
+            check_extents(em, v, domain, broadcast_failure(node), node.loc, stretch=True,
                           proven=proven_axes(v, keys))
     fortran = not rows and _in_fortran_order(em, group)
     for v in group.stored:

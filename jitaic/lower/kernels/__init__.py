@@ -27,6 +27,7 @@ from jitaic.lower.kernels.indexing import region_view
 from jitaic.lower.kernels.loops import (
     LOWERINGS,
     LoopNest,
+    broadcast_failure,
     check_extents,
     check_index,
     dims,
@@ -39,7 +40,7 @@ from jitaic.lower.kernels.reductions import MONOIDS, emit_reduction
 from jitaic.lower.kernels.scalar import SCALAR_RULES, scalar_expression
 
 __all__ = [
-    "LOWERINGS", "MONOIDS", "SCALAR_RULES", "LoopNest", "check_extents", "check_index",
-    "dims", "element_cost", "emit_reduction", "load", "lowering", "region_view", "render",
-    "scalar_expression",
+    "LOWERINGS", "MONOIDS", "SCALAR_RULES", "LoopNest", "broadcast_failure", "check_extents",
+    "check_index", "dims", "element_cost", "emit_reduction", "load", "lowering", "region_view",
+    "render", "scalar_expression",
 ]

@@ -78,6 +78,14 @@ def check_extents(em: Emitter, v: Value, domain: tuple[Extent, ...], what: str,
             em.raise_(f"rt.LengthsDiffer({what!r}, {mine}, {target}, {at(loc)!r})")
 
 
+def broadcast_failure(node: Node) -> str:
+    """What a run-time length mismatch among an elementwise node's operands
+    says, as NumPy words it for the call the user wrote."""
+    if node.op is ops.broadcast_like:  # np.broadcast_to (or a gradient's unbroadcast)
+        return "operands could not be broadcast together with remapped shapes"
+    return f"operands could not be broadcast together in {node.op.name}"
+
+
 def stretches(em: Emitter, v: Value, axis: int, n: Extent) -> None:
     """Let ``v``'s axis of run-time length ``n`` stretch where n is 1: loads
     step through it by a stride of 0 then (a loop-invariant stride, which
@@ -201,7 +209,7 @@ def lower_elementwise(em: Emitter, node: Node) -> None:
         return
     domain = dims(em, out)
     for v in node.inputs:
-        check_extents(em, v, domain, node.op.name, node.loc, stretch=True)
+        check_extents(em, v, domain, broadcast_failure(node), node.loc, stretch=True)
     name = em.define(out)
     nest = LoopNest(domain, tuple(em.fresh(f"i{d}") for d in range(out.type.ndim)))
     expr = scalar_expression(node, [load(em, v, nest) for v in node.inputs])
