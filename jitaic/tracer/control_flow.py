@@ -26,6 +26,8 @@ from jitaic.errors import (
 from jitaic.ir import ops
 from jitaic.ir.graph import Region, Value, make_node
 from jitaic.ir.types import TensorType, example_value
+from jitaic.tracer import aliases
+from jitaic.tracer.aliases import Alias
 from jitaic.tracer.core import Buffer, Tracer, ViewStep, current, new_tracer, to_value
 from jitaic.tracer.rebound_writes import refuse_lost_writes
 
@@ -44,6 +46,13 @@ class _Body:
     kind: list[bool | Value]
     # per argument: the body writes into the array it gets (x[i] = v, x += 1)
     writes_arg: list[bool] = field(default_factory=list)
+    # per output leaf: (buffer, view steps) of an array from outside (or a view
+    # of one) that NumPy would hold as an array on some path, else None
+    outer_array: list[tuple[Buffer, tuple] | None] = field(default_factory=list)
+    # per output leaf: the arrays it may be on some paths of an if or loop in the
+    # body (tracer/aliases.py)
+    nested: list[list[Alias]] = field(default_factory=list)
+    depth: int = 0  # the body's region depth
 
 
 def _trace_body(fn: Callable, args: Sequence[object], carried: Sequence[Buffer] = (),
@@ -96,6 +105,9 @@ def _trace_body(fn: Callable, args: Sequence[object], carried: Sequence[Buffer] 
                 static.append(None)
             else:
                 static.append(leaf)
+        nested = [list(leaf._buffer.may_be) if isinstance(leaf, Tracer) else []
+                  for leaf in leaves]
+        depth = ctx.depth
         log = ctx.write_logs[-1]
         written = {k: (buf, buf.value) for k, (buf, _, _) in log.items()}
         results += [b.value for b in carried]
@@ -107,8 +119,11 @@ def _trace_body(fn: Callable, args: Sequence[object], carried: Sequence[Buffer] 
             buf.value, buf.version = value, version
     for k in [k for k in written if any(id(b) == k for b in carried)]:
         del written[k]
+    kinds = [_kind_of(leaf) for leaf in leaves]
+    arrays = [(leaf._buffer, leaf._view) if is_outer and kind is not True else None
+              for leaf, is_outer, kind in zip(leaves, outer, kinds, strict=True)]
     return _Body(Region(tuple(params), nodes, tuple(results)), static, written, same, outer,
-                 [_kind_of(leaf) for leaf in leaves], writes_arg)
+                 kinds, writes_arg, arrays, nested, depth)
 
 
 def _kind_of(leaf: object) -> bool | Value:
@@ -270,18 +285,46 @@ def cond(pred: object, then_fn: Callable, else_fn: Callable, operands: Sequence[
     for i, (a, b) in enumerate(zip(then_b.same_as_arg, else_b.same_as_arg, strict=True)):
         if a is not None and a == b:  # the same array on both paths (maybe updated in place)
             result[i] = operands[a]
-        elif isinstance(result[i], Tracer) and any(
-                body.outer_view[i] and body.kind[i] is not True for body in (then_b, else_b)):
-            # an array from outside on some path (a 0-d one too, where the
-            # other path makes a NumPy scalar: the kind is known at run time)
+        elif then_b.outer_array[i] is not None and then_b.kind[i] is False \
+                and _same_view(then_b.outer_array[i], else_b.outer_array[i]):
+            # the same view of one outer array on both paths: that view, which
+            # later writes into the array reach (as NumPy's do)
+            result[i] = Tracer(*then_b.outer_array[i])
+        elif isinstance(result[i], Tracer):
             name = names[i] if i < len(names) else f"#{i}"
-            result[i]._buffer.no_writes = (
-                f"writing into variable {name!r} is not supported: the branches of an if "
-                f"on a traced value give it different arrays, and on some path it views "
-                f"an array from outside the if (NumPy's write would reach that array); "
-                f"make it a copy (.copy()) on every path or write into the outer array "
-                f"itself")
+            for path, body in enumerate((then_b, else_b)):
+                _register_paths(result[i], body, i, pred, path, name)
     return result
+
+
+def _register_paths(merged: Tracer, body: _Body, i: int, pred: Value, path: int,
+                    name: str) -> None:
+    """Record the outer arrays output ``i`` of an if's branch ``path`` (0:
+    where ``pred`` holds) may be (tracer/aliases.py): the one it views where
+    that branch runs (a 0-d one whose kind is known at run time only: on paths
+    jitaic cannot tell), and those of an if nested in the branch."""
+    viewed = body.outer_array[i]
+    if viewed is not None:
+        flag = pred if body.kind[i] is False else None
+        aliases.register(merged._buffer, *viewed, flag, name, "if", negated=path == 1)
+    for alias in body.nested[i]:
+        if alias.outer.depth < body.depth:  # an array from outside the if
+            aliases.register(merged._buffer, alias.outer, alias.view, None, name, "if")
+
+
+def if_of_values(pred: Value, then: Value, otherwise: Value) -> Value:
+    """``then`` if ``pred`` holds when the code runs, else ``otherwise``: two
+    values of one dtype and rank, whose axes of different lengths become
+    run-time lengths."""
+    shape = tuple(m if m == n else None
+                  for m, n in zip(then.type.shape, otherwise.type.shape, strict=True))
+    joined = otherwise.type.with_shape(shape)
+    regions = [_cast_results(Region((), (), (v,)), [joined]) for v in (then, otherwise)]
+    return _emit(ops.cond, [pred], regions)[0]
+
+
+def _same_view(a: tuple[Buffer, tuple], b: tuple[Buffer, tuple] | None) -> bool:
+    return b is not None and a[0] is b[0] and a[1] == b[1]
 
 
 def _path_kinds(a: _Body, b: _Body, plan: list) -> dict[int, tuple[Value, Value]]:
@@ -417,21 +460,75 @@ def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequenc
             pass  # an iteration rebinds the name after all: carry it as a value
     refuse_lost_writes(lifted, body.writes_arg, body.outer_view, names)
     differing = _trip_dependent(lifted, carried, body, names, observed)
-    if differing and not (index_range and len(index_range)):
+    may_skip = not (index_range and len(index_range))
+    keeps_init = _may_keep_init(lifted, carried, body) if may_skip else []
+    # whether a while loop ran is counted (a for loop's bounds say it)
+    counted = bool(differing or (keeps_init and op is ops.while_loop)) and may_skip
+    if counted:
         body_fn, cond_fn = _counting_trips(body_fn, cond_fn)
         names = [*_padded(names, len(init)), "the loop's trip flag"]
         carried, buffers, body = _settle(body_fn, _lift_carried([*init, np.False_]),
                                          leading, index_range, names)
-    else:
-        differing = {}
     result = _emit_loop(op, body, cond_fn, carried, buffers, bounds)
-    if differing:
+    ran = result.pop() if counted else None
+    if ran is not None and differing:
         from jitaic.tracer.numpy.common import require
 
-        ran = result.pop()
         for message in differing.values():
             require(ran, UnsupportedError, message)
+    ran_flag = to_value(ran) if ran is not None else lambda: _for_loop_runs(bounds)
+    _register_loop_aliases(result, lifted, body, keeps_init, ran_flag, names)
     return result
+
+
+def _may_keep_init(init: list[object], carried: list[object], body: _Body) -> list[int]:
+    """Carried arrays a loop that runs 0 times leaves as the arrays they came
+    in as, where an iteration makes them other arrays: NumPy's name is then
+    still that memory (tracer/aliases.py)."""
+    return [i for i, c in enumerate(init) if isinstance(c, Tracer) and not c._scalar
+            and carried[i] is c and body.same_as_arg[i] != i]
+
+
+def _for_loop_runs(bounds: Sequence[Value]) -> Value:
+    """Whether ``for i in range(start, stop, step)`` runs at least once."""
+    start, stop, step = bounds
+    builder, loc = current().builder, user_location()
+    zero = current().constant(0)
+    up = builder.emit(ops.greater, (step, zero), {}, loc=loc).output
+    rising = builder.emit(ops.less, (start, stop), {}, loc=loc).output
+    falling = builder.emit(ops.less, (stop, start), {}, loc=loc).output
+    return builder.emit(ops.where, (up, rising, falling), {}, loc=loc).output
+
+
+def _register_loop_aliases(result: list[object], init: list[object], body: _Body,
+                           keeps_init: list[int], ran: aliases.Flag,
+                           names: Sequence[str]) -> None:
+    """Record the outer arrays each carried variable may be after the loop:
+    the one it came in as where the loop ran 0 times (``ran``: whether it
+    ran), the outer view an iteration binds it to, and those an if in the body
+    may leave it as (on paths jitaic cannot name when it runs)."""
+    for i, c in enumerate(init):
+        leaf = result[i] if i < len(result) else None
+        if not isinstance(leaf, Tracer) or leaf is c:
+            continue
+        viewed = body.outer_array[i]
+        if viewed is not None and isinstance(c, Tracer) and body.kind[i] is False \
+                and _same_view(viewed, (c._buffer, c._view)):
+            # bound to the same view of an outer array before and in the
+            # loop: still that view, which later writes into the array reach
+            result[i] = Tracer(c._buffer, c._view)
+            continue
+        name = names[i] if i < len(names) else f"#{i}"
+        merged = leaf._buffer
+        if i in keeps_init:
+            aliases.register(merged, c._buffer, c._view, ran, name, "loop", negated=True)
+        if viewed is not None:  # (a view bound each iteration may differ between them)
+            aliases.register(merged, *viewed, None, name, "loop")
+        for alias in body.nested[i]:
+            if alias.outer.depth < body.depth:
+                aliases.register(merged, alias.outer, alias.view, None, name, "loop")
+            elif isinstance(c, Tracer) and not c._scalar:  # maybe the array it came in as
+                aliases.register(merged, c._buffer, c._view, None, name, "loop")
 
 
 def _holds_tracers(value: object) -> bool:

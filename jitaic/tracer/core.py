@@ -115,6 +115,13 @@ class Buffer:
     # outer array on the path where NumPy's would.
     no_writes: str | None = None
     read_only: bool = False  # NumPy's read-only arrays (np.broadcast_to): ValueError
+    # Memory shared on some paths only (tracer/aliases.py): the variables that
+    # may be this array, and the arrays this variable may be.
+    aliases: list = field(default_factory=list)
+    may_be: list = field(default_factory=list)
+    # Why reading it is refused: an array it may be was written, on paths
+    # jitaic cannot tell when it runs.
+    stale: str | None = None
 
 
 READ_ONLY = "read-only"  # a view NumPy makes read-only (ViewStep.no_writes)
@@ -232,6 +239,8 @@ class Tracer:
         """A view's value is recorded where it is first read, and read again
         from there while its base is unchanged and that block is still open: a
         value recorded in one branch of an if is not the other branch's."""
+        if self._buffer.stale is not None:
+            raise UnsupportedError(f"{self._buffer.stale}{at(user_location())}")
         if not self._view:
             return self._buffer.value
         builder = current().builder if is_tracing() else None
@@ -342,6 +351,14 @@ class Tracer:
         if self._buffer.no_writes or refusals:
             raise UnsupportedError(f"{self._buffer.no_writes or refusals[0]}"
                                    f"{at(user_location())}")
+        self.store(new_value)
+        if self._buffer.aliases or self._buffer.may_be:
+            from jitaic.tracer.aliases import after_write
+
+            after_write(self._buffer)
+
+    def store(self, new_value: Value) -> None:
+        """``write`` without its checks and without reaching other buffers."""
         current().log_write(self._buffer)
         for depth in range(len(self._view), 0, -1):
             base = self._buffer.value
