@@ -595,6 +595,26 @@ def test_a_loop_that_runs_0_times_leaves_the_variable_its_array(n) -> None:
         check_like_numpy(fn, np.arange(3.0), np.array([n]), mode="ast")
 
 
+def maybe_argument_written_and_rebound_in_a_loop(b, c):
+    if c[0] > 1:
+        v = b
+    else:
+        v = b * 2
+    for _ in range(3):
+        v[0] += 1.0
+        v = v * 1.0
+    return b
+
+
+def test_a_loop_writing_into_a_variable_that_may_be_an_argument_then_rebinding_it_is_refused():
+    """The first iteration's write reaches b where the if bound v to it; the
+    loop carries v as a value."""
+    with pytest.raises(jitaic.UnsupportedError, match=r"loop variable 'v' is written in place.*"
+                                                      r"one it is on some paths of an if"):
+        jitaic.jit(maybe_argument_written_and_rebound_in_a_loop, mode="ast")(
+            np.zeros(3), np.array([5.0]))
+
+
 def view_rebound_per_iteration_then_base_written(b, n):
     v = b[0:1]
     for i in range(n[0]):

@@ -26,11 +26,12 @@ def refuse_lost_writes(init: Sequence[object], writes_arg: Sequence[bool],
     for i, writes in enumerate(writes_arg):
         x = init[i] if i < len(init) else None
         seen = writes and isinstance(x, Tracer) and not x._scalar and (
-            x._buffer.param_index is not None or bool(x._view) or _named_twice(x))
+            x._buffer.param_index is not None or bool(x._view) or bool(x._buffer.may_be)
+            or _named_twice(x))
         if writes and (seen or outer_view[i]):
             name = names[i] if i < len(names) else f"#{i}"
-            reached, fix = ("the array it comes in as (an argument, an array it views, or "
-                            "one another name holds)",
+            reached, fix = ("the array it comes in as (an argument, an array it views, one "
+                            "another name holds, or one it is on some paths of an if or loop)",
                             f"copy it before the loop ({name} = {name}.copy())") if seen else (
                 "the array outside the loop that an iteration binds it to a view of",
                 "bind it to a copy (.copy())")
