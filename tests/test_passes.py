@@ -531,6 +531,16 @@ def shared_product(a, b, c):
     return t @ c, t + 1
 
 
+def over_indices(term: Callable, start: int = 2, stop: int = 6, step: int = 1) -> Callable:
+    """x carried through a for loop over range(start, stop, step) whose body
+    adds term(i), a function of the loop index i (bounds the passes know)."""
+    def fn(x):
+        def body(i, acc):
+            return (acc + term(i),)
+        return control_flow.for_loop(start, stop, step, body, [x])[0]
+    return fn
+
+
 RULE_CASES: dict[str, list[Case]] = {
     "multiply_by_one": [
         case("x * 1", lambda x: x * 1, FLOATS + INTS, after={"multiply": 0}),
@@ -640,6 +650,28 @@ RULE_CASES: dict[str, list[Case]] = {
         case("x == x (float: NaN)", lambda x: x == x, FLOATS, shape=(), fires=False),
         case("a == a for an array (not a scalar)", lambda x: x == x, INTS, fires=False),
         case("i == i + 0", lambda x: x == x + 0 * x[()], INTS, shape=(), fires=None),
+    ],
+    "comparison_decided_by_bounds": [
+        case("i < 2 for i in range(2, 6)", over_indices(lambda i: np.where(i < 2, 1.0, 0.5)),
+             after={"less": 0}),
+        case("i <= 5", over_indices(lambda i: np.where(i <= 5, 1.0, 0.5))),
+        case("i > 1", over_indices(lambda i: np.where(i > 1, 1.0, 0.5))),
+        case("i >= 6 for i in range(5, 1, -1)",
+             over_indices(lambda i: np.where(i >= 6, 1.0, 0.5), 5, 1, -1)),
+        case("i == 7", over_indices(lambda i: np.where(i == 7, 1.0, 0.5))),
+        case("i != -1", over_indices(lambda i: np.where(i != -1, 1.0, 0.5))),
+        case("i < 3 (true for some i)", over_indices(lambda i: np.where(i < 3, 1.0, 0.5)),
+             fires=False),
+        case("i == 4 (true for one i)", over_indices(lambda i: np.where(i == 4, 1.0, 0.5)),
+             fires=False),
+    ],
+    "extreme_decided_by_bounds": [
+        case("maximum(i, 2) for i in range(2, 6)",
+             over_indices(lambda i: np.maximum(i, 2) * 0.5), after={"maximum": 0}),
+        case("minimum(i, 5)", over_indices(lambda i: np.minimum(i, 5) * 0.5)),
+        case("minimum(0, i)", over_indices(lambda i: np.minimum(0, i) * 0.5)),
+        case("maximum(i, 3) (i is 2 once)", over_indices(lambda i: np.maximum(i, 3) * 0.5),
+             fires=False),
     ],
     "idempotent_of_itself": [
         case("x & x", lambda x: x & x, INTS, after={"bitwise_and": 0}),

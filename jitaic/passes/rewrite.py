@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from jitaic import config
 from jitaic.ir.graph import Graph, Node, Region, Value, make_node
+from jitaic.ir.int_ranges import IntRanges
 
 
 class Rebuilder:
@@ -25,6 +26,7 @@ class Rebuilder:
         self._subst: dict[int, Value] = {}
         self.changed = False
         self.use_counts: Counter[int] = Counter()  # of the graph being rewritten
+        self.ranges: IntRanges | None = None  # bounds of its integers, for rules that ask
 
     def get(self, v: Value) -> Value:
         while id(v) in self._subst:
@@ -147,6 +149,7 @@ def apply_rules(graph: Graph, rules: dict[object, list[Rule]]) -> tuple[Graph, b
     """One bottom-up sweep: each node tries the rules of its op, first match wins."""
     rb = Rebuilder()
     rb.use_counts = _use_counts(graph)
+    rb.ranges = IntRanges(graph)
 
     def visit(node: Node) -> None:
         rb.keep(node)

@@ -281,6 +281,61 @@ def comparison_with_itself(node: Node, rb: Rebuilder) -> Value | None:
                    loc=node.loc)
 
 
+def _order_of(a: Value, b: Value, rb: Rebuilder) -> tuple[bool, bool, bool, bool] | None:
+    """What the bounds of two integer scalars decide: (a < b always, a <= b
+    always, a > b always, a >= b always), or None where either is unknown."""
+    if a.type.ndim or b.type.ndim or rb.ranges is None:
+        return None
+    x, y = rb.ranges.of(a), rb.ranges.of(b)
+    if x is None or y is None:
+        return None
+    return x[1] < y[0], x[1] <= y[0], x[0] > y[1], x[0] >= y[1]
+
+
+_DECIDED_BY_ORDER = {  # op -> (index of the fact making it True, of the one making it False)
+    ops.less: (0, 3), ops.less_equal: (1, 2), ops.greater: (2, 1), ops.greater_equal: (3, 0),
+    ops.equal: (None, None), ops.not_equal: (None, None)}
+
+
+@rule(*_DECIDED_BY_ORDER)
+def comparison_decided_by_bounds(node: Node, rb: Rebuilder) -> Value | None:
+    """i < 0 -> False where i runs over range(1, n), and so on: a gradient's
+    replay normalises indices that the loop keeps in bounds (each such
+    statement costs numba typing and lowering)"""
+    order = _order_of(*node.inputs, rb)
+    if order is None or node.output.type.ndim:
+        return None
+    lt, le, gt, ge = order
+    if node.op in (ops.equal, ops.not_equal):
+        if not (lt or gt):  # (equal single values: constant folding's)
+            return None
+        value = node.op is ops.not_equal
+    else:
+        true_at, false_at = _DECIDED_BY_ORDER[node.op]
+        if order[true_at]:
+            value = True
+        elif order[false_at]:
+            value = False
+        else:
+            return None
+    return rb.emit(ops.constant, (), {"value": np.array(value), "weak": node.output.type.weak},
+                   loc=node.loc)
+
+
+@rule(ops.maximum, ops.minimum)
+def extreme_decided_by_bounds(node: Node, rb: Rebuilder) -> Value | None:
+    """maximum(i, 0) -> i where i >= 0 always (integers): the clamp of an
+    index that is in bounds already"""
+    a, b = node.inputs
+    order = _order_of(a, b, rb)
+    if order is None:
+        return None
+    _, le, _, ge = order
+    wanted = (a if ge else b if le else None) if node.op is ops.maximum else \
+        (a if le else b if ge else None)
+    return wanted if wanted is not None and _same_type(node, wanted) else None
+
+
 @rule(ops.bitwise_and, ops.bitwise_or, ops.minimum, ops.maximum, ops.fmin, ops.fmax)
 def idempotent_of_itself(node: Node, rb: Rebuilder) -> Value | None:
     """x & x, x | x, maximum(x, x), ... -> x (exact for every dtype: the
