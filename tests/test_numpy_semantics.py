@@ -587,12 +587,39 @@ def rebound_in_a_for_loop_then_written(b, n):
     return v + 0.0
 
 
+def another_name_for_the_array_a_loop_rebinds(b, n):
+    x = b * 1.0
+    y = x
+    while n[0] > 5:
+        x = x * 2
+        n[0] -= 1
+    x[0] = 7.0
+    return y
+
+
 @pytest.mark.parametrize("n", [0, 6])
 def test_a_loop_that_runs_0_times_leaves_the_variable_its_array(n) -> None:
     """v is still b's memory where the loop does not run (NumPy's writes into
     either reach the other), a new array where it does."""
-    for fn in (rebound_in_a_while_loop_then_written, rebound_in_a_for_loop_then_written):
+    for fn in (rebound_in_a_while_loop_then_written, rebound_in_a_for_loop_then_written,
+               another_name_for_the_array_a_loop_rebinds):
         check_like_numpy(fn, np.arange(3.0), np.array([n]), mode="ast")
+
+
+def test_a_loop_rebinding_an_array_no_other_name_holds_counts_no_trips() -> None:
+    f = jitaic.jit(rebound_alone, mode="ast")
+    np.testing.assert_array_equal(f(np.ones(3), np.array([0])), rebound_alone(np.ones(3), [0]))
+    (loop,) = [line for line in f.specializations()[0].ir.splitlines() if "= while_loop" in line]
+    assert "bool" not in loop  # no trip flag carried: nothing else reaches x's first array
+
+
+def rebound_alone(b, n):
+    x = b * 1.0
+    while n[0] > 5:
+        x = x * 2
+        n[0] -= 1
+    x[0] = 7.0
+    return x
 
 
 def maybe_argument_written_and_rebound_in_a_loop(b, c):

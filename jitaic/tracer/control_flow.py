@@ -29,7 +29,7 @@ from jitaic.ir.types import TensorType, example_value
 from jitaic.tracer import aliases
 from jitaic.tracer.aliases import Alias
 from jitaic.tracer.core import Buffer, Tracer, ViewStep, current, new_tracer, to_value
-from jitaic.tracer.rebound_writes import refuse_lost_writes
+from jitaic.tracer.rebound_writes import refuse_lost_writes, shared_memory
 
 _TRACEABLE = (Tracer, np.ndarray, np.generic, bool, int, float, complex)
 
@@ -483,10 +483,11 @@ def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequenc
 
 def _may_keep_init(init: list[object], carried: list[object], body: _Body) -> list[int]:
     """Carried arrays a loop that runs 0 times leaves as the arrays they came
-    in as, where an iteration makes them other arrays: NumPy's name is then
-    still that memory (tracer/aliases.py)."""
+    in as, where an iteration makes them other arrays, and whose memory
+    something else reaches (an argument, a view, another name): NumPy's name
+    is then still that memory (tracer/aliases.py)."""
     return [i for i, c in enumerate(init) if isinstance(c, Tracer) and not c._scalar
-            and carried[i] is c and body.same_as_arg[i] != i]
+            and carried[i] is c and body.same_as_arg[i] != i and shared_memory(c)]
 
 
 def _for_loop_runs(bounds: Sequence[Value]) -> Value:

@@ -25,9 +25,7 @@ def refuse_lost_writes(init: Sequence[object], writes_arg: Sequence[bool],
     iteration bound the variable to a view of."""
     for i, writes in enumerate(writes_arg):
         x = init[i] if i < len(init) else None
-        seen = writes and isinstance(x, Tracer) and not x._scalar and (
-            x._buffer.param_index is not None or bool(x._view) or bool(x._buffer.may_be)
-            or _named_twice(x))
+        seen = writes and isinstance(x, Tracer) and not x._scalar and shared_memory(x)
         if writes and (seen or outer_view[i]):
             name = names[i] if i < len(names) else f"#{i}"
             reached, fix = ("the array it comes in as (an argument, an array it views, one "
@@ -40,6 +38,14 @@ def refuse_lost_writes(init: Sequence[object], writes_arg: Sequence[bool],
                 f"the loop{at(user_location())}: NumPy's writes reach {reached}, and a "
                 f"compiled loop carries the variable as a value; {fix}, or keep the name "
                 f"bound to one array")
+
+
+def shared_memory(x: Tracer) -> bool:
+    """Whether something besides the variable holding ``x`` reaches its
+    memory: the caller (an argument), the array it views, an array it is on
+    some paths (tracer/aliases.py), or another name in the user's code."""
+    return x._buffer.param_index is not None or bool(x._view) or bool(x._buffer.may_be) \
+        or _named_twice(x)
 
 
 def _named_twice(x: Tracer) -> bool:
