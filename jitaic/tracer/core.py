@@ -353,7 +353,7 @@ class Tracer:
                                    f"{at(user_location())}")
         self.store(new_value)
         if self._buffer.aliases or self._buffer.may_be:
-            from jitaic.tracer.aliases import after_write
+            from jitaic.tracer.aliases import after_write  # (it builds on this module)
 
             after_write(self._buffer)
 
