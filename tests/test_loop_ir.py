@@ -132,6 +132,38 @@ def test_unread_pure_values_are_dropped_and_read_ones_kept():
                           "out[k] = col[k]"]
 
 
+def test_a_windows_repeated_bounds_are_computed_once_while_their_inputs_stand():
+    """The second slice_range of the same bounds (and its clamp) go, and
+    later statements read the first's variables, also inside a loop and in a
+    bounds expression that then repeats in turn; an error message's text is
+    not renamed; after an input is assigned, the bounds are computed again."""
+    em = _emitter(parallel=False)
+    em.pure("first, count", "rt.slice_range(np.int64(0), np.int64(k), np.int64(1), np.int64(9))")
+    em.pure("first2", "np.maximum(first, 0)")
+    em.pure("first3, count2", "rt.slice_range(np.int64(0), np.int64(k), np.int64(1), np.int64(9))")
+    em.pure("first4", "np.maximum(first3, 0)")
+    em.pure("first5, count3", "rt.slice_range(np.int64(count2 - 1), np.int64(-1), np.int64(-1), "
+                              "np.int64(count2))")
+    em.pure("first6, count4", "rt.slice_range(np.int64(count - 1), np.int64(-1), np.int64(-1), "
+                              "np.int64(count))")
+    with em.loops([("i", "count4")]):
+        em.store("out", ["first4 + i"], "x[first6 - i]")
+    em.raise_("rt.Oops(count2, ' (in count2)')")
+    em.line("k = k + 1")
+    em.pure("first7, count5", "rt.slice_range(np.int64(0), np.int64(k), np.int64(1), np.int64(9))")
+    em.store("y", ["0"], "count5")
+    assert _lines(em) == [
+        "first, count = rt.slice_range(np.int64(0), np.int64(k), np.int64(1), np.int64(9))",
+        "first2 = np.maximum(first, 0)",
+        "first5, count3 = rt.slice_range(np.int64(count - 1), np.int64(-1), np.int64(-1), "
+        "np.int64(count))",
+        "for i in range(count3):", "out[first2 + i] = x[first5 - i]",
+        "raise rt.Oops(count, ' (in count2)')",
+        "k = k + 1",
+        "first7, count5 = rt.slice_range(np.int64(0), np.int64(k), np.int64(1), np.int64(9))",
+        "y[0] = count5"]
+
+
 def test_equal_scalar_constants_are_one_variable_on_top():
     def f(x):
         for i in range(3):

@@ -488,6 +488,73 @@ def _unrepeated(stmts: list, made: list[tuple[tuple, set[str]]]) -> list:
     return out
 
 
+def merge_repeated_index_arithmetic(fn: Function) -> None:
+    """Drop a window's bounds (``rt.slice_range``) or a clamped first index
+    (``np.maximum(first, 0)``) that an earlier identical assignment already
+    computed, in the same block or an enclosing one with none of its inputs
+    assigned since; later statements read the earlier variables. Each view
+    of a window computes them, and a gradient's replay takes the same window
+    of several arrays: 9 identical calls in one loop body of a Levinson
+    recursion's gradient."""
+    fn.body = _merged(fn.body, [], {})
+
+
+_MERGEABLE = re.compile(r"rt\.slice_range\(|np\.maximum\([A-Za-z_]\w*, 0\)$")
+
+
+def _merged(stmts: list, made: list[tuple[str, set[str], list[str]]],
+            renames: dict[str, str]) -> list:
+    made = list(made)  # the enclosing blocks' values hold here; ours end with the block
+    out = []
+    for stmt in stmts:
+        _rename(stmt, renames)
+        if isinstance(stmt, Assign) and stmt.pure and _MERGEABLE.match(stmt.expr):
+            targets = [t.strip() for t in stmt.target.split(",")]
+            earlier = next((names for expr, _, names in made if expr == stmt.expr), None)
+            if earlier is not None and len(earlier) == len(targets):
+                renames.update(zip(targets, earlier, strict=True))
+                continue
+            made.append((stmt.expr, set(_NAME.findall(stmt.expr)), targets))
+            out.append(stmt)
+            continue
+        if isinstance(stmt, Loop | While):  # the body's assignments, before the body
+            made = _still_valid(made, _assigned_within(stmt))
+        for block in blocks_of(stmt):
+            block[:] = _merged(block, made, renames)
+        made = _still_valid(made, _assigned_within(stmt))
+        out.append(stmt)
+    return out
+
+
+def _still_valid(made: list, changed: set[str]) -> list:
+    return [m for m in made if not (m[1] | set(m[2])) & changed]
+
+
+# Identifiers outside string literals (an error message may hold any word).
+_TOKEN = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[A-Za-z_]\w*")
+
+
+def _rename(stmt: Stmt, renames: dict[str, str]) -> None:
+    """Rename variables in ``stmt``'s own text (not its nested statements')."""
+    if not renames:
+        return
+    nested = [id(block) for block in blocks_of(stmt)]
+    for f in fields(stmt):
+        value = getattr(stmt, f.name)
+        if id(value) not in nested:
+            setattr(stmt, f.name, _renamed(value, renames))
+
+
+def _renamed(value: object, renames: dict[str, str]) -> object:
+    if isinstance(value, str):
+        return _TOKEN.sub(lambda m: renames.get(m.group(0), m.group(0)), value)
+    if isinstance(value, tuple):
+        return tuple(_renamed(v, renames) for v in value)
+    if isinstance(value, list) and not any(isinstance(v, Stmt) for v in value):
+        return [_renamed(v, renames) for v in value]
+    return value
+
+
 def drop_unread_values(fn: Function) -> None:
     """Drop pure assignments whose variable nothing reads: views that kernels
     read through their base array instead (``u[1 + i, j]``, not
@@ -635,6 +702,7 @@ LOOP_PASSES: list[tuple[str, Callable[[Function], None]]] = [
     ("place_scratch", place_scratch),
     ("limit_threads", limit_threads),  # before the split: the bracket encloses it
     ("split_by_thread", split_by_thread),
+    ("merge_repeated_index_arithmetic", merge_repeated_index_arithmetic),
     ("drop_repeated_index_checks", drop_repeated_index_checks),
     ("drop_unread_values", drop_unread_values),
     ("outline_parallel_loops", outline_parallel_loops),  # last: it moves loops out
