@@ -622,6 +622,35 @@ def rebound_alone(b, n):
     return x
 
 
+def branch_view_then_its_base_reused(x, c):
+    y = x * 2.0
+    if c[0] > 1:
+        v = y[1:]
+    else:
+        v = y[:-1]
+    z = y * 3.0  # y's last use: its buffer would hold z, and v views it
+    return v + z[1:]
+
+
+def loop_view_then_its_base_reused(x, c):
+    y = x * 2.0
+    v = y[:-1]
+    k = 0
+    while k < c[0]:
+        v = y[1:]
+        k += 1
+    z = y * 3.0
+    return v + z[1:]
+
+
+@pytest.mark.parametrize("c", [0.0, 5.0])
+def test_an_if_or_loop_result_that_is_a_view_keeps_its_base_alive(c) -> None:
+    """The compiled if and loop hand on the view itself: the buffer it views
+    may not be reused for another array while the result is read."""
+    for fn in (branch_view_then_its_base_reused, loop_view_then_its_base_reused):
+        check_like_numpy(fn, np.arange(6.0), np.array([c]), mode="ast")
+
+
 def maybe_argument_written_and_rebound_in_a_loop(b, c):
     if c[0] > 1:
         v = b

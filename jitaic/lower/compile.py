@@ -172,7 +172,7 @@ class Regions:
 
 
 def _result(em: Emitter, graph: Graph, v: Value) -> str:
-    if ops.memory_root(v) in graph.params and v.type.ndim:
+    if v.type.ndim and _may_be_an_argument(graph, v):
         # Never hand out the caller's buffer (or a view of it); copy before the
         # argument updates are written back.
         name = em.fresh("result")
@@ -181,11 +181,16 @@ def _result(em: Emitter, graph: Graph, v: Value) -> str:
     return em(v)
 
 
+def _may_be_an_argument(graph: Graph, v: Value) -> bool:
+    """Whether ``v`` may be (a view of) an argument's buffer when it runs."""
+    return any(root in graph.params for root in ops.memory_roots(v))
+
+
 def _write_updates(em: Emitter, graph: Graph, arg_names: list[str]) -> None:
     staged = []
     for index, v in graph.updates.items():
         source = em(v)
-        if ops.memory_root(v) in graph.params and v.type.ndim:
+        if v.type.ndim and _may_be_an_argument(graph, v):
             source = em.fresh("staged")
             em.line(f"{source} = {copy_of(em(v))}")
         staged.append((index, source))

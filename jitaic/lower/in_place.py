@@ -101,6 +101,13 @@ def _lifetimes(live_out: Sequence[Value], schedule: list[Scheduled]) -> _Lifetim
                 if v is node.inputs[0]:
                     views.setdefault(id(v), []).append(node)
             last_use[id(v)] = max(last_use.get(id(v), -1), use)
+        for out in node.outputs if node.regions else ():
+            # an if's or loop's output may be the very buffer a branch yields or
+            # the loop comes in with (views included): those live as long
+            for root in ops.memory_roots(out)[1:]:
+                end = last_use.get(id(out), -1)
+                last_use[id(root)] = max(last_use.get(id(root), -1), end)
+                read_itself[id(root)] = max(read_itself.get(id(root), -1), end)
     fresh = {id(n.outputs[0]) for n in nodes
              if ops.VIEW not in n.op.traits and n.op is not ops.constant and not n.regions
              and len(n.outputs) == 1}

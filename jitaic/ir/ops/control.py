@@ -13,6 +13,7 @@ from jitaic.ir.ops.core import (
     HAS_REGION,
     check_dtype,
     define,
+    memory_root,
 )
 from jitaic.ir.types import TensorType
 
@@ -135,6 +136,31 @@ def _for_reference(start, stop, step, *carried, regions):
 
 
 for_loop = define("for_loop", _loop_infer, _for_reference, (HAS_REGION, CONTROL_FLOW), complex=True)
+
+
+def memory_roots(value) -> list:
+    """The values whose buffers ``value`` may be at run time: its view base
+    (``memory_root``), and where that is an output of an if or loop, the
+    buffers of what a branch yields there, or what the loop comes in with
+    (it may run no iteration) or an iteration yields (compiled code hands on
+    arrays, views included, without copying them)."""
+    found, todo, seen = [], [value], set()
+    while todo:
+        root = memory_root(todo.pop())
+        if id(root) in seen:
+            continue
+        seen.add(id(root))
+        found.append(root)
+        node = root.producer
+        if node is None or node.op not in (cond, for_loop, while_loop):
+            continue
+        i, body = root.index, node.regions[-1]
+        todo += [r.results[i] for r in node.regions if r.results is not None
+                 and len(r.results) == len(node.outputs)]
+        if node.op is not cond:
+            todo.append(node.inputs[i + (3 if node.op is for_loop else 0)])
+        todo = [v for v in todo if v not in body.params]
+    return found
 
 
 
