@@ -160,6 +160,16 @@ class Regions:
             self._written[id(region)] = decisions.written
         return self._written[id(region)]
 
+    def owns(self, output: Value) -> bool:
+        """Whether a loop's output is a buffer of the loop's own: the body
+        stores into that carried array in place (the loop copies its initial
+        value, or takes it over where nothing reads it after)."""
+        node = output.producer
+        if node.op not in (ops.for_loop, ops.while_loop):
+            return False
+        params = node.regions[-1].params[1 if node.op is ops.for_loop else 0:]
+        return id(params[output.index]) in self.loop_writes(node)
+
     def loop_writes(self, node: Node) -> set[int]:
         """The carried params a loop's body stores into in place."""
         body = node.regions[-1]
@@ -172,7 +182,7 @@ class Regions:
 
 
 def _result(em: Emitter, graph: Graph, v: Value) -> str:
-    if v.type.ndim and _may_be_an_argument(graph, v):
+    if v.type.ndim and _may_be_an_argument(em, graph, v):
         # Never hand out the caller's buffer (or a view of it); copy before the
         # argument updates are written back.
         name = em.fresh("result")
@@ -181,16 +191,16 @@ def _result(em: Emitter, graph: Graph, v: Value) -> str:
     return em(v)
 
 
-def _may_be_an_argument(graph: Graph, v: Value) -> bool:
+def _may_be_an_argument(em: Emitter, graph: Graph, v: Value) -> bool:
     """Whether ``v`` may be (a view of) an argument's buffer when it runs."""
-    return any(root in graph.params for root in ops.memory_roots(v))
+    return any(root in graph.params for root in ops.memory_roots(v, em.regions.owns))
 
 
 def _write_updates(em: Emitter, graph: Graph, arg_names: list[str]) -> None:
     staged = []
     for index, v in graph.updates.items():
         source = em(v)
-        if v.type.ndim and _may_be_an_argument(graph, v):
+        if v.type.ndim and _may_be_an_argument(em, graph, v):
             source = em.fresh("staged")
             em.line(f"{source} = {copy_of(em(v))}")
         staged.append((index, source))

@@ -45,6 +45,7 @@ def decide(schedule: list[Scheduled], live_out: Sequence[Value],
     work than ``parallel_min_work`` (or all, if None) run serially."""
     life = _lifetimes(live_out, schedule)
     loops = _loops_writing_in_place(life, loop_writes) if loop_writes else {}
+    _keep_yielded_buffers_alive(life)
     owned = _owned_params(carried, live_out, life) if carried else set()
     taken = _loop_takeovers(life, loops, owned)
     pairs, copied = _overwritable(life, owned)
@@ -101,13 +102,6 @@ def _lifetimes(live_out: Sequence[Value], schedule: list[Scheduled]) -> _Lifetim
                 if v is node.inputs[0]:
                     views.setdefault(id(v), []).append(node)
             last_use[id(v)] = max(last_use.get(id(v), -1), use)
-        for out in node.outputs if node.regions else ():
-            # an if's or loop's output may be the very buffer a branch yields or
-            # the loop comes in with (views included): those live as long
-            for root in ops.memory_roots(out)[1:]:
-                end = last_use.get(id(out), -1)
-                last_use[id(root)] = max(last_use.get(id(root), -1), end)
-                read_itself[id(root)] = max(read_itself.get(id(root), -1), end)
     fresh = {id(n.outputs[0]) for n in nodes
              if ops.VIEW not in n.op.traits and n.op is not ops.constant and not n.regions
              and len(n.outputs) == 1}
@@ -158,6 +152,25 @@ def _loops_writing_in_place(life: _Lifetimes, loop_writes: LoopWrites
                                if id(param) in writes]
             life.loop_owned.update(id(out) for _, out in loops[id(node)])
     return loops
+
+
+def _keep_yielded_buffers_alive(life: _Lifetimes) -> None:
+    """An if's or loop's output may be the very buffer a branch yields or the
+    loop comes in with (compiled code hands arrays on as they are, views
+    included): those buffers live as long as the output. Not the outputs of
+    loops that store into their carried buffer in place: those own it (they
+    copy the initial value, or take it over where nothing reads it after)."""
+    def owned(output: Value) -> bool:
+        return id(output) in life.loop_owned
+
+    for node in life.nodes:
+        for out in node.outputs if node.regions else ():
+            if owned(out) or id(out) not in life.last_use:
+                continue
+            end = life.last_use[id(out)]
+            for root in ops.memory_roots(out, owned)[1:]:
+                life.last_use[id(root)] = max(life.last_use.get(id(root), -1), end)
+                life.read_itself[id(root)] = max(life.read_itself.get(id(root), -1), end)
 
 
 def _loop_takeovers(life: _Lifetimes, loops: dict[int, list[tuple[Value, Value]]],

@@ -138,12 +138,23 @@ def _for_reference(start, stop, step, *carried, regions):
 for_loop = define("for_loop", _loop_infer, _for_reference, (HAS_REGION, CONTROL_FLOW), complex=True)
 
 
-def memory_roots(value) -> list:
+def _runs(loop) -> bool:
+    """Whether a for loop runs at least once, by its constant bounds."""
+    if loop.op is not for_loop or any(v.producer is None or v.producer.op is not constant
+                                      for v in loop.inputs[:3]):
+        return False
+    start, stop, step = (int(v.producer.attrs["value"]) for v in loop.inputs[:3])
+    return step != 0 and len(range(start, stop, step)) > 0
+
+
+def memory_roots(value, owned=lambda output: False) -> list:
     """The values whose buffers ``value`` may be at run time: its view base
     (``memory_root``), and where that is an output of an if or loop, the
     buffers of what a branch yields there, or what the loop comes in with
     (it may run no iteration) or an iteration yields (compiled code hands on
-    arrays, views included, without copying them)."""
+    arrays, views included, without copying them). ``owned(output)``: the
+    loop's output is a buffer of its own (lowering copies the initial value
+    of a carried array the body stores into)."""
     found, todo, seen = [], [value], set()
     while todo:
         root = memory_root(todo.pop())
@@ -152,14 +163,21 @@ def memory_roots(value) -> list:
         seen.add(id(root))
         found.append(root)
         node = root.producer
-        if node is None or node.op not in (cond, for_loop, while_loop):
+        if node is None or node.op not in (cond, for_loop, while_loop) or owned(root):
             continue
         i, body = root.index, node.regions[-1]
-        todo += [r.results[i] for r in node.regions if r.results is not None
-                 and len(r.results) == len(node.outputs)]
-        if node.op is not cond:
-            todo.append(node.inputs[i + (3 if node.op is for_loop else 0)])
-        todo = [v for v in todo if v not in body.params]
+        inits = node.inputs[3:] if node.op is for_loop else node.inputs
+        params = body.params[1:] if node.op is for_loop else body.params
+        for region in node.regions:
+            if len(region.results) != len(node.outputs):
+                continue  # (a while loop's test)
+            yielded = region.results[i]
+            base = memory_root(yielded)
+            # an iteration that hands on what it came in with (maybe swapped)
+            todo.append(inits[params.index(base)] if node.op is not cond and any(
+                base is p for p in params) else yielded)
+        if node.op is not cond and not _runs(node):
+            todo.append(inits[i])
     return found
 
 
