@@ -643,6 +643,20 @@ def loop_view_then_its_base_reused(x, c):
     return v + z[1:]
 
 
+def views_swapped_by_a_loop_then_their_base_reused(x):
+    y = x * 2.0
+    u, v = y[1:], y[:-1]
+    for _ in range(3):  # runs: u is what v came in as
+        u, v = v, u
+    z = y * 3.0
+    return u + z[1:]
+
+
+def test_views_a_loop_swaps_keep_their_base_alive() -> None:
+    check_like_numpy(views_swapped_by_a_loop_then_their_base_reused, np.arange(6.0),
+                     mode="ast")
+
+
 @pytest.mark.parametrize("c", [0.0, 5.0])
 def test_an_if_or_loop_result_that_is_a_view_keeps_its_base_alive(c) -> None:
     """The compiled if and loop hand on the view itself: the buffer it views
