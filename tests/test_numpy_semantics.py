@@ -568,6 +568,24 @@ def test_views_that_differ_by_branch_see_writes_into_their_arrays(c) -> None:
                      np.arange(3.0) + 10, np.array([c]), mode="ast")
 
 
+def loss_through_a_view_of_one_branch(b, c):
+    b = b * 1.0  # (grad's argument is not written)
+    if c[0] > 1:
+        v = b[1:]
+    else:
+        v = b[:2] * 2
+    b *= 3.0  # reaches v where it views b
+    return (np.sin(v) * v).sum()
+
+
+@pytest.mark.parametrize("c", [0.0, 5.0])
+def test_the_gradient_through_a_view_of_one_branch_is_the_finite_difference(c) -> None:
+    b, flag = np.array([0.3, -0.7, 1.1]), np.array([c])
+    grad = jitaic.jit(jitaic.grad(loss_through_a_view_of_one_branch), mode="ast")(b, flag)
+    np.testing.assert_allclose(grad, finite_difference(loss_through_a_view_of_one_branch,
+                                                       [b, flag], 0), rtol=1e-6, atol=1e-8)
+
+
 def rebound_in_a_while_loop_then_written(b, n):
     v = b[:2]
     while n[0] > 5:
