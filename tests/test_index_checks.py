@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import jitaic
-from jitaic.lower import loop_ir
+from jitaic.lower import loop_ir, loop_passes
 from jitaic.lower.loop_ir import Assign, If, IndexCheck, Line, Loop
 
 
@@ -19,7 +19,7 @@ def check() -> IndexCheck:
 def unrepeated(body: list) -> list[str]:
     """The rendered lines of ``body`` after the pass."""
     fn = loop_ir.Function("f", [], body, fresh=str)
-    loop_ir.drop_repeated_index_checks(fn)
+    loop_passes.drop_repeated_index_checks(fn)
     return loop_ir.render_block(fn.body, "")
 
 

@@ -16,7 +16,7 @@ from jitaic import config
 from jitaic.ir import ops
 from jitaic.ir.graph import Value, make_node
 from jitaic.ir.types import TensorType
-from jitaic.lower import codegen, loop_ir, runtime
+from jitaic.lower import codegen, loop_ir, loop_passes, runtime
 from jitaic.lower.kernels.scalar import scalar_expression
 
 
@@ -54,7 +54,7 @@ def test_a_long_row_is_reduced_in_subtrees_of_numpys_pairwise_sum():
     em = _emitter(parallel=False)
     _row_sum(em, 10_000, 1024, whole=True)
     lines = _lines(em)
-    lengths, program = loop_ir.pairwise_chunks(10_000, 1024)
+    lengths, program = loop_passes.pairwise_chunks(10_000, 1024)
     assert sum(lengths) == 10_000 and max(lengths) <= 1024 and program.count(1) == len(lengths)
     sizes, starts, tree = em.constants
     np.testing.assert_array_equal(sizes, lengths)
@@ -93,7 +93,7 @@ def test_scratch_inside_a_parallel_loop_is_allocated_once_per_thread():
         em.scratch("lanes = np.empty(8)")  # the same buffer asked for twice: once
         em.store("out", ["i", "j"], "lanes[j]")
     assert _lines(em) == [
-        "numba_threads = rt.limit_threads()", f"threads = {loop_ir.THREAD_BLOCKS}",
+        "numba_threads = rt.limit_threads()", f"threads = {loop_passes.THREAD_BLOCKS}",
         "for thread in numba.prange(threads):", "lanes = np.empty(8)",
         "for i in range(thread * 100 // threads, (thread + 1) * 100 // threads):",
         "for j in range(4):", "out[i, j] = lanes[j]", "rt.restore_threads(numba_threads)"]

@@ -16,7 +16,7 @@ import pytest
 from helpers import emitted_lines
 
 import jitaic
-from jitaic.lower import codegen, loop_ir, threads
+from jitaic.lower import codegen, loop_ir, loop_passes, threads
 
 # /proc/stat of a 4-CPU machine (user nice system idle iowait irq softirq steal ...)
 STAT = """cpu  400 0 40 4000 4 0 4 4 0 0
@@ -143,7 +143,7 @@ def test_a_long_functions_parallel_loops_are_functions_of_their_own(monkeypatch)
     """numba's parfor passes then run over the loop, not the whole function;
     the helper takes what the loop reads and gives back what it assigns and
     the rest of the function reads (here a reduction's accumulator)."""
-    monkeypatch.setattr(loop_ir, "OUTLINE_FROM_STATEMENTS", 3)
+    monkeypatch.setattr(loop_passes, "OUTLINE_FROM_STATEMENTS", 3)
     em = _emitter()
     em.line("acc = 0.0")
     em.line("unused = 1.0")

@@ -18,7 +18,7 @@ import numpy as np
 from jitaic import config
 from jitaic.ir.graph import Value
 from jitaic.ir.int_ranges import IntRanges
-from jitaic.lower import buffers, loop_ir
+from jitaic.lower import buffers, loop_ir, loop_passes
 
 
 def comment_text(text: str) -> str:
@@ -319,7 +319,7 @@ class Emitter:
 
     def scratch(self, text: str) -> None:
         """An assignment allocating a fixed-size scratch buffer: once per call,
-        or once per thread inside a parallel loop (``loop_ir.place_scratch``)."""
+        or once per thread inside a parallel loop (``loop_passes.place_scratch``)."""
         self.emit(loop_ir.Scratch(*_assignment(text)))
 
     @contextmanager
@@ -426,7 +426,7 @@ class Emitter:
         fn = loop_ir.Function(name, list(params), self.body, self.fresh, self.constant_arg,
                               self.constant_names, self.parallel_min_work, self.uses_prange,
                               prologue=list(self.prologue))
-        loop_ir.run_passes(fn)
+        loop_passes.run_passes(fn)
         self.launches_threads |= fn.uses_prange or bool(fn.helpers)
         self.uses_prange = fn.uses_prange  # (its parallel loops may be helpers now)
         return fn
