@@ -43,7 +43,7 @@ from jitaic.passes.cleanup import eliminate_common_subexpressions, eliminate_dea
 from jitaic.passes.fold import MAX_FOLDED_ELEMENTS, fold_constants
 from jitaic.passes.pipeline import MAX_ROUNDS, PASS_SECONDS, PIPELINE, optimize
 from jitaic.passes.simplify import REASSOCIATION_RULES, RULES, simplify
-from jitaic.tracer import control_flow
+from jitaic.tracer import control_flow, loops
 from jitaic.tracer.trace import trace
 
 # The reference interpreter runs these tests, numba a fixed sample of them and
@@ -240,7 +240,7 @@ def cse_in_bodies(x, n):
     def negative(acc):
         return (np.cos(acc) * 3,)  # a sibling body's cos(acc) is not visible
 
-    (acc,) = control_flow.for_loop(0, n[0], 1, body, [x])
+    (acc,) = loops.for_loop(0, n[0], 1, body, [x])
     (picked,) = control_flow.cond(acc.sum() > 0, positive, negative, [acc])
     return outer + picked
 
@@ -537,7 +537,7 @@ def over_indices(term: Callable, start: int = 2, stop: int = 6, step: int = 1) -
     def fn(x):
         def body(i, acc):
             return (acc + term(i),)
-        return control_flow.for_loop(start, stop, step, body, [x])[0]
+        return loops.for_loop(start, stop, step, body, [x])[0]
     return fn
 
 

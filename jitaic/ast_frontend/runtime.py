@@ -2,7 +2,7 @@
 
 Each helper looks at the values it gets: Python values run plain Python
 (decided while tracing, like ``if x.shape[0] > 3``); traced values record the
-structured control-flow ops of ``jitaic.tracer.control_flow``.
+structured control-flow ops of ``jitaic.tracer.control_flow`` and ``loops``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from jitaic.errors import (
     user_location,
 )
 from jitaic.ir import ops
-from jitaic.tracer import control_flow
+from jitaic.tracer import control_flow, loops
 from jitaic.tracer import numpy as tnp
 from jitaic.tracer.core import Tracer, emit
 from jitaic.tracer.numpy.common import require
@@ -316,7 +316,7 @@ def while_stmt(test_fn: Callable, body_fn: Callable, values: Sequence,
 
     def loop(state, body, init, names, observed):
         test = containers.installing(test_fn, state)
-        return control_flow.while_loop(test, body, init, names, observed)
+        return loops.while_loop(test, body, init, names, observed)
 
     try:
         return _compiled_loop(loop, body_fn, body_fn, values, names, observed)
@@ -342,7 +342,7 @@ def _indexed_loop(start, stop, step, body_fn: Callable, source: Callable, values
         return tuple(values)
 
     def loop(_state, body, init, names, observed):
-        return control_flow.for_loop(start, stop, step, body, init, names, observed)
+        return loops.for_loop(start, stop, step, body, init, names, observed)
 
     try:
         return _compiled_loop(loop, body_fn, source, values, names, observed)

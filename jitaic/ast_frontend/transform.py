@@ -246,7 +246,7 @@ class ControlFlowRewriter(ast.NodeTransformer):
 
     def _observed(self, loop: ast.stmt, carried: list[str]) -> ast.Tuple:
         """The carried variables read after the loop: whose dtype the loop
-        leaves matters (control_flow._trip_dependent)."""
+        leaves matters (tracer/loops.py, _trip_dependent)."""
         read = self.defuse.read_outside(loop)
         return _constants([c for c in carried if c in read])
 

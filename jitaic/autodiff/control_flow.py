@@ -34,7 +34,7 @@ from jitaic.autodiff.vjp_rules import is_differentiable
 from jitaic.errors import UnsupportedError, at
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Region, Value, make_node
-from jitaic.tracer import control_flow
+from jitaic.tracer import control_flow, loops
 from jitaic.tracer import numpy as tnp
 from jitaic.tracer.core import Tracer, current, new_tracer
 
@@ -248,7 +248,7 @@ def _backward_loop(init: list[Value], body: Region, n: object, restore: Callable
         return (*new_g, *(cts[id(w)] for w in captured), *starts)
 
     ends = [new_tracer(undo.finals[j], scalar=False) for j in undone]
-    outs = control_flow.for_loop(0, n, 1, reverse,
+    outs = loops.for_loop(0, n, 1, reverse,
                                  [*gs, *(_zeros(w) for w in captured), *ends])
     pairs = [(init[j], outs[m]) for m, j in enumerate(float_carried)]
     pairs += list(zip(captured, outs[n_g:n_g + n_acc], strict=True))
@@ -350,7 +350,7 @@ def _for_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
         stacks = [tnp.full_value((n + 1, *init[j].shape), 0, init[j].dtype) for j in stacked]
         logs = [tnp.full_value((n, *shape), 0, dtype) for shape, dtype in entry_types]
         saves = [tnp.full_value((n, *v.shape), 0, v.dtype) for v in expensive]
-        return control_flow.for_loop(start, stop, step, record,
+        return loops.for_loop(start, stop, step, record,
                                      [*(new_tracer(v) for v in init), *stacks, *logs, *saves])
 
     outs = _in_place_of(node, 0, recording_loop)
@@ -510,7 +510,7 @@ def _while_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
         saves = [new_tape(v.shape, v.dtype, slot)
                  for v, slot in zip(expensive, save_slots, strict=True)]
         zero = tnp.astype(tnp.as_tracer(0), np.int64)
-        return control_flow.while_loop(keep_going, record,
+        return loops.while_loop(keep_going, record,
                                        [*state, *tapes, *logs, *saves, zero])
 
     outs = _in_place_of(node, offset, recording_loop)
@@ -579,14 +579,14 @@ def _recomputing_vjp(node: Node, body: Region, test: Region | None, init: list[V
 
     def counting_loop():
         zero = tnp.astype(tnp.as_tracer(0), np.int64)
-        return control_flow.while_loop(keep_going,
+        return loops.while_loop(keep_going,
                                        lambda *c: (*advance(list(c[:k])), c[k] + 1),
                                        [*state, zero])
 
     count = _in_place_of(node, 1 if indexed else 0, counting_loop)[k]
 
     def restore(t):
-        rows = control_flow.for_loop(0, t, 1, lambda _, *c: tuple(advance(list(c))), state)
+        rows = loops.for_loop(0, t, 1, lambda _, *c: tuple(advance(list(c))), state)
         rows = [r.value for r in rows]
         return {id(p): r for p, r in zip(body.params, rows, strict=True)}, rows[k - len(init):]
 

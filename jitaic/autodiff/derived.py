@@ -18,7 +18,7 @@ import numpy as np
 
 from jitaic.autodiff.reverse import _Transformed, _vjp_traced, grad, value_and_grad_traced
 from jitaic.errors import UnsupportedError
-from jitaic.tracer import control_flow
+from jitaic.tracer import loops
 from jitaic.tracer import numpy as tnp
 from jitaic.tracer.core import Tracer, is_tracing
 from jitaic.tracer.numpy_proxy import traceable
@@ -147,6 +147,6 @@ def _one_hot_loop(basis_of: Tracer, apply: Callable[[Tracer], Tracer],
         table[k] = tnp.reshape(apply(tnp.reshape(e, basis_of.shape)), (m,))
         return (table,)
 
-    (table,) = control_flow.for_loop(0, n, 1, row, [tnp.full_value((n, m), 0.0,
+    (table,) = loops.for_loop(0, n, 1, row, [tnp.full_value((n, m), 0.0,
                                                                    result_like.dtype)])
     return table
