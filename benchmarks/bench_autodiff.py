@@ -442,8 +442,10 @@ def gradient_rows(rng) -> list[Row]:
 
 def run_row(row: Row, opts) -> dict[str, Cell]:
     builders = {k: b for k, b in row.builders.items() if b is not None}
-    expected = row.reference(*row.args)
-    cells = harness.run_impls(builders, row.args, expected, opts, rtol=row.rtol, atol=row.atol)
+    args = harness.as_dtype(row.args, opts.dtype)
+    expected = row.reference(*args)
+    rtol, atol = harness.tolerances(row.rtol, row.atol, opts.dtype)
+    cells = harness.run_impls(builders, args, expected, opts, rtol=rtol, atol=atol)
     harness.progress(row.name, row.size, cells)
     return cells
 
@@ -464,10 +466,12 @@ def bench_while(rng, opts) -> tuple[str, str, dict[str, Cell], int]:
         "jax grad": jax_or_none(jax.jacfwd(while_loss_jax) if jax else None),
     }
     builders = {k: b for k, b in builders.items() if b is not None}
-    checks = {k: (fd, 1e-6, 1e-7) for k in builders if k.endswith("grad")}
-    cells = harness.run_impls(
-        builders, (w, y0), while_loss(w, y0), opts, rtol=1e-10, atol=1e-12, checks=checks
-    )
+    # in float32 the differences stay float64's: float32's own would be noise
+    checks = {k: (fd, *harness.tolerances(1e-6, 1e-7, opts.dtype))
+              for k in builders if k.endswith("grad")}
+    args = harness.as_dtype((w, y0), opts.dtype)
+    cells = harness.run_impls(builders, args, while_loss(*args), opts,
+                              *harness.tolerances(1e-10, 1e-12, opts.dtype), checks=checks)
     row = (WHILE, "256", cells, iterations)
     harness.progress(*row[:3])
     return row

@@ -365,7 +365,7 @@ def workloads(quick: bool) -> list[Workload]:
 
 
 def run_workload(w: Workload, impls: list[str], rng, opts) -> dict[str, Cell]:
-    args = w.make(rng)
+    args = harness.as_dtype(w.make(rng), opts.dtype)
     expected = w.numpy_fn(*args)
     builders = {
         "numpy": numpy_impl(w.numpy_fn),
@@ -375,7 +375,8 @@ def run_workload(w: Workload, impls: list[str], rng, opts) -> dict[str, Cell]:
         harness.TORCH: harness.torch_impl(w.numpy_fn),
     }
     builders = {impl: builders[impl] for impl in impls}
-    return harness.run_impls(builders, args, expected, opts, rtol=w.rtol, atol=w.atol)
+    rtol, atol = harness.tolerances(w.rtol, w.atol, opts.dtype)
+    return harness.run_impls(builders, args, expected, opts, rtol=rtol, atol=atol)
 
 
 def frontend(c: Cell | None) -> str:

@@ -4,7 +4,8 @@
     python benchmarks/bench_core.py --quick    # fewer repeats and smaller sizes, < 1 minute
     python benchmarks/bench_core.py --filter softmax
 
-Everything runs side by side in one process, float64 throughout.  Before any
+Everything runs side by side in one process, float64 throughout (``--dtype
+float32``: every array float32).  Before any
 timing, every implementation's result is checked against NumPy; a wrong or
 failing implementation is reported as such and not timed (exit status 1).
 
@@ -335,7 +336,7 @@ def workloads(quick: bool) -> list[Workload]:
 
 
 def run_workload(w: Workload, impls: list[str], rng, opts: Options) -> dict[str, Cell]:
-    args = w.make(rng)
+    args = harness.as_dtype(w.make(rng), opts.dtype)
     expected = w.numpy_fn(*args)
     builders = {
         "numpy": numpy_impl(w.numpy_fn),
@@ -346,7 +347,8 @@ def run_workload(w: Workload, impls: list[str], rng, opts: Options) -> dict[str,
         harness.SERIAL: jitaic_impl(w.numpy_fn, parallel=False),
     }
     builders = {impl: builders[impl] for impl in impls}
-    return harness.run_impls(builders, args, expected, opts, rtol=w.rtol, atol=w.atol)
+    rtol, atol = harness.tolerances(w.rtol, w.atol, opts.dtype)
+    return harness.run_impls(builders, args, expected, opts, rtol=rtol, atol=atol)
 
 
 def per_call_overhead(repeats: int) -> dict[str, float]:

@@ -99,6 +99,7 @@ class Options:
     busy: str = ""  # where a hog process keeps a CPU busy while measuring, if it does
     markdown: str = ""  # where the report also goes (--markdown), with a plot beside it
     torch: bool = False  # bench_control's torch.compile column (--torch)
+    dtype: str = "float64"  # the floating-point type of every workload's arrays (--dtype)
 
     def selected(self, name: str) -> bool:
         """Whether a workload called ``name`` passes ``--filter``."""
@@ -116,6 +117,9 @@ def parse_args(description: str, argv: list[str] | None = None) -> Options:
     ap.add_argument("--torch", action="store_true",
                     help="bench_control: add torch.compile's column (its first calls unroll "
                          "the Python loops: minutes per workload)")
+    ap.add_argument("--dtype", choices=("float64", "float32"), default="float64",
+                    help="the floating-point type of the workloads' arrays (float32: "
+                         "tolerances of float32 arithmetic)")
     ap.add_argument("--markdown", default="", metavar="FILE.md",
                     help="also write the report to FILE.md and a plot of the cached-call "
                          "speed-ups to FILE.svg (matplotlib), for the docs")
@@ -130,6 +134,7 @@ def parse_args(description: str, argv: list[str] | None = None) -> Options:
         busy=start_cpu_hog() if opts.busy else "",
         markdown=opts.markdown,
         torch=opts.torch,
+        dtype=opts.dtype,
     )
 
 
@@ -186,10 +191,36 @@ def print_header(title: str, opts: Options) -> None:
            if torch is not None else ", torch not installed")
         + f"; {cpu_model()}, {os.cpu_count()} cpus; "
         f"BLAS threads {os.environ['OPENBLAS_NUM_THREADS']}; "
-        f"median of {opts.repeats} repeats; float64"
+        f"median of {opts.repeats} repeats; {opts.dtype}"
         + (f"; BUSY: another process spins on {opts.busy}" if opts.busy else "")
         + "\n"
     )
+
+
+def as_dtype(value, dtype: str):
+    """``value`` with its floating-point arrays (in tuples, lists and dicts
+    too) converted to ``dtype``; Python numbers stay as they are, as NumPy's
+    promotion treats them (a float32 array times 0.5 stays float32)."""
+    if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+        return value.astype(dtype)
+    if isinstance(value, tuple | list):
+        return type(value)(as_dtype(v, dtype) for v in value)
+    if isinstance(value, dict):
+        return {k: as_dtype(v, dtype) for k, v in value.items()}
+    return value
+
+
+# Tolerances no check is stricter than for float32 results: rounding errors of
+# 2**-24 per operation, summed over reductions of up to 1e7 elements in
+# NumPy's pairwise order or a hand-written loop's sequential one.
+FLOAT32_TOLERANCE = (1e-4, 1e-5)
+
+
+def tolerances(rtol: float, atol: float, dtype: str) -> tuple[float, float]:
+    """A workload's float64 ``(rtol, atol)``, loosened to float32's where it runs in float32."""
+    if dtype == "float32":
+        return max(rtol, FLOAT32_TOLERANCE[0]), max(atol, FLOAT32_TOLERANCE[1])
+    return rtol, atol
 
 
 def cpu_model() -> str:
