@@ -637,8 +637,9 @@ def _printable(text: str) -> str:
 
 
 def _log_compile(name: str, spec: Specialization) -> None:
-    """JITAIC_DEBUG=1 logs each compile (INFO), 2 adds the IR, the passes'
-    times and the rewrite rules that fired, 3 the generated source (DEBUG)."""
+    """JITAIC_DEBUG=1 logs each compile (INFO), 2 adds the IR, the graph and
+    loop passes' times and the rewrite rules that fired, 3 the generated
+    source (DEBUG)."""
     level = config.get("debug")
     if not level:
         return
@@ -658,6 +659,10 @@ def _log_compile(name: str, spec: Specialization) -> None:
     if level >= 2:
         log.debug("IR of %s:\n%s", name, spec.ir)
         log.debug("graph passes of %s: %s", name, spec.pass_log.summary())
+        if compiled is not None:
+            times = compiled.loops.pass_seconds.items()
+            log.debug("loop passes of %s: %s", name,
+                      ", ".join(f"{p} {1e3 * s:.1f} ms" for p, s in times))
     if level >= 3:
         log.debug("generated source of %s:\n%s", name, spec.source)
 

@@ -197,6 +197,17 @@ def test_lowered_shows_the_loop_ir_and_the_dump_knob_logs_it(caplog):
     assert dumps[1].split("\n", 1)[1] == text
 
 
+def test_loop_passes_are_timed_and_their_times_logged_at_debug_2(caplog):
+    x = np.random.default_rng(0).standard_normal((64, 128))
+    with config.override(debug=2, cache_dir="off"), \
+            caplog.at_level(logging.DEBUG, logger="jitaic"):
+        jitaic.jit(softmax)(x)
+    messages = [r.getMessage() for r in caplog.records]
+    line = next(m for m in messages if m.startswith("loop passes of softmax: "))
+    timed = [part.rsplit(" ", 2)[0] for part in line.split(": ", 1)[1].split(", ")]
+    assert timed == [name for name, _ in loop_passes.LOOP_PASSES]
+
+
 UNCAST_OPS = [ops.add, ops.subtract, ops.multiply, ops.true_divide, ops.negative, ops.where,
               ops.less, ops.less_equal, ops.greater, ops.greater_equal, ops.equal, ops.not_equal]
 

@@ -171,6 +171,7 @@ class Function:
     uses_prange: bool = False  # set by passes that make a parallel loop
     prologue: list = field(default_factory=list)  # scratch, once per call
     helpers: list[Function] = field(default_factory=list)  # parallel loops, outlined
+    pass_seconds: dict[str, float] = field(default_factory=dict)  # per loop pass (run_passes)
 
 
 def blocks_of(stmt: Stmt) -> list[list]:

@@ -10,6 +10,7 @@ last, long functions' parallel loops outlined into helpers.
 from __future__ import annotations
 
 import re
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import fields
@@ -491,12 +492,15 @@ LOOP_PASSES: list[tuple[str, Callable[[Function], None]]] = [
 
 
 def run_passes(fn: Function) -> Function:
-    """The loop passes in order, logging the IR around those ``JITAIC_DUMP_IR``
-    names (``after:split_by_thread``; ``loops``: after the last one)."""
+    """The loop passes in order, timing each (``fn.pass_seconds``) and logging
+    the IR around those ``JITAIC_DUMP_IR`` names (``after:split_by_thread``;
+    ``loops``: after the last one)."""
     for name, run in LOOP_PASSES:
         if config.dump_requested("before", name):
             config.debug_log().debug("loop IR before %s:\n%s", name, format_loops(fn))
+        start = time.perf_counter()
         run(fn)
+        fn.pass_seconds[name] = time.perf_counter() - start
         if config.dump_requested("after", name):
             config.debug_log().debug("loop IR after %s:\n%s", name, format_loops(fn))
     if "loops" in str(config.get("dump_ir")).split(","):
