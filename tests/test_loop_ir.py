@@ -21,8 +21,7 @@ from jitaic.lower.kernels.scalar import scalar_expression
 
 
 def _emitter(parallel: bool = True) -> codegen.Emitter:
-    em = codegen.Emitter()
-    em.parallel_min_work = 1 if parallel else None
+    em = codegen.Emitter(parallel_min_work=1 if parallel else None)
     return em
 
 

@@ -122,8 +122,7 @@ def test_parallel_loops_give_the_same_bits_on_fewer_threads(rng, cap_of_one, mon
 
 
 def _emitter() -> codegen.Emitter:
-    em = codegen.Emitter()
-    em.parallel_min_work = 1
+    em = codegen.Emitter(parallel_min_work=1)
     return em
 
 

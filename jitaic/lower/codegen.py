@@ -10,7 +10,7 @@ import functools
 import keyword
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 
 import numpy as np
@@ -184,7 +184,12 @@ class Emitter:
     function (hoisting, scratch placement, thread limits, per-thread blocks,
     repeated checks) are the loop passes', run by ``function``."""
 
-    def __init__(self) -> None:
+    def __init__(self, ranges: IntRanges | None = None, parallel_min_work: int | None = None,
+                 regions: Callable[[Emitter], object] | None = None) -> None:
+        """``ranges``: bounds of the graph's integers; ``parallel_min_work``:
+        the work from which a loop runs on threads (None: serial loops only);
+        ``regions``: what plans and emits control-flow bodies, made for this
+        emitter (compile.Regions)."""
         self.body: list[loop_ir.Stmt] = []
         self._open: list[list[loop_ir.Stmt]] = [self.body]  # innermost block last
         self._names: dict[int, str] = {}
@@ -195,7 +200,7 @@ class Emitter:
         self.constant_names: list[str] = []
         self.scalar_constants: dict[str, str] = {}  # literal -> its variable
         self.prologue: list[loop_ir.Stmt] = []  # statements at the top of the function
-        self.parallel_min_work: int | None = None  # None: serial loops only
+        self.parallel_min_work = parallel_min_work
         self.uses_prange = False
         self.launches_threads = False  # a prange, or a helper that runs one (rt.split_dot)
         self.overwritable: set[tuple[int, int]] = set()  # (id(value), id(node))
@@ -207,10 +212,10 @@ class Emitter:
         # (id(value), axis) -> its run-time extent, where one of 1 stretches
         # (NumPy's broadcasting, checked when it runs): loads read element 0
         self.stretched: dict[tuple[int, int], str] = {}
-        self.regions = None  # plans and emits control-flow bodies (compile.Regions)
-        self.ranges: IntRanges | None = None  # bounds of the graph's integers (generate)
+        self.ranges = ranges
         self._bound: set[str] = set()  # loop variables an enclosing row loop already runs
         self._in_prange = False
+        self.regions = regions(self) if regions is not None else None  # (last: it reads self)
 
     def constant_arg(self, value: np.ndarray) -> str:
         self.constants.append(value)

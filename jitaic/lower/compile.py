@@ -112,13 +112,10 @@ def generate(graph: Graph, param_is_array: Sequence[bool], parallel: bool = True
     """The entry function as loop IR (after the loop passes), the fusion plan
     it follows, and the emitter (names, constants, what the code launches).
     ``param_layouts``: numba's layout of each array argument ("C" if not given)."""
-    em = Emitter()
-    em.ranges = IntRanges(graph)
     parallel = parallel and not _has_threaded_product(graph) and threads.parallel_loops_pay()
-    em.parallel_min_work = PARALLEL_MIN_WORK if parallel else None
+    em = Emitter(IntRanges(graph), PARALLEL_MIN_WORK if parallel else None, Regions)
     live_out = (*graph.results, *graph.updates.values())
     schedule = plan(graph.nodes, live_out)
-    em.regions = Regions(em)
     em.take(in_place.decide(schedule, live_out, loop_writes=em.regions.loop_writes,
                             parallel_min_work=em.parallel_min_work))
     arg_names = []
