@@ -11,6 +11,8 @@ from helpers import finite_difference
 
 import jitaic
 
+TIER = "reference"  # the numba tier: tests marked numba and a sample of the rest
+
 
 def branchy(x, w):
     y = x * w
