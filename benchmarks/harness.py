@@ -199,10 +199,12 @@ def print_header(title: str, opts: Options) -> None:
 
 def as_dtype(value, dtype: str):
     """``value`` with its floating-point arrays (in tuples, lists and dicts
-    too) converted to ``dtype``; Python numbers stay as they are, as NumPy's
-    promotion treats them (a float32 array times 0.5 stays float32)."""
-    if isinstance(value, np.ndarray) and value.dtype.kind == "f":
-        return value.astype(dtype)
+    too) converted to ``dtype``, complex ones to the complex type of its
+    precision; Python numbers stay as they are, as NumPy's promotion treats
+    them (a float32 array times 0.5 stays float32)."""
+    if isinstance(value, np.ndarray) and value.dtype.kind in "fc":
+        complex_ = value.dtype.kind == "c"
+        return value.astype(np.result_type(dtype, np.complex64) if complex_ else dtype)
     if isinstance(value, tuple | list):
         return type(value)(as_dtype(v, dtype) for v in value)
     if isinstance(value, dict):
@@ -319,12 +321,14 @@ def check(expected, got, rtol: float, atol: float, where: str = "") -> None:
         for i, (e, g) in enumerate(zip(expected, got)):
             check(e, g, rtol, atol, f"{where}[{i}]")
         return
+    # numba returns every float scalar as a Python float (a float32 sum too)
+    boxed_float = isinstance(got, float) and not isinstance(got, np.floating)
     got = np.asarray(got)
     expected = np.asarray(expected)
     prefix = f"{where}: " if where else ""
     if got.shape != expected.shape:
         raise AssertionError(f"{prefix}shape {got.shape} != NumPy's {expected.shape}")
-    if got.dtype != expected.dtype:
+    if got.dtype != expected.dtype and not (boxed_float and expected.dtype.kind == "f"):
         raise AssertionError(f"{prefix}dtype {got.dtype} != NumPy's {expected.dtype}")
     np.testing.assert_allclose(got, expected, rtol=rtol, atol=atol, err_msg=where)
 
