@@ -95,6 +95,45 @@ def test_an_escape_time_loop_over_complex_values():
     assert got.max() == 40 and got.min() < 5
 
 
+def _near_magnitude(c: float, dtype: np.dtype) -> np.ndarray:
+    """Complex values of magnitude c, within a few ulp of it and on either
+    side, on several angles; and the special values."""
+    part = np.finfo(np.dtype(dtype).char.lower())
+    rng = np.random.default_rng(7)
+    radii = c * (1.0 + part.eps * rng.uniform(-3.0, 3.0, 5000))
+    z = radii * np.exp(2j * np.pi * rng.random(5000))
+    specials = [complex(c, 0), complex(0, -c), np.nan, complex(np.nan, 1), np.inf,
+                complex(np.inf, np.nan), complex(np.nan, -np.inf), complex(-np.inf, 0), 0,
+                1e-300, complex(0, 1e300), complex(3e38, 3e38), complex(1e-45, -1e-45)]
+    with np.errstate(over="ignore"):
+        return np.concatenate([z, np.array(specials)]).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("c", [2.0, 0.1, 1e-30, 1e30, 2.0 ** -460, np.float32(0.1)],
+                         ids=["2", "0.1", "1e-30", "1e30", "2**-460", "float32 0.1"])
+def test_comparisons_of_a_magnitude_with_a_constant_are_numpys(dtype, c):
+    """|z| < c and friends test re**2 + im**2 first (cm.magnitude_compare):
+    on each side of c, at c and a few ulp from it, at NaN and inf, the
+    decision is NumPy's."""
+    def compare(z1, z2, z3, z4, z5, z6):  # a magnitude each: no CSE between them
+        return (np.abs(z1) < c, np.abs(z2) <= c, np.abs(z3) > c, np.abs(z4) >= c,
+                c < np.abs(z5), c >= np.abs(z6))
+
+    z = [_near_magnitude(float(c), dtype) for _ in range(6)]  # (one object: one argument)
+    jitted = jitaic.jit(compare)
+    if 2.0 ** -450 <= c:  # (a square that underflows: |z| decides alone)
+        assert jitted.lower(*z).source().count("cm.magnitude_compare(") == 6
+    got, want = jitted(*z), compare(*z)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_an_escape_time_test_computes_no_magnitude_away_from_its_bound():
+    source = jitaic.jit(lambda z: np.abs(z) < 2.0).lower(np.ones(5, complex)).source()
+    assert "cm.magnitude_compare(" in source and "cm.absolute(" not in source
+
+
 def test_the_reference_interpreter_computes_complex_values_too():
     z = np.array([1 + 2j, 3 - 1j])
     with jitaic.config.override(backend="reference"):

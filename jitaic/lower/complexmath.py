@@ -512,3 +512,20 @@ def absolute(z, one, inf):
     magnitude = larger * np.sqrt(muladd(ratio, ratio, one))
     return inf if re == inf or im == inf else magnitude
 
+
+@numba.njit(inline="always", cache=True)
+def magnitude_compare(z, below, above, c, one, inf, order):
+    """``absolute(z) < c`` (order 0; 1: <=, 2: >, 3: >=) as NumPy decides it,
+    computing |z| only where re**2 + im**2 (in float64) is within [below,
+    above], a band around c**2 wider than both roundings (the caller's): an
+    escape-time loop's test costs a division and a square root otherwise.
+    NaN parts fall in no side, so |z| (inf for an infinite part) decides."""
+    re, im = np.float64(z.real), np.float64(z.imag)
+    squared = re * re + im * im
+    if squared < below:
+        return order < 2
+    if squared > above:
+        return order >= 2
+    m = absolute(z, one, inf)
+    return m < c if order == 0 else m <= c if order == 1 else m > c if order == 2 else m >= c
+

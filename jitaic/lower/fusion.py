@@ -34,6 +34,8 @@ from jitaic.lower.kernels import (
     element_cost,
     emit_reduction,
     load,
+    magnitude_comparison,
+    magnitude_expression,
     region_view,
     render,
     scalar_expression,
@@ -412,10 +414,18 @@ def emit_group(em: Emitter, group: FusionGroup, rows: tuple[str, ...] = ()) -> N
 
     temps: dict[int, str] = {}
     reduction = group.reduction
-    for node in group.nodes[:-1] if reduction else group.nodes:
-        args = [element(v) for v in node.inputs]
+    computed = group.nodes[:-1] if reduction else group.nodes
+    magnitudes = _magnitude_comparisons(group, computed)
+    for node in computed:
+        if id(node) in magnitudes.values():
+            continue  # |z| that only a comparison reads: it computes |z| itself
         temp = em.fresh("e")
-        nest.statements.append((temp, scalar_expression(node, args)))
+        if id(node) in magnitudes:
+            absolute, order, c = magnitude_comparison(node)
+            expr = magnitude_expression(node, absolute, order, c, element(absolute.inputs[0]))
+        else:
+            expr = scalar_expression(node, [element(v) for v in node.inputs])
+        nest.statements.append((temp, expr))
         temps[id(node.output)] = temp
     for v in group.stored:
         nest.stores.append((em(v), temps[id(v)]))
@@ -424,6 +434,22 @@ def emit_group(em: Emitter, group: FusionGroup, rows: tuple[str, ...] = ()) -> N
     else:
         (x,) = reduction.inputs
         emit_reduction(em, reduction, nest, element(x))
+
+
+def _magnitude_comparisons(group: FusionGroup, computed: Sequence[Node]) -> dict[int, int]:
+    """id(comparison) -> id(absolute) for the group's comparisons of a
+    complex magnitude with a constant (``magnitude_comparison``) whose
+    magnitude nothing else reads: they test re**2 + im**2 first."""
+    found = {}
+    for node in computed:
+        match = magnitude_comparison(node)
+        if match is None or not any(match[0] is n for n in computed):
+            continue
+        magnitude = match[0].output
+        readers = [n for n in group.nodes for v in n.inputs if v is magnitude]
+        if readers == [node] and all(v is not magnitude for v in group.stored):
+            found[id(node)] = id(match[0])
+    return found
 
 
 def _in_fortran_order(em: Emitter, group: FusionGroup) -> bool:

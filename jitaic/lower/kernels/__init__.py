@@ -37,10 +37,15 @@ from jitaic.lower.kernels.loops import (
     render,
 )
 from jitaic.lower.kernels.reductions import MONOIDS, emit_reduction
-from jitaic.lower.kernels.scalar import SCALAR_RULES, scalar_expression
+from jitaic.lower.kernels.scalar import (
+    SCALAR_RULES,
+    magnitude_comparison,
+    magnitude_expression,
+    scalar_expression,
+)
 
 __all__ = [
     "LOWERINGS", "MONOIDS", "SCALAR_RULES", "LoopNest", "broadcast_failure", "check_extents",
-    "check_index", "dims", "element_cost", "emit_reduction", "load", "lowering", "region_view",
-    "render", "scalar_expression",
+    "check_index", "dims", "element_cost", "emit_reduction", "load", "lowering",
+    "magnitude_comparison", "magnitude_expression", "region_view", "render", "scalar_expression",
 ]

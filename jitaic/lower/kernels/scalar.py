@@ -263,6 +263,49 @@ def _absolute(a, dt, node):
     return f"cm.absolute({a[0]}, {literal(1.0, part)}, {literal(np.inf, part)})"
 
 
+# |z| compared with a constant c, for complex z: decided by re**2 + im**2
+# outside a band around c**2 (cm.magnitude_compare). The band's half-width,
+# relative: the squares' sum in float64 is within 2**-52 of its exact value,
+# NumPy's |z| within a few ulp of its part type, so a sum outside the band
+# puts |z| on the side of c it shows. c**2 stays far from float64's overflow
+# and underflow (c within 2**-450 .. 2**450).
+_MAGNITUDE_ORDERS = {ops.less: 0, ops.less_equal: 1, ops.greater: 2, ops.greater_equal: 3}
+_MAGNITUDE_BAND = {np.dtype(np.float64): 2.0 ** -40, np.dtype(np.float32): 2.0 ** -16}
+
+
+def magnitude_comparison(node: Node) -> tuple[Node, int, float] | None:
+    """``(absolute node, order, c)`` where ``node`` compares the magnitude of
+    a complex value with a constant ``c`` (``order``: 0 for <, 1 <=, 2 >,
+    3 >= with |z| on the left; ``c`` in the type the comparison uses);
+    None otherwise."""
+    order = _MAGNITUDE_ORDERS.get(node.op)
+    if order is None:
+        return None
+    for side, (magnitude, bound) in enumerate((node.inputs, node.inputs[::-1])):
+        absolute, constant = magnitude.producer, bound.producer
+        if absolute is None or absolute.op is not ops.absolute \
+                or not _is_complex(absolute.inputs[0].dtype) or constant is None \
+                or constant.op is not ops.constant or bound.type.ndim:
+            continue
+        compared = loop_dtypes(node)[1 - side]
+        if compared.kind != "f":
+            continue
+        c = float(np.asarray(constant.attrs["value"]).astype(compared))
+        if 2.0 ** -450 <= c <= 2.0 ** 450:
+            return absolute, order if side == 0 else order ^ 2, c
+    return None
+
+
+def magnitude_expression(node: Node, absolute: Node, order: int, c: float, z: str) -> str:
+    """The element of ``node``, a ``magnitude_comparison``, from ``z``, the
+    element of the complex value: |z| and c in the comparison's types."""
+    part, compared = absolute.output.dtype, loop_dtypes(node)[0]
+    below, above = (literal(c * c * (1 + side * _MAGNITUDE_BAND[part]), np.float64)
+                    for side in (-1, 1))
+    return (f"cm.magnitude_compare({z}, {below}, {above}, {literal(c, compared)}, "
+            f"{literal(1.0, part)}, {literal(np.inf, part)}, {order})")
+
+
 def _times_ones_value(op: Op) -> ScalarRule:
     """deg2rad and rad2deg multiply by a constant: NumPy's own, its value at 1
     in the loop dtype (pi/180 rounded once, as NumPy's C does)."""
