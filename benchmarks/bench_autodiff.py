@@ -142,12 +142,12 @@ def mlp_value_and_grad_loop(W1, b1, W2, b2, x, y):
                 loss -= y[i, j] * np.log(p)
             z[i, j] = (p - y[i, j]) / n
     gW2 = np.dot(h.T, z)
-    gb2 = np.zeros(c)
+    gb2 = np.zeros(c, z.dtype)
     for i in range(n):
         for j in range(c):
             gb2[j] += z[i, j]
     dh = np.dot(z, W2.T)
-    gb1 = np.zeros(k)
+    gb1 = np.zeros(k, dh.dtype)
     for i in range(n):
         for j in range(k):
             dh[i, j] *= 1.0 - h[i, j] * h[i, j]
@@ -237,7 +237,7 @@ def logreg_train_np(w, X, y, lr, steps):
 
 def logreg_grad_loop(w, X, y):
     n, d = X.shape
-    g = np.zeros(d)
+    g = np.zeros(d, X.dtype)
     for i in range(n):
         z = 0.0
         for j in range(d):
@@ -456,7 +456,7 @@ def bench_while(rng, opts) -> tuple[str, str, dict[str, Cell], int]:
     h = 1e-6
     # the difference quotients must all see the same trip count (no jump in between)
     assert margin > 1e-3, f"the loop ends {margin} past 1000: too close for differences"
-    fd = central_differences(while_loss, w, y0, h=h)
+    fd = harness.as_dtype(central_differences(while_loss, w, y0, h=h), opts.dtype)
     builders = {
         "numpy fwd": numpy_impl(while_loss),
         "numba fwd": numba_impl(while_loss_loop),
