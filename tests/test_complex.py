@@ -134,6 +134,53 @@ def test_an_escape_time_test_computes_no_magnitude_away_from_its_bound():
     assert "cm.magnitude_compare(" in source and "cm.absolute(" not in source
 
 
+def escape_count(c, maxiter):
+    z = 0j
+    n = 0
+    while abs(z) <= 2.0 and n < maxiter:
+        z = z * z + c
+        n += 1
+    return n
+
+
+def escape_count_of_the_ufunc(c, maxiter):
+    z = 0j
+    n = 0
+    while np.abs(z) <= 2.0 and n < maxiter:
+        z = z * z + c
+        n += 1
+    return n
+
+
+ESCAPING = [0.25 + 0j, -2 + 0j, 2 + 0j, 0.3 + 0.5j, complex(1.2, 1.6),
+            complex(np.sqrt(2), np.sqrt(2)), np.complex64(complex(np.sqrt(2), np.sqrt(2))),
+            complex(np.nan, 0), complex(np.inf, np.nan)]
+
+
+@pytest.mark.parametrize("c", ESCAPING)
+@pytest.mark.parametrize("fn", [escape_count, escape_count_of_the_ufunc])
+def test_scalar_escape_loops_take_the_magnitude_python_and_numpy_take(fn, c):
+    """abs() of a complex scalar is the C library's hypot (CPython's and
+    NumPy's scalar math: abs(sqrt(2) * (1+1j)) is 2.0); np.abs is NumPy's loop
+    formula (2.0000000000000004)."""
+    jitted = jitaic.jit(fn, mode="ast")
+    assert jitted(c, 60) == fn(c, 60)
+    if fn is escape_count:
+        assert "cm.absolute(" not in jitted.lower(c, 60).source()
+
+
+@pytest.mark.parametrize("c", ESCAPING)
+def test_a_scalar_magnitude_compared_with_a_constant_is_numpys(c):
+    """A 0-d np.abs compared with a constant tests re**2 + im**2 first."""
+    def compare(z):
+        return np.abs(z) <= 2.0, 2.0 < np.abs(z)
+
+    z = np.complex128(c) if type(c) is complex else c
+    jitted = jitaic.jit(compare)
+    assert jitted(z) == compare(z)
+    assert jitted.lower(z).source().count("cm.magnitude_compare(") == 2
+
+
 def test_the_reference_interpreter_computes_complex_values_too():
     z = np.array([1 + 2j, 3 - 1j])
     with jitaic.config.override(backend="reference"):

@@ -19,7 +19,12 @@ from jitaic.ir.lengths import length_key
 from jitaic.ir.ops import Op
 from jitaic.lower import loop_ir
 from jitaic.lower.codegen import Emitter, Extent, empty, int_max, int_min, known_size
-from jitaic.lower.kernels.scalar import SCALAR_RULES, scalar_expression
+from jitaic.lower.kernels.scalar import (
+    SCALAR_RULES,
+    magnitude_comparison,
+    magnitude_expression,
+    scalar_expression,
+)
 
 
 def extent(em: Emitter, v: Value, axis: int) -> Extent:
@@ -204,8 +209,7 @@ def emit_element(em: Emitter, nest: LoopNest) -> None:
 def lower_elementwise(em: Emitter, node: Node) -> None:
     out = node.output
     if out.type.ndim == 0:
-        args = [em(v) for v in node.inputs]
-        em.line(f"{em.define(out)} = {scalar_expression(node, args)}")
+        _lower_scalar(em, node)
         return
     domain = dims(em, out)
     for v in node.inputs:
@@ -216,6 +220,22 @@ def lower_elementwise(em: Emitter, node: Node) -> None:
     nest.stores.append((name, expr))
     em.assign(name, empty(domain, out.dtype))
     render(em, nest)
+
+
+def _lower_scalar(em: Emitter, node: Node) -> None:
+    """A 0-d elementwise node as one statement. A complex magnitude is pure
+    (dropped where nothing reads it): a comparison of it with a constant
+    tests re**2 + im**2 first (``magnitude_comparison``), as in kernels."""
+    magnitude = magnitude_comparison(node)
+    if magnitude is not None:
+        absolute, order, c = magnitude
+        expr = magnitude_expression(node, absolute, order, c, em(absolute.inputs[0]))
+    else:
+        expr = scalar_expression(node, [em(v) for v in node.inputs])
+    if node.op is ops.absolute:
+        em.pure(em.define(node.output), expr)
+    else:
+        em.line(f"{em.define(node.output)} = {expr}")
 
 
 Lowering = Callable[[Emitter, Node], None]
