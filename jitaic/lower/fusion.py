@@ -416,13 +416,14 @@ def emit_group(em: Emitter, group: FusionGroup, rows: tuple[str, ...] = ()) -> N
     reduction = group.reduction
     computed = group.nodes[:-1] if reduction else group.nodes
     magnitudes = _magnitude_comparisons(group, computed)
+    skipped = {id(absolute) for absolute, _, _ in magnitudes.values()}
     for node in computed:
-        if id(node) in magnitudes.values():
+        if id(node) in skipped:
             continue  # |z| that only a comparison reads: it computes |z| itself
         temp = em.fresh("e")
         if id(node) in magnitudes:
-            absolute, order, c = magnitude_comparison(node)
-            expr = magnitude_expression(node, absolute, order, c, element(absolute.inputs[0]))
+            absolute, order, c = magnitudes[id(node)]
+            expr = magnitude_expression(absolute, order, c, element(absolute.inputs[0]))
         else:
             expr = scalar_expression(node, [element(v) for v in node.inputs])
         nest.statements.append((temp, expr))
@@ -436,10 +437,10 @@ def emit_group(em: Emitter, group: FusionGroup, rows: tuple[str, ...] = ()) -> N
         emit_reduction(em, reduction, nest, element(x))
 
 
-def _magnitude_comparisons(group: FusionGroup, computed: Sequence[Node]) -> dict[int, int]:
-    """id(comparison) -> id(absolute) for the group's comparisons of a
-    complex magnitude with a constant (``magnitude_comparison``) whose
-    magnitude nothing else reads: they test re**2 + im**2 first."""
+def _magnitude_comparisons(group: FusionGroup, computed: Sequence[Node]) -> dict[int, tuple]:
+    """id(comparison) -> its ``magnitude_comparison`` for the group's
+    comparisons of a complex magnitude with a constant whose magnitude
+    nothing else reads: they test re**2 + im**2 first."""
     found = {}
     for node in computed:
         match = magnitude_comparison(node)
@@ -448,7 +449,7 @@ def _magnitude_comparisons(group: FusionGroup, computed: Sequence[Node]) -> dict
         magnitude = match[0].output
         readers = [n for n in group.nodes for v in n.inputs if v is magnitude]
         if readers == [node] and all(v is not magnitude for v in group.stored):
-            found[id(node)] = id(match[0])
+            found[id(node)] = match
     return found
 
 

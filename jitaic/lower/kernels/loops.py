@@ -229,7 +229,7 @@ def _lower_scalar(em: Emitter, node: Node) -> None:
     magnitude = magnitude_comparison(node)
     if magnitude is not None:
         absolute, order, c = magnitude
-        expr = magnitude_expression(node, absolute, order, c, em(absolute.inputs[0]))
+        expr = magnitude_expression(absolute, order, c, em(absolute.inputs[0]))
     else:
         expr = scalar_expression(node, [em(v) for v in node.inputs])
     if node.op is ops.absolute:

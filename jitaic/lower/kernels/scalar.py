@@ -273,11 +273,11 @@ _MAGNITUDE_ORDERS = {ops.less: 0, ops.less_equal: 1, ops.greater: 2, ops.greater
 _MAGNITUDE_BAND = {np.dtype(np.float64): 2.0 ** -40, np.dtype(np.float32): 2.0 ** -16}
 
 
-def magnitude_comparison(node: Node) -> tuple[Node, int, float] | None:
+def magnitude_comparison(node: Node) -> tuple[Node, int, np.floating] | None:
     """``(absolute node, order, c)`` where ``node`` compares the magnitude of
     a complex value with a constant ``c`` (``order``: 0 for <, 1 <=, 2 >,
-    3 >= with |z| on the left; ``c`` in the type the comparison uses);
-    None otherwise."""
+    3 >= with |z| on the left; ``c`` a scalar of the type the comparison
+    uses); None otherwise."""
     order = _MAGNITUDE_ORDERS.get(node.op)
     if order is None:
         return None
@@ -290,19 +290,19 @@ def magnitude_comparison(node: Node) -> tuple[Node, int, float] | None:
         compared = loop_dtypes(node)[1 - side]
         if compared.kind != "f":
             continue
-        c = float(np.asarray(constant.attrs["value"]).astype(compared))
-        if 2.0 ** -450 <= c <= 2.0 ** 450:
+        c = np.asarray(constant.attrs["value"]).astype(compared)[()]
+        if 2.0 ** -450 <= float(c) <= 2.0 ** 450:
             return absolute, order if side == 0 else order ^ 2, c
     return None
 
 
-def magnitude_expression(node: Node, absolute: Node, order: int, c: float, z: str) -> str:
-    """The element of ``node``, a ``magnitude_comparison``, from ``z``, the
-    element of the complex value: |z| and c in the comparison's types."""
-    part, compared = absolute.output.dtype, loop_dtypes(node)[0]
-    below, above = (literal(c * c * (1 + side * _MAGNITUDE_BAND[part]), np.float64)
+def magnitude_expression(absolute: Node, order: int, c: np.floating, z: str) -> str:
+    """The element of a ``magnitude_comparison`` from ``z``, the element of
+    the complex value: |z| and c in the comparison's types."""
+    part, square = absolute.output.dtype, float(c) ** 2
+    below, above = (literal(square * (1 + side * _MAGNITUDE_BAND[part]), np.float64)
                     for side in (-1, 1))
-    return (f"cm.magnitude_compare({z}, {below}, {above}, {literal(c, compared)}, "
+    return (f"cm.magnitude_compare({z}, {below}, {above}, {literal(c, c.dtype)}, "
             f"{literal(1.0, part)}, {literal(np.inf, part)}, {order})")
 
 
