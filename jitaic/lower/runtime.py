@@ -156,8 +156,9 @@ def float_to_uint64(x):
 
 @numba.njit(cache=True)
 def uint64_power(base, exponent):
-    """base ** exponent by squaring, wrapping in uint64 as NumPy's: numba's **
-    misreads exponents of 2**63 and more (2 ** (2**63 + 1) gave 2**64 - 1)."""
+    """base ** exponent by squaring, wrapping in uint64 (and so in every
+    narrower integer type) as NumPy's: numba's ** goes through float pow for
+    exponents above 2**16 and misreads those of 2**63 and more."""
     base, exponent = np.uint64(base), np.uint64(exponent)
     result = np.uint64(1)
     while exponent != np.uint64(0):

@@ -216,11 +216,19 @@ def _power_of_array(a, dt, node):
             return f"(np.sqrt({a[0]}) if {a[1]} == 0.5 else {_power(a, dt, node)})"
         if exponent.producer.attrs["value"] == 0.5:  # (typing both costs numba's time)
             return f"np.sqrt({a[0]})"
-    if np.dtype(dt[0]) == np.uint64:
-        return f"rt.uint64_power({a[0]}, {a[1]})"
+    if np.dtype(dt[0]).kind in "iu" and not _small_constant(exponent):
+        # squaring in uint64 wraps as NumPy's power does in the loop's dtype
+        return f"{np_type(dt[0])}(rt.uint64_power({a[0]}, {a[1]}))"
     if _is_complex(dt[0]):  # (z ** 0.5 and z ** -1: the tracer's power operator)
         return f"cm.power({a[0]}, {a[1]})"
     return _power(a, dt, node)
+
+
+def _small_constant(exponent) -> bool:
+    """numba's integer ** is exact for exponents up to 2**16; beyond, it goes
+    through float pow (2**31 - 1 ** 2**31 - 1 gave 0 in int32)."""
+    return exponent.producer is not None and exponent.producer.op is ops.constant and \
+        0 <= exponent.producer.attrs["value"] <= 0x10000
 
 
 def _log_to_base(fn: str, log_e: float) -> ScalarRule:
