@@ -364,6 +364,16 @@ def test_python_int_beyond_int64_in_a_float_or_complex_loop_is_converted(dtype) 
     check_like_numpy(lambda z: z - 2**64, np.array(0.5, dtype))
 
 
+def test_python_int_beyond_int64_takes_the_loop_dtype_of_a_python_int() -> None:
+    """An int8 operand makes NumPy's arctan2 loop float16 for any Python int:
+    the int beyond int64 became a float64 operand and the result float64 (a
+    fuzzer find); float16 is refused as for every other int."""
+    for c in (5, 2**64, -2**70):
+        with pytest.raises(jitaic.UnsupportedError, match="float16"):
+            jitaic.jit(lambda v, c=c: np.arctan2(v, c))(np.zeros(2, np.int8))
+    check_like_numpy(lambda v: np.arctan2(v.astype(np.float32), -2**70), np.zeros(2, np.int8))
+
+
 def bool_above_huge(b):
     return b > 2**64
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from jitaic.errors import UnsupportedError, at, user_location
 from jitaic.ir import ops
+from jitaic.ir.types import SUPPORTED_DTYPES
 from jitaic.tracer.core import Tracer, ViewStep, emit, to_value
 from jitaic.tracer.numpy.common import (
     as_tracer,
@@ -75,9 +76,15 @@ def _python_ints_for_loop(op: ops.Op, inputs: tuple) -> tuple | Tracer:
     ints = [i for i, x in enumerate(inputs) if type(x) is int]
     if not ints or len(ints) == len(inputs):
         return inputs
-    if _float_loop(op, inputs):
-        inputs = tuple(float(x) if type(x) is int and not _INT64.min <= x <= _INT64.max
-                       else x for x in inputs)
+    loop = ops.ufunc_loop_dtypes(op.ufunc, _operand_types(inputs))
+    huge = [i for i in ints if not _INT64.min <= inputs[i] <= _INT64.max]
+    if huge and loop[0].kind in "fc":  # converted to the loop's dtype, as NumPy's
+        if loop[0] not in SUPPORTED_DTYPES:  # (float16)
+            raise UnsupportedError(f"{op.name} would produce dtype {loop[0]}, which "
+                                   f"jitaic does not support{at(user_location())}")
+        with np.errstate(over="ignore"):  # (to inf: NumPy warns when the code runs)
+            inputs = tuple(np.array(x, loop[i])[()] if i in huge else x
+                           for i, x in enumerate(inputs))
     ints = [i for i in ints if type(inputs[i]) is int]
     loop = ops.ufunc_loop_dtypes(op.ufunc, _operand_types(inputs))
     for i in ints:
@@ -115,11 +122,6 @@ def _python_ints_for_loop(op: ops.Op, inputs: tuple) -> tuple | Tracer:
 def _operand_types(inputs: tuple) -> list:
     """The operands' types, Python ints of any size as weak ints."""
     return [to_value(1 if type(x) is int else x).type for x in inputs]
-
-
-def _float_loop(op: ops.Op, inputs: tuple) -> bool:
-    """Whether the ufunc computes in floats (or complex values) for these operands."""
-    return ops.ufunc_loop_dtypes(op.ufunc, _operand_types(inputs))[0].kind in "fc"
 
 
 def assign_inplace(target: object, result: Tracer, name: str) -> Tracer:
