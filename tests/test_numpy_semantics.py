@@ -330,6 +330,24 @@ def store_first(d, v):
     return d
 
 
+def store_first_through_index_array(a, i, v):
+    a[i] = v[0]
+    return a
+
+
+def store_first_through_mask(a, i, v):
+    a[a > -1] = v[0]
+    return a
+
+
+@pytest.mark.parametrize("fn", [store_first_through_index_array, store_first_through_mask])
+@pytest.mark.parametrize("value", [np.array([254], np.uint8), np.array([300.5])])
+def test_a_numpy_scalar_stored_through_a_mask_or_index_array_is_cast(fn, value) -> None:
+    """NumPy range-checks Python scalars there, but casts its own scalars as
+    arrays (the fuzzer found an OverflowError where NumPy stores -2)."""
+    check_like_numpy(fn, np.zeros(2, np.int8), np.array([0, 1], np.uint8), value)
+
+
 @pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint8])
 def test_a_float_scalar_stored_into_an_int_array_must_fit_its_dtype(dtype) -> None:
     """NumPy truncates it with Python's int() and checks the range: 5.3e11 into

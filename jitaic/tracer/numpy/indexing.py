@@ -420,7 +420,7 @@ def getitem(self: Tracer, key: object) -> Tracer:
     return result
 
 
-def check_scalar_into(dtype: np.dtype, value: object) -> None:
+def check_scalar_into(dtype: np.dtype, value: object, numpy_scalars: bool = True) -> None:
     """NumPy's checks on a scalar stored into an integer array: a Python int,
     or a NumPy integer scalar into a signed dtype, must fit the dtype
     (OverflowError); a Python float, or a NumPy float scalar
@@ -428,7 +428,12 @@ def check_scalar_into(dtype: np.dtype, value: object) -> None:
     infinities and huge values OverflowError (float arrays, and NumPy float
     scalars into unsigned dtypes, are cast without a word). A Python complex
     into a float or integer array is a TypeError; a NumPy complex scalar
-    stores its real part (checked as a float into integers)."""
+    stores its real part (checked as a float into integers). Stores through
+    masks and index arrays check Python scalars only (``numpy_scalars``
+    False): NumPy casts its own scalars there as arrays."""
+    if not numpy_scalars and (isinstance(value, np.generic) or (
+            isinstance(value, Tracer) and not value.aval.weak)):
+        return
     if type(value) is complex and dtype.kind in "fiu":
         converter = "float() argument must be a string or a real number" if dtype.kind == "f" \
             else "int() argument must be a string, a bytes-like object or a real number"
@@ -528,11 +533,11 @@ def _check_assignable(x: Tracer) -> None:
 def setitem(self: Tracer, key: object, value: object) -> None:
     _check_assignable(self)
     if isinstance(key, Tracer) and key.dtype == np.bool_:  # a 0-d mask: all or nothing
-        check_scalar_into(self.dtype, value)
+        check_scalar_into(self.dtype, value, numpy_scalars=False)
         _masked_assign(self, key, value)
         return
     if _has_advanced(key):
-        check_scalar_into(self.dtype, value)
+        check_scalar_into(self.dtype, value, numpy_scalars=False)
         _scatter(self, key, value, accumulate=False)
         return
     index, new_axes, dynamic = _normalize_index(key, self.shape)
