@@ -622,6 +622,26 @@ row("einsum",
                      np.einsum("bij,bkj->bik", c, c), np.einsum("ij,ij->i", a, a),
                      np.einsum("ij,jk,kl->il", a, b, b.T), np.einsum("i,j", a[0], b[0])),
     (C("f64[3,4]", "f64[4,5]", "f64[2,3,4]"),))
+row("einsum_forms",
+    lambda a, c, s: (np.einsum("...ij,...jk", c, a.T), np.einsum("i...->...", a),
+                     np.einsum("...i", a), np.einsum("b...,...->...", c[:, :1], a[0]),
+                     np.einsum(a, [0, 1], a, [0, 2]), np.einsum(c, [Ellipsis, 1], [Ellipsis]),
+                     np.einsum("ii", s), np.einsum("ii->i", s), np.einsum("iji->j", c[:2, :, :2]),
+                     np.einsum("ii,...i", s, a[:, :3])),
+    (C("f64[3,4]", "f64[2,3,4]", "f64[3,3]"),))
+row("diagonal_trace_axes",
+    lambda x: (np.diagonal(x, 1, 1, 2), np.diagonal(x, -1, 2, 0), x.diagonal(0, -1, -2),
+               np.trace(x, axis1=1, axis2=2), x[0].trace(-1), np.diagonal(x[0], 9)),
+    (C("f64[3,4,5]"), C("i32[2,3,3]")))
+row("trace_dtype", lambda x: np.trace(x, 2, 0, 2, dtype=np.float32), (C("f64[3,4,5]"),),
+    differentiable=False)  # (float32 finite differences are noise)
+row("gradient",
+    lambda f, x: (*np.gradient(f), np.gradient(f, 0.5, axis=0, edge_order=2),
+                  np.gradient(f, x, axis=0), np.gradient(f, x, 2.0, edge_order=2),
+                  np.gradient(f, np.array([0.0, 0.5, 1.0, 1.5, 2.0]), axis=0, edge_order=2),
+                  np.gradient(f[:, 0], np.array([0.0, 1.0, 3.0, 3.5, 6.0]))),
+    (C("f64[5,4]", "f64[5]", special=True), C("f32[5,3]", "f64[5]"), C("i32[5,3]", "i64[5]")))
+row("real_if_close", lambda x: np.real_if_close(x) * 2, (C("f64[3]"), C("i32[4]")))
 row("quantile", lambda x: (np.percentile(x, 50), np.percentile(x, [5, 95], axis=1),
                            np.quantile(x, 0.33, axis=0, keepdims=True), np.quantile(x, 1.0)),
     (C("f64[5,6]", special=True),))

@@ -316,6 +316,27 @@ def std_int_dtype_of_rows(a):
     (lambda x: np.pad(x, (1, 2, 3)), (np.ones(3),)),
     (lambda x: np.pad(x, 1, mode="edge"), (np.ones(0),)),
     (lambda x: np.pad(x, 1, mode="wrap", constant_values=2), (np.ones(3),)),
+    (lambda x: np.einsum("ijk", x), (np.ones((2, 3)),)),
+    (lambda x: np.einsum("i", x), (np.ones((2, 3)),)),
+    (lambda x: np.einsum("i1", x), (np.ones((2, 3)),)),
+    (lambda x: np.einsum("i..j", x), (np.ones((2, 3)),)),
+    (lambda x: np.einsum("ij,jk", x), (np.ones((2, 3)),)),
+    (lambda x: np.einsum("ij", x, x), (np.ones((2, 3)),)),
+    (lambda x: np.einsum("ij->ii", x), (np.ones((2, 3)),)),
+    (lambda x: np.einsum("ij->k", x), (np.ones((2, 3)),)),
+    (lambda x: np.einsum("...i->i", x), (np.ones((2, 3)),)),
+    (lambda x: np.einsum("ii->i", x), (np.ones((2, 3)),)),
+    (lambda x: np.einsum(x, [0, 52]), (np.ones((2, 3)),)),
+    (lambda x: np.einsum(x, [0, -1]), (np.ones((2, 3)),)),
+    (lambda x: np.diagonal(x), (np.ones(3),)),
+    (lambda x: np.diagonal(x, 0, 1, -1), (np.ones((2, 3)),)),
+    (lambda x: np.trace(x, 0, 0, 2), (np.ones((2, 3)),)),
+    (lambda x: np.gradient(x), (np.ones((1, 3)),)),
+    (lambda x: np.gradient(x, edge_order=2), (np.ones((2, 3)),)),
+    (lambda x: np.gradient(x, edge_order=3), (np.ones((4, 3)),)),
+    (lambda x: np.gradient(x, 1.0, 2.0, 3.0), (np.ones((4, 3)),)),
+    (lambda x: np.gradient(x, np.ones((4, 3)), axis=0), (np.ones((4, 3)),)),
+    (lambda x: np.gradient(x, np.arange(3.0), axis=0), (np.ones((4, 3)),)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_numpys_errors(fn, args) -> None:
     check_raises_like_numpy(fn, *args)
@@ -475,6 +496,25 @@ def test_a_write_into_a_0d_argument_or_a_scalar_follows_numpy() -> None:
     variable is it, and fails as NumPy's where it is a NumPy scalar."""
     check_like_numpy(scalar_or_argument_then_write, np.array(np.nan), 0.0, mode="ast")
     check_raises_like_numpy(scalar_or_argument_then_write, np.array(1.0), 0.0)
+
+
+def diagonal_then_write_into_its_array(a):
+    d = np.diagonal(a, 0, 1, 2)
+    a[:, 1] = -1.0
+    return d * 2.0
+
+
+def write_into_a_diagonal(a):
+    d = a.diagonal()
+    d[0] = 5.0
+    return a
+
+
+def test_a_diagonal_is_a_read_only_view() -> None:
+    """NumPy's diagonal shows later writes into its array and refuses writes
+    of its own (it was a copy: the write went nowhere)."""
+    check_like_numpy(diagonal_then_write_into_its_array, np.arange(18.0).reshape(2, 3, 3))
+    check_raises_like_numpy(write_into_a_diagonal, np.ones((3, 3)))
 
 
 def test_a_unit_axis_view_of_a_strided_argument_sees_later_writes() -> None:

@@ -37,12 +37,14 @@ def not_lowered(what: str) -> NotLowered:
     return NotLowered(f"{what} is not supported by jitaic{at(user_location())}")
 
 
-def normalize_axes(axis, ndim: int) -> tuple[int, ...]:
-    """``ops.normalize_axes`` with the user's file:line on NumPy's AxisError."""
+def normalize_axes(axis, ndim: int, argument: str = "") -> tuple[int, ...]:
+    """``ops.normalize_axes`` with the user's file:line on NumPy's AxisError
+    (and the argument's name where NumPy's message starts with it)."""
     try:
         return ops.normalize_axes(axis, ndim)
     except np.exceptions.AxisError as exc:
-        raise np.exceptions.AxisError(f"{exc}{at(user_location())}") from None
+        prefix = f"{argument}: " if argument else ""
+        raise np.exceptions.AxisError(f"{prefix}{exc}{at(user_location())}") from None
 
 
 def as_tracer(x: object) -> Tracer:
@@ -152,10 +154,17 @@ def broadcast_view(array, shape, no_writes: str) -> Tracer:
         shape = array.aval.shape
         out = emit(ops.broadcast_like, [array, array], scalar=False) if None in shape \
             else emit(ops.broadcast_to, [array], {"shape": shape}, scalar=False)
+    return derived_view(array, array, out, no_writes)
+
+
+def derived_view(base: Tracer, via: Tracer, out: Tracer, no_writes: str) -> Tracer:
+    """``out``, computed by one op from ``via`` (a view of ``base``), as a view
+    of ``base`` that writes cannot go through: it reads ``base`` as it is
+    when read, as NumPy's read-only views show later writes."""
     node = out.value.producer
     step = ViewStep(node.op, tuple(node.attrs.items()), tuple(node.inputs[1:]),
                     no_writes=no_writes)
-    return view(array, (step,))
+    return view(base, via._view[len(base._view):] + (step,))
 
 
 def broadcast_to(array, shape) -> Tracer:

@@ -9,12 +9,21 @@ import numpy as np
 
 from jitaic.errors import at, user_location
 from jitaic.ir import ops
-from jitaic.tracer.core import Tracer, ViewStep, current, emit, new_tracer, traced_shape
+from jitaic.tracer.core import (
+    READ_ONLY,
+    Tracer,
+    ViewStep,
+    current,
+    emit,
+    new_tracer,
+    traced_shape,
+)
 from jitaic.tracer.numpy.common import (
     as_tracer,
     astype,
     broadcast_to,
     copy_array,
+    derived_view,
     full_value,
     normalize_axes,
     require,
@@ -24,7 +33,7 @@ from jitaic.tracer.numpy.common import (
 )
 from jitaic.tracer.numpy.reductions import cumsum
 from jitaic.tracer.numpy.registry import implements
-from jitaic.tracer.numpy.shapes import ravel, reshape
+from jitaic.tracer.numpy.shapes import moveaxis, ravel, reshape
 from jitaic.tracer.numpy.ufuncs import apply_ufunc, real
 
 
@@ -44,13 +53,26 @@ def take_along_axis(arr, indices, axis=-1):
 
 @implements(np.diagonal, method="diagonal")
 def diagonal(a, offset=0, axis1=0, axis2=1):
+    """NumPy's read-only view: ``axis1`` and ``axis2`` dropped, the diagonal
+    appended as the last axis."""
     x = as_tracer(a)
-    if x.ndim != 2 or (axis1, axis2) != (0, 1):
-        raise unsupported("np.diagonal of a non-matrix or with axis1/axis2")
-    n = max(0, min(x.shape[0], x.shape[1] - offset) if offset >= 0 else
-            min(x.shape[0] + offset, x.shape[1]))
+    if x.ndim < 2:
+        raise ValueError(f"diag requires an array of at least two dimensions"
+                         f"{at(user_location())}")
+    (axis1,), (axis2,) = (normalize_axes(axis1, x.ndim, "axis1"),
+                          normalize_axes(axis2, x.ndim, "axis2"))
+    if axis1 == axis2:
+        raise ValueError(f"axis1 and axis2 cannot be the same{at(user_location())}")
+    if isinstance(offset, Tracer):
+        raise unsupported("np.diagonal with a traced offset")
+    rows_n, cols_n = x.shape[axis1], x.shape[axis2]
+    if rows_n is None or cols_n is None:
+        raise unsupported("np.diagonal across an axis of run-time length")
+    offset = int(offset)
+    n = max(0, min(rows_n, cols_n - offset) if offset >= 0 else min(rows_n + offset, cols_n))
     rows = np.arange(n) - min(offset, 0)
-    return getitem(x, (rows, rows + offset)) if n else full_value((0,), 0, x.dtype)
+    moved = moveaxis(x, (axis1, axis2), (-2, -1))
+    return derived_view(x, moved, getitem(moved, (Ellipsis, rows, rows + offset)), READ_ONLY)
 
 
 def _normalize_index(key: object, shape: tuple[int, ...]) -> tuple[tuple, list[int]]:

@@ -5,6 +5,9 @@ cross products and traces.
 
 from __future__ import annotations
 
+import operator
+import string
+
 import numpy as np
 
 from jitaic.errors import at, user_location
@@ -17,6 +20,7 @@ from jitaic.tracer.numpy.common import (
     broadcast_to,
     lapack_operand,
     normalize_axes,
+    not_lowered,
     size_of,
     static_ints,
     unsupported,
@@ -252,29 +256,15 @@ def cholesky(a, upper=False):
 
 
 @implements(np.einsum)
-def einsum(subscripts, *operands, optimize=False, **kwargs):
-    """Explicit or implicit subscripts over distinct letters per operand.
+def einsum(*operands, optimize=False, **kwargs):
+    """Explicit or implicit subscripts, or the operand-list form; an ellipsis
+    names the broadcast axes, a letter repeated in one operand its diagonal.
     Two operands whose shared letters are all summed are a tensordot (one
     BLAS product); anything else is a broadcast product summed over the
     dropped letters, which fuses into one loop nest."""
-    if kwargs or not isinstance(subscripts, str) or "..." in subscripts:
-        raise unsupported("np.einsum with ellipses, out=/dtype= or the operand-list form")
-    inputs, _, output = subscripts.replace(" ", "").partition("->")
-    terms = inputs.split(",")
-    if len(terms) != len(operands):
-        raise ValueError("more operands than subscripts" if len(operands) > len(terms)
-                         else "fewer operands provided to einstein sum function than "
-                              "specified in the subscripts string")
-    if any(len(set(t)) != len(t) for t in terms):
-        raise unsupported("np.einsum with a letter repeated in one operand (a diagonal)")
-    letters = "".join(terms)
-    if "->" not in subscripts:
-        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
-    xs = [as_tracer(v) for v in operands]
-    for term, x in zip(terms, xs):
-        if len(term) != x.ndim:
-            raise ValueError(f"einstein sum subscripts string contains too many subscripts "
-                             f"for operand {terms.index(term)}")
+    if kwargs:
+        raise not_lowered(f"np.einsum({', '.join(f'{k}=' for k in kwargs)})")
+    terms, output, xs = _einsum_terms(operands)
     # Letters an operand alone has and the output drops are summed first.
     for i, (term, x) in enumerate(zip(terms, xs)):
         alone = [d for d, c in enumerate(term) if c not in output and
@@ -299,8 +289,117 @@ def einsum(subscripts, *operands, optimize=False, **kwargs):
         aligned = reshape(aligned, tuple(x.shape[term.index(c)] if c in term else 1
                                          for c in order))
         product = aligned if product is None else product * aligned
+    if not output:
+        return sum_(product)  # a 0-d result is a NumPy scalar
     dropped = tuple(range(len(output), len(order)))
     return sum_(product, dropped) if dropped else product
+
+
+# NumPy's letters for the integers of the operand-list form: 0-25 A-Z, 26-51 a-z
+_SUBLIST_LETTERS = string.ascii_uppercase + string.ascii_lowercase
+_NO_ELLIPSIS = ("{} has more dimensions than subscripts given in einstein sum, but no '...' "
+                "ellipsis provided to broadcast the extra dimensions.")
+
+
+def _einsum_terms(operands: tuple) -> tuple[list[str], str, list[Tracer]]:
+    """The subscripts of each operand and of the output, one letter per axis
+    (ellipses spelled out, repeated letters taken as diagonals)."""
+    if operands and isinstance(operands[0], str):
+        subscripts, xs = operands[0].replace(" ", ""), list(operands[1:])
+        inputs, arrow, output = subscripts.partition("->")
+        terms = inputs.split(",")
+        explicit = bool(arrow)
+    else:  # einsum(op0, sublist0, op1, sublist1, ..., [sublist_out])
+        xs, sublists = list(operands[0::2]), list(operands[1::2])
+        explicit = len(sublists) < len(xs)
+        output = _sublist_term(xs.pop()) if explicit else ""
+        terms = [_sublist_term(sub) for sub in sublists]
+    if len(terms) != len(xs):  # (NumPy's words, the other way round)
+        raise _einsum_error(f"{'fewer' if len(xs) > len(terms) else 'more'} operands provided "
+                         f"to einstein sum function than specified in the subscripts string")
+    for i, term in enumerate(terms):
+        _check_letters(term, i)
+    xs = [as_tracer(v) for v in xs]
+    terms, output = _spell_out_ellipses(terms, output, explicit, xs)
+    for c in output:
+        if output.count(c) > 1:
+            raise _einsum_error(f"einstein sum subscripts string includes output subscript "
+                             f"{c!r} multiple times")
+        if not any(c in t for t in terms):
+            raise _einsum_error(f"einstein sum subscripts string included output subscript "
+                             f"{c!r} which never appeared in an input")
+    for i, (term, x) in enumerate(zip(terms, xs)):
+        terms[i], xs[i] = _take_diagonals(term, x)
+    return terms, output, xs
+
+
+def _einsum_error(message: str) -> ValueError:
+    return ValueError(message + at(user_location()))
+
+
+def _check_letters(term: str, i: int) -> None:
+    for c in term.replace("...", ""):
+        if c == ".":
+            raise _einsum_error(f"einstein sum subscripts string contains a '.' that is not "
+                             f"part of an ellipsis ('...') in operand {i}")
+        if c not in _SUBLIST_LETTERS:
+            raise _einsum_error(f"invalid subscript {c!r} in einstein sum subscripts string, "
+                             f"subscripts must be letters")
+    if term.count("...") > 1:
+        raise _einsum_error(f"einstein sum subscripts string contains a '.' that is not part "
+                         f"of an ellipsis ('...') in operand {i}")
+
+
+def _sublist_term(sublist) -> str:
+    letters = []
+    for k in sublist:
+        if k is Ellipsis:
+            letters.append("...")
+        elif not 0 <= operator.index(k) < len(_SUBLIST_LETTERS):
+            raise _einsum_error("subscript is not within the valid range [0, 52)")
+        else:
+            letters.append(_SUBLIST_LETTERS[k])
+    return "".join(letters)
+
+
+def _spell_out_ellipses(terms: list[str], output: str, explicit: bool,
+                        xs: list[Tracer]) -> tuple[list[str], str]:
+    """Each ``...`` as letters no subscript uses, aligned from the right as
+    broadcasting aligns axes; an implicit output puts them first."""
+    used = set("".join(terms) + output)
+    free = [c for c in _SUBLIST_LETTERS if c not in used]
+    counts = []
+    for i, (term, x) in enumerate(zip(terms, xs)):
+        named = len(term.replace("...", ""))
+        if named > x.ndim:
+            raise _einsum_error(f"einstein sum subscripts string contains too many "
+                                f"subscripts for operand {i}")
+        if "..." not in term and named != x.ndim:
+            raise _einsum_error(_NO_ELLIPSIS.format("operand"))
+        counts.append(x.ndim - named if "..." in term else 0)
+    broadcast = "".join(free[:max(counts, default=0)])
+    terms = [term.replace("...", broadcast[len(broadcast) - k:]) for term, k in
+             zip(terms, counts)]
+    if explicit:
+        if broadcast and "..." not in output:
+            raise _einsum_error(_NO_ELLIPSIS.format("output"))
+        return terms, output.replace("...", broadcast)
+    letters = "".join(terms)
+    singles = sorted(c for c in set(letters) if letters.count(c) == 1 and c not in broadcast)
+    return terms, broadcast + "".join(singles)
+
+
+def _take_diagonals(term: str, x: Tracer) -> tuple[str, Tracer]:
+    """A letter an operand repeats reads its diagonal (NumPy's 'ii->i')."""
+    while repeated := next((c for c in term if term.count(c) > 1), None):
+        i = term.index(repeated)
+        j = term.index(repeated, i + 1)
+        if x.shape[i] != x.shape[j]:
+            raise _einsum_error(f"dimensions in single operand for collapsing index "
+                             f"{repeated!r} don't match ({x.shape[i]} != {x.shape[j]})")
+        x = diagonal(x, 0, i, j)
+        term = "".join(c for k, c in enumerate(term) if k not in (i, j)) + repeated
+    return term, x
 
 
 @implements(np.cross)
@@ -324,7 +423,6 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 
 @implements(np.trace, method="trace")
 def trace_(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
-    x = as_tracer(a)
-    if out is not None or x.ndim != 2 or (axis1, axis2) != (0, 1):
-        raise unsupported("np.trace of a non-matrix or with axis1/axis2/out")
-    return sum_(diagonal(x, offset), dtype=dtype)
+    if out is not None:
+        raise not_lowered("np.trace(out=)")
+    return sum_(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)

@@ -1,5 +1,5 @@
-"""Mathematical functions that are compositions: clip, round, diff, trapezoid,
-sinc, polyval, correlate/convolve, interp, nan_to_num, isclose and allclose.
+"""Mathematical functions that are compositions: clip, round, diff, gradient,
+trapezoid, sinc, polyval, correlate/convolve, interp, nan_to_num, isclose and allclose.
 """
 
 from __future__ import annotations
@@ -132,6 +132,133 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
                         for part in (slice(1, None), slice(None, -1)))
         x = apply_ufunc(np.not_equal if x.dtype == np.bool_ else np.subtract, upper, lower)
     return x
+
+
+@implements(np.gradient)
+def gradient(f, *varargs, axis=None, edge_order=1):
+    """NumPy's finite differences: central inside, one-sided of ``edge_order``
+    at the ends, each part in NumPy's order of operations, cast to the float
+    dtype NumPy allocates the result in."""
+    x = as_tracer(f)
+    axes = tuple(range(x.ndim)) if axis is None else normalize_axes(axis, x.ndim)
+    spacings = _gradient_spacings(varargs, x, axes)
+    if edge_order > 2:
+        raise ValueError(f"'edge_order' greater than 2 not supported{at(user_location())}")
+    result_dtype = x.dtype if x.dtype.kind in "fc" else np.dtype(np.float64)
+    if x.dtype.kind in "iu":
+        x = astype(x, np.float64)
+    parts = []
+    for ax, dx in zip(axes, spacings):
+        if x.shape[ax] is None:
+            raise unsupported("np.gradient along an axis of run-time length")
+        if x.shape[ax] < edge_order + 1:
+            raise ValueError(f"Shape of array too small to calculate a numerical gradient, "
+                             f"at least (edge_order + 1) elements are required."
+                             f"{at(user_location())}")
+        pieces = [_gradient_edges(x, ax, dx, edge_order, first)
+                  for first in (True, False)]
+        pieces.insert(1, _gradient_interior(x, ax, dx))
+        parts.append(astype(concatenate(pieces, axis=ax), result_dtype))
+    return parts[0] if len(axes) == 1 else tuple(parts)
+
+
+def _gradient_spacings(varargs: tuple, x: Tracer, axes: tuple) -> list:
+    """One spacing per axis: a scalar, or the differences of coordinates
+    (a scalar again where NumPy finds them all equal)."""
+    if not varargs:
+        return [1.0] * len(axes)
+    if len(varargs) == 1 and np.ndim(varargs[0]) == 0:
+        return list(varargs) * len(axes)
+    if len(varargs) != len(axes):
+        raise TypeError(f"invalid number of arguments{at(user_location())}")
+    spacings = []
+    for ax, distances in zip(axes, varargs):
+        if np.ndim(distances) == 0:
+            spacings.append(distances)
+            continue
+        if np.ndim(distances) != 1:
+            raise ValueError(f"distances must be either scalars or 1d{at(user_location())}")
+        if np.shape(distances)[0] != x.shape[ax]:
+            raise ValueError(f"when 1d, distances must match the length of the "
+                             f"corresponding dimension{at(user_location())}")
+        coordinates = as_tracer(distances)
+        if coordinates.dtype.kind in "iu":
+            coordinates = astype(coordinates, np.float64)
+        steps = diff(coordinates)
+        spacings.append(_UniformOrNot(steps, all_(steps == getitem(steps, 0))))
+    return spacings
+
+
+class _UniformOrNot:
+    """Coordinate steps, and whether they are all equal: NumPy then uses the
+    scalar formulas, which round differently (and ignore inf at weight 0)."""
+
+    def __init__(self, steps: Tracer, uniform: Tracer):
+        self.steps, self.uniform = steps, uniform
+
+
+def _choose(dx, uniform_formula, general_formula) -> Tracer:
+    if not isinstance(dx, _UniformOrNot):
+        return uniform_formula(dx)
+    first = getitem(dx.steps, 0)
+    return where(dx.uniform, uniform_formula(first), general_formula(dx.steps))
+
+
+def _gradient_interior(x: Tracer, ax: int, dx) -> Tracer:
+    lower, middle, upper = (along(x, ax, part) for part in
+                            (slice(None, -2), slice(1, -1), slice(2, None)))
+
+    def uniform(h):
+        return (upper - lower) / (2.0 * h)
+
+    def general(steps):
+        dx1, dx2 = (_along_axis(getitem(steps, part), ax, x.ndim)
+                    for part in (slice(0, -1), slice(1, None)))
+        a = -dx2 / (dx1 * (dx1 + dx2))
+        b = (dx2 - dx1) / (dx1 * dx2)
+        c = dx1 / (dx2 * (dx1 + dx2))
+        return a * lower + b * middle + c * upper
+
+    return _choose(dx, uniform, general)
+
+
+def _gradient_edges(x: Tracer, ax: int, dx, edge_order: int, first: bool) -> Tracer:
+    """The first or the last element along ``ax``, kept as a length-1 slice."""
+    def at_(i):
+        return along(x, ax, slice(i, i + 1) if i != -1 else slice(-1, None))
+
+    if edge_order == 1:
+        later, earlier = (at_(1), at_(0)) if first else (at_(-1), at_(-2))
+        return _choose(dx, lambda h: (later - earlier) / h,
+                       lambda steps: (later - earlier) / getitem(steps, 0 if first else -1))
+    points = (at_(0), at_(1), at_(2)) if first else (at_(-3), at_(-2), at_(-1))
+
+    def uniform(h):
+        weights = (-1.5 / h, 2.0 / h, -0.5 / h) if first else (0.5 / h, -2.0 / h, 1.5 / h)
+        return _weighted(weights, points)
+
+    def general(steps):
+        dx1, dx2 = (getitem(steps, i) for i in ((0, 1) if first else (-2, -1)))
+        if first:
+            weights = (-(2.0 * dx1 + dx2) / (dx1 * (dx1 + dx2)), (dx1 + dx2) / (dx1 * dx2),
+                       -dx1 / (dx2 * (dx1 + dx2)))
+        else:
+            weights = (dx2 / (dx1 * (dx1 + dx2)), -(dx2 + dx1) / (dx1 * dx2),
+                       (2.0 * dx2 + dx1) / (dx2 * (dx1 + dx2)))
+        return _weighted(weights, points)
+
+    return _choose(dx, uniform, general)
+
+
+def _weighted(weights: tuple, points: tuple) -> Tracer:
+    a, b, c = weights
+    p, q, r = points
+    return a * p + b * q + c * r
+
+
+def _along_axis(v: Tracer, ax: int, ndim: int) -> Tracer:
+    """A 1-d ``v`` shaped to broadcast along axis ``ax`` of an ndim-array."""
+    return reshape(v, tuple(-1 if d == ax else 1 for d in range(ndim)))
 
 
 @implements(np.isclose)

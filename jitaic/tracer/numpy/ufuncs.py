@@ -392,6 +392,17 @@ def iscomplex(x):
     return full_value(x.shape, False, np.bool_)
 
 
+@implements(np.real_if_close)
+def real_if_close(a, tol=100):
+    """The argument itself where it is real, as NumPy returns it. Of complex
+    values the result's dtype depends on the values: refused."""
+    x = as_tracer(a)
+    if x.dtype.kind == "c":
+        raise unsupported("np.real_if_close of complex values (its result's dtype "
+                          "depends on the values)")
+    return x
+
+
 @implements(np.isreal)
 def isreal(x):
     return apply_ufunc(np.equal, imag(as_tracer(x)), 0)
