@@ -872,6 +872,26 @@ def test_ctrl_c_stops_a_runaway_while_loop(tmp_path) -> None:
     assert out.strip() == "stopped: Interrupted", err
 
 
+def shift_then_rebind_as_float(b, n):
+    v = np.negative(b)
+    for i in range(n):
+        v[i] <<= 2
+        v = b.astype(np.float64)
+    return v
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_a_second_iteration_with_the_dtype_the_first_made_is_numpys(n) -> None:
+    """The first iteration rebinds v to float64, with which the shift of a
+    second one raises NumPy's TypeError; range(1) has none (the fuzzer
+    found the TypeError raised while compiling): the first iteration of a
+    constant range is traced on its own."""
+    b = np.arange(4, dtype=np.int8).reshape(2, 2)
+    fn = lambda b: shift_then_rebind_as_float(b, n)  # noqa: E731  (n: a constant range)
+    fn.__name__ = f"shift_then_rebind_as_float_{n}"
+    check_as_numpy_does(fn, b, mode="ast")
+
+
 # ---------------------------------------------------------------- loop variables after the loop
 
 def last_index_written(x):

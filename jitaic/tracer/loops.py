@@ -72,6 +72,13 @@ def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequenc
         carried, buffers, body = _settle(body_fn, lifted, leading, index_range, names)
     except _FirstIterationError as first:
         return _failing_loop(first.error, body_fn, cond_fn, bounds, first.carried, names)
+    except _LaterIterationError as later:
+        if not index_range:
+            raise UnsupportedError(
+                f"a loop whose first iteration changes a variable's dtype, with which the "
+                f"next iteration raises NumPy's {type(later.error).__name__} ({later.error})"
+                f": jitaic compiles such a loop over a constant range only") from None
+        return _peeled(body_fn, lifted, index_range, names, observed)
     in_place = _handed_on(lifted, carried, body)
     if in_place:
         try:
@@ -213,8 +220,10 @@ def _settle(body_fn: Callable, carried: list[object], leading: Sequence[TensorTy
         try:
             body = trace_body(body_fn, carried, buffers, leading, index_range=index_range)
         except NUMPY_ERRORS as exc:
-            if attempt or not numpys_error(exc):
+            if not numpys_error(exc):
                 raise
+            if attempt:  # with the types a first iteration made
+                raise _LaterIterationError(exc) from exc
             # NumPy's error on the first iteration: raised if the loop runs at all
             raise _FirstIterationError(exc, carried) from exc
         first = _first_assigned(carried, body)
@@ -279,6 +288,26 @@ class _FirstIterationError(Exception):
     def __init__(self, error: Exception, carried: list[object]) -> None:
         super().__init__(str(error))
         self.error, self.carried = error, carried
+
+
+class _LaterIterationError(Exception):
+    """NumPy's error, raised by the body with the types an iteration made."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def _peeled(body_fn: Callable, carried: list[object], index_range: range,
+            names: Sequence[str], observed: Sequence[str]) -> list:
+    """The first iteration of a constant range on its own, then a loop over
+    the rest: each iteration meets the types NumPy's would (the second may
+    then raise NumPy's error, when it runs)."""
+    first = list(body_fn(index_range[0], *carried))
+    rest = index_range[1:]
+    if not rest:
+        return first
+    return for_loop(rest.start, rest.stop, rest.step, body_fn, first, names, observed)
 
 
 def _padded(names: Sequence[str], n: int) -> list[str]:

@@ -76,7 +76,7 @@ def _python_ints_for_loop(op: ops.Op, inputs: tuple) -> tuple | Tracer:
     ints = [i for i, x in enumerate(inputs) if type(x) is int]
     if not ints or len(ints) == len(inputs):
         return inputs
-    loop = ops.ufunc_loop_dtypes(op.ufunc, _operand_types(inputs))
+    loop = _loop_dtypes(op, inputs)
     huge = [i for i in ints if not _INT64.min <= inputs[i] <= _INT64.max]
     if huge and loop[0].kind in "fc":  # converted to the loop's dtype, as NumPy's
         if loop[0] not in SUPPORTED_DTYPES:  # (float16)
@@ -86,7 +86,7 @@ def _python_ints_for_loop(op: ops.Op, inputs: tuple) -> tuple | Tracer:
             inputs = tuple(np.array(x, loop[i])[()] if i in huge else x
                            for i, x in enumerate(inputs))
     ints = [i for i in ints if type(inputs[i]) is int]
-    loop = ops.ufunc_loop_dtypes(op.ufunc, _operand_types(inputs))
+    loop = _loop_dtypes(op, inputs)
     for i in ints:
         if loop[i].kind in "iu":
             info = np.iinfo(loop[i])
@@ -117,6 +117,15 @@ def _python_ints_for_loop(op: ops.Op, inputs: tuple) -> tuple | Tracer:
             raise OverflowError(f"Python integer {inputs[i]} out of bounds for "
                                 f"{loop[i]}{at(user_location())}")
     return inputs
+
+
+def _loop_dtypes(op: ops.Op, inputs: tuple) -> tuple:
+    """NumPy's loop for the operands; its TypeError (no loop) names the line,
+    as an op's own type errors do."""
+    try:
+        return ops.ufunc_loop_dtypes(op.ufunc, _operand_types(inputs))
+    except TypeError as exc:
+        raise TypeError(f"{exc} (in {op.name}){at(user_location())}") from None
 
 
 def _operand_types(inputs: tuple) -> list:
