@@ -174,7 +174,8 @@ U8 = np.array([1, 2, 255], dtype=np.uint8)
     # numba's ** goes through float pow for exponents above 2**16 (a fuzzer find)
     (lambda b: b ** np.abs(b), (np.array([2**31 - 1, 3, -3, 0], np.int32),)),
     (lambda b: (b ** 100_001, b ** (2**40 + 1)), (np.array([3, -3, 2], np.int64),)),
-    (lambda b, c: b ** c, (np.array([3, 5, 7], np.uint32), np.array([70_000, 3, 2**31], np.uint32))),
+    (lambda b, c: b ** c, (np.array([3, 5, 7], np.uint32),
+                           np.array([70_000, 3, 2**31], np.uint32))),
     (lambda b: b // np.int64(-1), (np.array([INT64_MIN, 5]),)),
     (lambda b, c: b // c, (np.array([-128, 5], np.int8), np.array([-1, -1], np.int8))),
     (lambda x: x ** 0.5, (np.array([-np.inf, -0.0, 4.0, np.nan, np.inf]),)),
