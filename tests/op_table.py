@@ -642,6 +642,11 @@ row("gradient",
                   np.gradient(f[:, 0], np.array([0.0, 1.0, 3.0, 3.5, 6.0]))),
     (C("f64[5,4]", "f64[5]", special=True), C("f32[5,3]", "f64[5]"), C("i32[5,3]", "i64[5]")))
 row("real_if_close", lambda x: np.real_if_close(x) * 2, (C("f64[3]"), C("i32[4]")))
+row("take_modes",
+    lambda x, i: (np.take(x, [5, -7, 2], mode="wrap"), np.take(x, [[5], [-7]], axis=1, mode="clip"),
+                  x.take(i * 3, mode="wrap"), np.take(x, i * 2, axis=0, mode="clip"),
+                  x.take([1, 2], 1)),
+    (C("f64[3,4]", "i64[5]"),), domain=("real", "small"))
 row("quantile", lambda x: (np.percentile(x, 50), np.percentile(x, [5, 95], axis=1),
                            np.quantile(x, 0.33, axis=0, keepdims=True), np.quantile(x, 1.0)),
     (C("f64[5,6]", special=True),))

@@ -338,6 +338,8 @@ def std_int_dtype_of_rows(a):
     (lambda x: np.gradient(x, 1.0, 2.0, 3.0), (np.ones((4, 3)),)),
     (lambda x: np.gradient(x, np.ones((4, 3)), axis=0), (np.ones((4, 3)),)),
     (lambda x: np.gradient(x, np.arange(3.0), axis=0), (np.ones((4, 3)),)),
+    (lambda x: np.take(x[:, :0], [1], axis=1, mode="wrap"), (np.ones((4, 3)),)),
+    (lambda x: np.take(x, [1], mode="bad"), (np.ones((4, 3)),)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_numpys_errors(fn, args) -> None:
     check_raises_like_numpy(fn, *args)

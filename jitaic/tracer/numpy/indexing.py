@@ -26,6 +26,7 @@ from jitaic.tracer.numpy.common import (
     derived_view,
     full_value,
     normalize_axes,
+    not_lowered,
     require,
     unsupported,
     view,
@@ -611,15 +612,41 @@ def flatnonzero(a):
     return getitem(positions, apply_ufunc(np.not_equal, x, 0))
 
 
-@implements(np.take)
+@implements(np.take, method="take")
 def take(a, indices, axis=None, out=None, mode="raise"):
-    if out is not None or mode != "raise":
-        raise unsupported("np.take(out=/mode=)")
+    """NumPy's take; ``mode="wrap"`` takes indices modulo the length,
+    ``"clip"`` clips them to it (negative ones to 0)."""
+    if out is not None:
+        raise not_lowered("np.take(out=)")
+    if mode not in ("raise", "wrap", "clip"):
+        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got "
+                         f"{mode!r}){at(user_location())}")
     x = as_tracer(a)
     if axis is None:
         x, axis = ravel(x), 0
     (axis,) = normalize_axes(axis, x.ndim)
+    if mode != "raise":
+        indices = _into_range(indices, x.shape[axis], mode)
     return getitem(x, (slice(None),) * axis + (indices,))
+
+
+def _into_range(indices: object, n: int | None, mode: str) -> object:
+    """np.take's indices wrapped or clipped into ``range(n)``."""
+    if n is None:
+        raise unsupported(f"np.take(mode={mode!r}) along an axis of run-time length")
+    if not isinstance(indices, Tracer):
+        indices = np.asarray(indices)
+        if not indices.size:  # ([] is float64; NumPy takes it as no indices)
+            return indices.astype(np.intp)
+        if not n:
+            raise IndexError(f"cannot do a non-empty take from an empty axes."
+                             f"{at(user_location())}")
+        return indices % n if mode == "wrap" else np.clip(indices, 0, n - 1)
+    if not n:
+        raise unsupported(f"np.take(mode={mode!r}) of traced indices from an empty axis")
+    if mode == "wrap":
+        return apply_ufunc(np.remainder, indices, n)
+    return apply_ufunc(np.minimum, apply_ufunc(np.maximum, indices, 0), n - 1)
 
 
 @implements(method="fill")
