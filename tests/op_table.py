@@ -620,33 +620,22 @@ row("einsum",
     lambda a, b, c: (np.einsum("ij,jk->ik", a, b), np.einsum("ij->ji", a), np.einsum("ij", a),
                      np.einsum("i,i", a[0], a[1]), np.einsum("bij,jk->bik", c, b),
                      np.einsum("bij,bkj->bik", c, c), np.einsum("ij,ij->i", a, a),
-                     np.einsum("ij,jk,kl->il", a, b, b.T), np.einsum("i,j", a[0], b[0])),
-    (C("f64[3,4]", "f64[4,5]", "f64[2,3,4]"),))
-row("einsum_forms",
-    lambda a, c, s: (np.einsum("...ij,...jk", c, a.T), np.einsum("i...->...", a),
+                     np.einsum("ij,jk,kl->il", a, b, b.T), np.einsum("i,j", a[0], b[0]),
+                     # ellipses, the operand-list form, diagonals
+                     np.einsum("...ij,...jk", c, a.T), np.einsum("i...->...", a),
                      np.einsum("...i", a), np.einsum("b...,...->...", c[:, :1], a[0]),
                      np.einsum(a, [0, 1], a, [0, 2]), np.einsum(c, [Ellipsis, 1], [Ellipsis]),
-                     np.einsum("ii", s), np.einsum("ii->i", s), np.einsum("iji->j", c[:2, :, :2]),
-                     np.einsum("ii,...i", s, a[:, :3])),
-    (C("f64[3,4]", "f64[2,3,4]", "f64[3,3]"),))
-row("diagonal_trace_axes",
-    lambda x: (np.diagonal(x, 1, 1, 2), np.diagonal(x, -1, 2, 0), x.diagonal(0, -1, -2),
-               np.trace(x, axis1=1, axis2=2), x[0].trace(-1), np.diagonal(x[0], 9)),
-    (C("f64[3,4,5]"), C("i32[2,3,3]")))
-row("trace_dtype", lambda x: np.trace(x, 2, 0, 2, dtype=np.float32), (C("f64[3,4,5]"),),
-    differentiable=False)  # (float32 finite differences are noise)
+                     np.einsum("ii", a[:, :3]), np.einsum("ii->i", a[:, 1:]),
+                     np.einsum("iji->j", c[:, :, :2]), np.einsum("ii,...i", a[:, :3], b[:, :3])),
+    (C("f64[3,4]", "f64[4,5]", "f64[2,3,4]"),))
 row("gradient",
     lambda f, x: (*np.gradient(f), np.gradient(f, 0.5, axis=0, edge_order=2),
                   np.gradient(f, x, axis=0), np.gradient(f, x, 2.0, edge_order=2),
                   np.gradient(f, np.array([0.0, 0.5, 1.0, 1.5, 2.0]), axis=0, edge_order=2),
-                  np.gradient(f[:, 0], np.array([0.0, 1.0, 3.0, 3.5, 6.0]))),
-    (C("f64[5,4]", "f64[5]", special=True), C("f32[5,3]", "f64[5]"), C("i32[5,3]", "i64[5]")))
-row("real_if_close", lambda x: np.real_if_close(x) * 2, (C("f64[3]"), C("i32[4]")))
-row("take_modes",
-    lambda x, i: (np.take(x, [5, -7, 2], mode="wrap"), np.take(x, [[5], [-7]], axis=1, mode="clip"),
-                  x.take(i * 3, mode="wrap"), np.take(x, i * 2, axis=0, mode="clip"),
-                  x.take([1, 2], 1)),
-    (C("f64[3,4]", "i64[5]"),), domain=("real", "small"))
+                  np.gradient(f[:, 0], np.array([0.0, 1.0, 3.0, 3.5, 6.0])),
+                  np.gradient(np.arange(20, dtype=np.int32).reshape(5, 4) ** 2,
+                              np.array([0, 1, 3, 4, 8]), axis=0)),
+    (C("f64[5,4]", "f64[5]", special=True),))
 row("quantile", lambda x: (np.percentile(x, 50), np.percentile(x, [5, 95], axis=1),
                            np.quantile(x, 0.33, axis=0, keepdims=True), np.quantile(x, 1.0)),
     (C("f64[5,6]", special=True),))
@@ -673,9 +662,9 @@ row("nan_aware_and_closeness",
                   np.max(x, axis=1, where=x < 0.5, initial=-10.0), np.min(y, initial=-1.0),
                   np.sum(y, initial=3.0), np.mean(x, axis=0, where=x > -0.5)),
     (C("f64[3,4]", "f64[3,4]", special=True),), differentiable=False)
-row("flip", lambda x: (np.flip(x), np.flip(x, 1), np.flip(x, (0, 2))), (C("f64[3,4,2]"),))
 row("flips_and_rotations",
-    lambda x: (np.flipud(x), np.fliplr(x), *(np.rot90(x, k) for k in (-1, 1, 2, 3, 4)),
+    lambda x: (np.flip(x), np.flip(x, 1), np.flip(x, (0, 2)), np.flipud(x), np.fliplr(x),
+               *(np.rot90(x, k) for k in (-1, 1, 2, 3, 4)),
                np.rot90(x, 1, (2, 0)), np.fft.fftshift(x), np.fft.ifftshift(x, axes=(0, 2))),
     (C("f64[3,4,2]"),))
 row("rollaxis_atleast_3d_append",
@@ -709,8 +698,13 @@ row("average", lambda x, w: (np.average(x), np.average(x, axis=1, weights=w[0]),
 row("cov", lambda x: (np.cov(x), np.cov(x, rowvar=False), np.cov(x[0], x[1], bias=True)),
     (C("f64[3,5]"), C("f32[2,4]")))
 row("around", lambda x: np.around(x, 1), (C("f64[3,4]"),), differentiable=False)
-row("amin_ravel_copy_diagonal_shape", lambda x: (np.amin(x, axis=0), np.ravel(x.T), np.copy(x),
-                                                 np.diagonal(x), np.shape(x)[0] * x.mT),
+row("amin_ravel_copy_diagonal_shape",
+    lambda x: (np.amin(x, axis=0), np.ravel(x.T), np.copy(x), np.diagonal(x),
+               np.shape(x)[0] * x.mT, np.diagonal(x.reshape(2, 3, 2), 1, 1, 2),
+               np.diagonal(x.reshape(2, 3, 2), -1, 2, 0), x[None].diagonal(0, -1, -2),
+               np.trace(x.reshape(2, 3, 2), axis1=1, axis2=2), x.trace(-1), np.diagonal(x, 9),
+               np.trace(x.astype(np.int32).reshape(3, 2, 2), 1, 0, 2),
+               np.trace(x.astype(np.int32)[None], 0, 1, 2, dtype=np.int16)),
     (C("f64[3,4]"),))
 row("itemsize_nbytes", lambda x: x + x.itemsize + x.nbytes, (C("f32[2,3]"),))
 row("pad_modes", lambda x: (np.pad(x, 1), np.pad(x, ((1, 2), (0, 3)),
@@ -721,7 +715,11 @@ row("pad_modes", lambda x: (np.pad(x, 1), np.pad(x, ((1, 2), (0, 3)),
     (C("f64[3,4]"), C("i32[2,3]")))
 row("dot_nd", lambda a, b: np.dot(a, b),
     (C("f64[2,3,4]", "f64[5,4,2]"), C("f64[2,3,4]", "f64[4]"), C("i32[4]", "i32[2,4,3]")))
-row("take_along_axis", lambda x, i: np.take_along_axis(x, i, axis=1),
+row("take_along_axis",
+    lambda x, i: (np.take_along_axis(x, i, axis=1), np.take(x, [5, -7, 2], mode="wrap"),
+                  np.take(x, [[5], [-7]], axis=1, mode="clip"), x.take(i * 3, mode="wrap"),
+                  np.take(x, i * 2, axis=0, mode="clip"), x.take([1, 2], 1),
+                  np.real_if_close(x) * 2),
     (C("f64[3,4]", "i64[3,2]"),), domain=("real", "small"))
 row("inner_vdot", lambda a, b: (np.inner(a, b), np.vdot(a, b)),
     (C("f64[5]", "f64[5]"), C("f64[2,3]", "f64[2,3]")))
