@@ -9,6 +9,8 @@ an error naming the variable instead.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from helpers import assert_same, finite_difference
@@ -835,6 +837,8 @@ def test_an_argument_returned_is_the_callers_array() -> None:
 
 _SPIN_SCRIPT = """
 import signal, sys
+import re
+
 import numpy as np
 import jitaic
 signal.signal(signal.SIGINT, signal.default_int_handler)  # a shell's background job ignores it
@@ -893,6 +897,41 @@ def test_a_second_iteration_with_the_dtype_the_first_made_is_numpys(n) -> None:
     fn = lambda b: shift_then_rebind_as_float(b, n)  # noqa: E731  (n: a constant range)
     fn.__name__ = f"shift_then_rebind_as_float_{n}"
     check_as_numpy_does(fn, b, mode="ast")
+
+
+def unread_max_of_a_window(x):
+    for i in range(3):
+        np.abs(x[i:]).max(keepdims=True)  # (unread)
+    return x
+
+
+def unread_sum_of_windows(x):
+    for i in range(3):
+        x + x[i:]  # (unread)
+    return x
+
+
+def unread_argmax_of_a_window(x):
+    for i in range(4):
+        x[i:].argmax()  # (unread)
+    return x
+
+
+@pytest.mark.parametrize("fn", [unread_max_of_a_window, unread_sum_of_windows,
+                                unread_argmax_of_a_window])
+@pytest.mark.parametrize("n", [0, 3, 5])
+def test_an_unread_value_in_a_loop_body_still_raises_numpys_error(fn, n) -> None:
+    """NumPy raises for an empty max, argmax or a broadcast that fails
+    whether or not the value is read; dead code elimination dropped such
+    nodes from loop bodies (the fuzzer found the max's error missing)."""
+    x = np.arange(float(n))
+    try:
+        fn(x.copy())
+    except ValueError as exc:
+        with pytest.raises(ValueError, match=re.escape(str(exc)[:20])):
+            jitaic.jit(fn, mode="ast")(x)
+    else:
+        check_like_numpy(fn, x, mode="ast")
 
 
 # ---------------------------------------------------------------- loop variables after the loop

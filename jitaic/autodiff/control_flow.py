@@ -31,7 +31,7 @@ import numpy as np
 
 from jitaic.autodiff import undo_log
 from jitaic.autodiff.vjp_rules import is_differentiable
-from jitaic.errors import UnsupportedError, at
+from jitaic.errors import UnsupportedError, at, user_location
 from jitaic.ir import ops
 from jitaic.ir.graph import Node, Region, Value, make_node
 from jitaic.tracer import control_flow, loops
@@ -137,8 +137,9 @@ def _substitute(region: Region, env: dict[int, Value], bounded: bool = False) ->
 
 
 def _attrs(node: Node, bounded: bool) -> dict:
-    """A replayed node's attributes: a read the forward checked, ``bounded``."""
-    if bounded and node.op is ops.dyn_getitem:
+    """A replayed node's attributes: a read or store the forward checked,
+    ``bounded``."""
+    if bounded and node.op in (ops.dyn_getitem, ops.dyn_setitem):
         return {**node.attrs, "bounded": True}
     return node.attrs
 
@@ -148,6 +149,20 @@ def _row(array: Tracer, t: Tracer, loc: object) -> Value:
     at the loop's line ``loc``."""
     return current().builder.emit(ops.dyn_getitem, [array.value, t.value],
                                   {"index": (ops.DYNAMIC,), "bounded": True}, loc=loc).output
+
+
+def _store_row(array: Tracer, t: Tracer, value: object) -> None:
+    """``array[t] = value`` into a gradient's own stack or log (``t`` in range
+    by construction): the store is dead code where nothing reads the array."""
+    row = tnp.as_tracer(value)
+    if row.dtype != array.dtype:
+        row = tnp.astype(row, array.dtype)
+    if row.shape != array.shape[1:]:
+        row = tnp.broadcast_to(row, array.shape[1:])
+    t = tnp.astype(tnp.as_tracer(t), np.int64, copy=False)
+    array.write(current().builder.emit(
+        ops.dyn_setitem, [array.value, row.value, t.value],
+        {"index": (ops.DYNAMIC,), "bounded": True}, loc=user_location()).output)
 
 
 def _zeros(v: Value) -> Tracer:
@@ -331,18 +346,18 @@ def _for_vjp(node: Node, cotangents: list, backpropagate: Callable) -> list:
         saves = list(state[k + len(stacked) + n_logs:])
         t = (i - start) // step
         for m, j in enumerate(stacked):
-            stacks[m][t] = carried[j]
+            _store_row(stacks[m], t, carried[j])
 
         def log_overwritten(node: Node, inputs: list[Value], env: dict) -> None:
             for write, first in log_at.get(id(node), ()):
                 for m, entry in enumerate(undo_log.overwritten(write, inputs, env)):
-                    logs[first + m][t] = entry
+                    _store_row(logs[first + m], t, entry)
 
         _, results = _replay(recorded, {id(index_param): i.value, **{
             id(p): c.value for p, c in zip(carried_params, carried, strict=True)}},
             before=log_overwritten)
         for m, value in enumerate(results[k:]):
-            saves[m][t] = new_tracer(value)
+            _store_row(saves[m], t, new_tracer(value))
         return (*(new_tracer(r) for r in results[:k]), *stacks, *logs, *saves)
 
     def recording_loop():

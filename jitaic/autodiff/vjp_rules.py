@@ -585,8 +585,8 @@ def _dyn_getitem(node, g, x, *dyn_and_out):
     if not dyn and _reverses_whole_axes(node.attrs["index"]) and x.shape == g.shape:
         return (emit(ops.dyn_getitem, [g], {"index": node.attrs["index"]}, scalar=False),)
     zeros = tnp.full_value(traced_shape(x), 0.0, x.dtype)
-    dx = emit(ops.dyn_setitem, [zeros, g, *dyn], {"index": node.attrs["index"]},
-              scalar=False)
+    dx = emit(ops.dyn_setitem, [zeros, g, *dyn], {"index": node.attrs["index"],
+                                                  "bounded": True}, scalar=False)
     return (dx, *(None for _ in dyn))
 
 
@@ -597,7 +597,8 @@ def _dyn_setitem(node, g, x, v, *dyn_and_out):
     zero = tnp.full_value((), 0.0, x.dtype)  # broadcast over the overwritten region
     dv = emit(ops.dyn_getitem, [g, *dyn], {"index": index, "bounded": True},  # read first
               scalar=False)
-    dx = emit(ops.dyn_setitem, [g, zero, *dyn], {"index": index}, scalar=False)
+    dx = emit(ops.dyn_setitem, [g, zero, *dyn], {"index": index, "bounded": True},
+              scalar=False)
     keys = window_keys(x.aval.shape, index, [d.value for d in dyn])
     return (dx, unbroadcast(dv, v, keys), *(None for _ in dyn))
 

@@ -15,29 +15,36 @@ def eliminate_dead_code(graph: Graph) -> tuple[Graph, bool]:
     """Drop nodes none of whose outputs reach a result or an argument update,
     inside control-flow bodies too (a gradient in a loop body computes
     cotangents nobody reads)."""
-    nodes, changed = _live_nodes(graph.nodes, (*graph.results, *graph.updates.values()),
-                                 {EFFECTFUL, MAY_RAISE})
+    nodes, changed = _live_nodes(graph.nodes, (*graph.results, *graph.updates.values()))
     if not changed:
         return graph, False
     return Graph(graph.params, nodes, graph.results, name=graph.name,
                  updates=graph.updates), True
 
 
-def _runs_anyway(node: Node, kept: set[str] = frozenset({EFFECTFUL})) -> bool:
-    """Kept though nothing reads it: a node with one of the ``kept`` traits
-    (an elementwise op broadcasting run-time lengths may raise too; MAY_RAISE
-    does not count for reads ``bounded`` by construction, a gradient's own
-    and lstsq's residuals, nor where ``Op.raises`` says the operands cannot
-    make it raise), a read at a run-time index that may be out of range, or
-    one with an effect (a run-time check) in its bodies (an if whose branch
-    raises)."""
+# Traits of nodes that run though nothing reads them: effects (checks, stores)
+# and errors NumPy raises whether or not the value is used.
+_KEPT = frozenset({EFFECTFUL, MAY_RAISE})
+
+
+def _runs_anyway(node: Node) -> bool:
+    """Kept though nothing reads it: the node itself, or a node in its bodies
+    (an if whose branch raises, a loop whose body may), is one that runs
+    anyway."""
+    return _kept_itself(node) or any(_kept_itself(inner) for region in node.regions
+                                     for inner in region.walk())
+
+
+def _kept_itself(node: Node) -> bool:
+    """A node with an effect or that may raise (an elementwise op broadcasting
+    run-time lengths too; MAY_RAISE does not count for reads ``bounded`` by
+    construction, a gradient's own and lstsq's residuals, nor where
+    ``Op.raises`` says the operands cannot make it raise), or a read at a
+    run-time index that may be out of range."""
     traits = node.op.traits
     if node.attrs.get("bounded") or not node.op.may_raise(node):
         traits = traits - {MAY_RAISE}
-    return bool(traits & kept) or (MAY_RAISE in kept and _may_not_broadcast(node)) \
-        or _checked_read(node) \
-        or any(EFFECTFUL in inner.op.traits or _checked_read(inner)
-               for region in node.regions for inner in region.walk())
+    return bool(traits & _KEPT) or _may_not_broadcast(node) or _checked_read(node)
 
 
 def _checked_read(node: Node) -> bool:
@@ -70,16 +77,16 @@ def _gathered_alike(node: Node) -> bool:
     return masks[0] is not None and all(m is masks[0] for m in masks)
 
 
-def _live_nodes(nodes, results, kept: set[str] = frozenset({EFFECTFUL})):
-    """The nodes ``results`` need, and whether any went. An unread index that
-    may be out of bounds stays (NumPy raises for it); at the top level any
-    node that may raise does, in bodies reads only (autodiff marks its own
-    reads of tapes and replays ``bounded``: keeping those would keep whole
-    forward loops alive)."""
+def _live_nodes(nodes, results):
+    """The nodes ``results`` need, and whether any went. A node that may
+    raise stays, in bodies too (``x[i:].max()`` of an empty window raises in
+    NumPy though nothing reads it); autodiff marks its own reads of tapes and
+    replays ``bounded``, which cannot raise: keeping those would keep whole
+    forward loops alive."""
     live = {id(v) for v in results}
     kept_nodes, changed = [], False
     for node in reversed(nodes):
-        if not _runs_anyway(node, kept) and not any(id(v) in live for v in node.outputs):
+        if not _runs_anyway(node) and not any(id(v) in live for v in node.outputs):
             changed = True
             continue
         node, dropped = _drop_dead_carried(node, live)

@@ -352,20 +352,28 @@ def _dyn_setitem_infer(in_types, attrs, regions):
     return _setitem_infer([x, v], attrs, regions)
 
 
-def _dyn_setitem_reference(x, v, *dyn, index):
+def _dyn_setitem_reference(x, v, *dyn, index, bounded=False):
     return _setitem_reference(x, v, _fill(index, dyn, np.shape(x)))
 
 
 def _dyn_setitem_raises(node) -> bool:
     """Whether the store may raise: not when it writes into what a store of
     the same region and of a value of the same static shape made (that one
-    checked the same indices and the same broadcast first)."""
-    inner = node.inputs[0].producer
+    checked the same indices and the same broadcast first), nor when it
+    writes back what a read of the same region of the array read (``y[:k] +=``
+    leaves such a store; the read checked the indices)."""
+    inner, value = node.inputs[0].producer, node.inputs[1].producer
     shape = node.inputs[1].shape
+    if value is not None and value.op is dyn_getitem and value.inputs[0] is node.inputs[0] \
+            and same_region(value, node):
+        return False
     return not (inner is not None and inner.op is node.op and same_region(inner, node)
                 and inner.inputs[1].shape == shape and None not in shape)
 
 
+# A dyn_setitem with attr ``bounded`` writes at indices in range by
+# construction (a gradient's rows of its stacks and logs): dead code where
+# nothing reads the array.
 dyn_setitem = define("dyn_setitem", _dyn_setitem_infer, _dyn_setitem_reference,
                      (MAY_RAISE,),
                      complex=True, raises=_dyn_setitem_raises)
