@@ -212,8 +212,19 @@ NOTES = """\
   traced or not, or per-axis pairs), `edge`, `wrap`, `reflect` and
   `symmetric` (widths beyond the axis length included), padded axis by
   axis as NumPy does.
-- **`np.einsum`**: distinct letters per operand, no ellipsis; two operands
-  contracting summed letters only are one BLAS product.
+- **`np.einsum`**: subscripts or the operand-list form, ellipses (the
+  broadcast axes, aligned from the right) and a letter repeated in one
+  operand (its diagonal); two operands contracting summed letters only are
+  one BLAS product. `out=` and `dtype=` go to the NumPy callback.
+- **`np.diagonal`, `np.trace`** of any number of axes with `offset`,
+  `axis1`, `axis2`: the diagonal is NumPy's read-only view (writes into the
+  array show in it; writes into it raise NumPy's ValueError).
+- **`np.gradient`**: scalar spacings or coordinates, `axis=`, `edge_order`
+  1 and 2, NumPy's formulas in NumPy's order (bit for bit), the result in
+  the float dtype NumPy allocates. Uniform coordinates take the scalar
+  formulas, as NumPy's do, chosen when the code runs.
+- **`np.take`**: `mode="raise"`, `"wrap"` and `"clip"` (indices modulo the
+  length, or clipped to it).
 - **`np.linalg`**: `solve`, `inv`, `det`, `slogdet` and `cholesky` (`upper=`)
   on matrices or stacks of them, through LAPACK as numba calls it, within
   rounding of NumPy; NaN or inf input raises `LinAlgError`.
