@@ -1232,6 +1232,29 @@ def test_a_loop_that_runs_0_times_refuses_to_change_a_variables_dtype() -> None:
     assert f(np.arange(5.0), np.int64(1)) == np.float32(10.0)
 
 
+def _python_number_after_an_iteration(x, n):
+    v = np.float64(2.0)
+    i = 0
+    while i < n:
+        v = 1.5  # a Python float: x * v keeps x's float32
+        i += 1
+    return x * v
+
+
+def test_a_variable_an_iteration_makes_a_python_number_is_one_after_the_loop() -> None:
+    """NEP 50: after an iteration v is the Python float, weak; the loop
+    carried it as the float64 it came in as, and x * v was float64 (the
+    fuzzer found a complex64 carried for a Python int)."""
+    f = jitaic.jit(_python_number_after_an_iteration, mode="ast")
+    x = np.arange(3, dtype=np.float32)
+    got, want = f(x, np.int64(2)), _python_number_after_an_iteration(x, 2)
+    assert got.dtype == want.dtype == np.float32
+    np.testing.assert_array_equal(got, want)
+    with pytest.raises(jitaic.UnsupportedError, match=r"loop variable 'v' has dtype float64 "
+                       r"before the loop .* and a Python float after an iteration"):
+        f(x, np.int64(0))
+
+
 def _numpy_of_the_loop_index(x, n):
     v = x.astype(np.uint8)
     for k in range(n):

@@ -175,6 +175,9 @@ def joined_type(va: Value, vb: Value, what: str, branches: bool = False) -> Tens
             f"{what} has dtype {a.dtype} on one path{computed_at(va)} and {b.dtype} on the "
             f"other{computed_at(vb)}{at(user_location())}: its dtype would depend on the "
             f"data; cast both to one dtype (.astype)")
+    if not branches and b.weak and not a.weak:
+        # an iteration makes it a Python number: NumPy's variable is that after the loop
+        return TensorType(shape, b.dtype, True)
     # A weak (Python scalar) start value takes the type the loop computes (NEP 50).
     dtype = np.result_type(example_value(a) if a.weak else a.dtype,
                            example_value(b) if b.weak else b.dtype)

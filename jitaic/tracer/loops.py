@@ -45,7 +45,7 @@ from jitaic.tracer.control_flow import (
     update_buffers,
     with_results,
 )
-from jitaic.tracer.core import Buffer, Tracer, ViewStep, current, new_tracer, to_value
+from jitaic.tracer.core import Buffer, Tracer, ViewStep, current, emit, new_tracer, to_value
 from jitaic.tracer.rebound_writes import refuse_lost_writes, shared_memory
 
 
@@ -314,6 +314,9 @@ def _padded(names: Sequence[str], n: int) -> list[str]:
     return [names[i] if i < len(names) else f"#{i}" for i in range(n)]
 
 
+_PYTHON_NUMBER = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}
+
+
 def _trip_dependent(init: list[object], carried: list[object], body: Body,
                     names: Sequence[str], observed: Sequence[str]) -> dict[int, str]:
     """Per observed variable that a loop running 0 times would leave with
@@ -327,13 +330,16 @@ def _trip_dependent(init: list[object], carried: list[object], body: Body,
             continue
         before = to_value(start)
         after = _dtype_after(carried[i].aval, traced[i].type)
-        if after != before.dtype and not before.type.weak:
+        python_number = carried[i].aval.weak  # (an iteration makes it one)
+        if (after != before.dtype or python_number) and not before.type.weak:
+            what, fix = (f"a Python {_PYTHON_NUMBER[after.kind]}", "make it a Python number "
+                         "before the loop too") if python_number else (
+                after, "cast it to one dtype before the loop (.astype)")
             differing[i] = (
                 f"loop variable {name!r} has dtype {before.dtype} before the loop"
-                f"{computed_at(before)} and {after} after an iteration"
+                f"{computed_at(before)} and {what} after an iteration"
                 f"{computed_at(traced[i])}: the loop ran 0 times, and jitaic compiles "
-                f"the dtype of the iterations; cast it to one dtype before the loop "
-                f"(.astype)")
+                f"the type of the iterations; {fix}")
     return differing
 
 
@@ -497,7 +503,11 @@ def _widen(carried: list[object], body: Body, names: Sequence[str]) -> list | No
             index = run_time_index(tracer.shape, joined.shape)
             tracer = view(tracer, (ViewStep(ops.dyn_getitem, (("index", index),)),))
             changed = True
-        if joined.dtype != tracer.dtype:
+        if joined.weak and not tracer.aval.weak:  # a Python number from here on
+            tracer = emit(ops.astype, [tracer], {"dtype": joined.dtype, "weak": True},
+                          scalar=tracer._scalar)
+            changed = True
+        elif joined.dtype != tracer.dtype:
             from jitaic.tracer.numpy import astype
 
             tracer = astype(tracer, joined.dtype)

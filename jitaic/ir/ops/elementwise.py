@@ -181,11 +181,14 @@ where = define("where", _where_infer, np.where, (ELEMENTWISE,), complex=True)
 
 
 def _astype_infer(in_types, attrs, regions):
+    """The cast, strong; ``weak``: a Python scalar of that dtype (a loop
+    variable an iteration makes a Python number, NEP 50)."""
     (x,) = in_types
-    return [TensorType(x.shape, check_dtype(attrs["dtype"], "astype"))]
+    return [TensorType(x.shape, check_dtype(attrs["dtype"], "astype"), attrs.get("weak", False))]
 
 
-astype = define("astype", _astype_infer, lambda x, dtype: np.asarray(x).astype(dtype),
+astype = define("astype", _astype_infer,
+                lambda x, dtype, weak=False: np.asarray(x).astype(dtype),
                 (ELEMENTWISE,), complex=True)
 
 
