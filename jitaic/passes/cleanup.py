@@ -7,6 +7,7 @@ from contextlib import contextmanager
 
 from jitaic.ir import ops
 from jitaic.ir.graph import Graph, Node, Region
+from jitaic.ir.lengths import length_key
 from jitaic.ir.ops import ALLOCATES, EFFECTFUL, ELEMENTWISE, MAY_RAISE
 from jitaic.passes.rewrite import Rebuilder
 
@@ -61,7 +62,28 @@ def _may_not_broadcast(node: Node) -> bool:
     if ELEMENTWISE not in node.op.traits:
         return False
     distinct = {id(v): v.shape for v in node.inputs}
-    return ops.checked_when_run(*distinct.values()) and not _gathered_alike(node)
+    return ops.checked_when_run(*distinct.values()) and not _gathered_alike(node) \
+        and not _equal_by_construction(node)
+
+
+def _equal_by_construction(node: Node) -> bool:
+    """Operands whose run-time lengths have one key per axis (ir/lengths.py),
+    the static extents there all 1: they broadcast (a gradient's replay of
+    ``y[:k] + a * y[:k][::-1]``)."""
+    ndim = node.output.type.ndim
+    for axis in range(ndim):
+        keys, extents = set(), set()
+        for v in node.inputs:
+            k = axis - (ndim - v.type.ndim)
+            if k < 0:
+                continue
+            if v.shape[k] is None:
+                keys.add(length_key(v, k, through_views=True))
+            elif v.shape[k] != 1:
+                extents.add(v.shape[k])
+        if len(keys) > 1 or (keys and extents):
+            return False
+    return True
 
 
 def _gathered_alike(node: Node) -> bool:
