@@ -73,7 +73,7 @@ def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequenc
     except _FirstIterationError as first:
         return _failing_loop(first.error, body_fn, cond_fn, bounds, first.carried, names)
     except _LaterIterationError as later:
-        if not index_range:
+        if index_range is None:
             raise UnsupportedError(
                 f"a loop whose first iteration changes a variable's dtype, with which the "
                 f"next iteration raises NumPy's {type(later.error).__name__} ({later.error})"
@@ -302,7 +302,9 @@ def _peeled(body_fn: Callable, carried: list[object], index_range: range,
             names: Sequence[str], observed: Sequence[str]) -> list:
     """The first iteration of a constant range on its own, then a loop over
     the rest: each iteration meets the types NumPy's would (the second may
-    then raise NumPy's error, when it runs)."""
+    then raise NumPy's error, when it runs); an empty range leaves them."""
+    if not index_range:
+        return list(carried)
     first = list(body_fn(index_range[0], *carried))
     rest = index_range[1:]
     if not rest:

@@ -226,7 +226,7 @@ def _power_of_array(a, dt, node):
 
 def _small_constant(exponent) -> bool:
     """numba's integer ** is exact for exponents up to 2**16; beyond, it goes
-    through float pow (2**31 - 1 ** 2**31 - 1 gave 0 in int32)."""
+    through float pow ((2**31 - 1) ** (2**31 - 1) gave 0 in int32)."""
     return exponent.producer is not None and exponent.producer.op is ops.constant and \
         0 <= exponent.producer.attrs["value"] <= 0x10000
 
