@@ -173,6 +173,9 @@ U8 = np.array([1, 2, 255], dtype=np.uint8)
     (lambda u: u << np.uint8(9), (U8,)),
     (lambda u, c: u << c, (np.array([1, 2, 3], np.uint64), np.array([63, 64, 200], np.uint64))),
     (lambda b, c: b // c, (np.array([INT64_MIN, 5, -5, 7]), np.array([-1, 0, 3, -2]))),
+    (lambda i, a: (np.einsum("ij,ij->i", i, a, dtype=np.float64),
+                   np.einsum("ij->j", a, dtype=np.float32, casting="same_kind")),
+     (np.arange(6, dtype=np.int32).reshape(2, 3), np.arange(6.0).reshape(2, 3))),
     # numba's ** goes through float pow for exponents above 2**16 (a fuzzer find)
     (lambda b: b ** np.abs(b), (np.array([2**31 - 1, 3, -3, 0], np.int32),)),
     (lambda b: (b ** 100_001, b ** (2**40 + 1)), (np.array([3, -3, 2], np.int64),)),
@@ -331,6 +334,7 @@ def std_int_dtype_of_rows(a):
     (lambda x: np.einsum("ii->i", x), (np.ones((2, 3)),)),
     (lambda x: np.einsum(x, [0, 52]), (np.ones((2, 3)),)),
     (lambda x: np.einsum(x, [0, -1]), (np.ones((2, 3)),)),
+    (lambda x: np.einsum("ij->i", x, dtype=np.float32), (np.ones((2, 3)),)),
     (lambda x: np.diagonal(x), (np.ones(3),)),
     (lambda x: np.diagonal(x, 0, 1, -1), (np.ones((2, 3)),)),
     (lambda x: np.trace(x, 0, 0, 2), (np.ones((2, 3)),)),

@@ -215,7 +215,9 @@ NOTES = """\
 - **`np.einsum`**: subscripts or the operand-list form, ellipses (the
   broadcast axes, aligned from the right) and a letter repeated in one
   operand (its diagonal); two operands contracting summed letters only are
-  one BLAS product. `out=` and `dtype=` go to the NumPy callback.
+  one BLAS product; `dtype=` casts the operands first under `casting=`'s
+  rule (NumPy's TypeError where it forbids the cast). `out=` goes to the
+  NumPy callback.
 - **`np.diagonal`, `np.trace`** of any number of axes with `offset`,
   `axis1`, `axis2`: the diagonal is NumPy's read-only view (writes into the
   array show in it; writes into it raise NumPy's ValueError).

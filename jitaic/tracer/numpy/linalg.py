@@ -256,15 +256,18 @@ def cholesky(a, upper=False):
 
 
 @implements(np.einsum)
-def einsum(*operands, optimize=False, **kwargs):
+def einsum(*operands, optimize=False, dtype=None, casting="safe", **kwargs):
     """Explicit or implicit subscripts, or the operand-list form; an ellipsis
-    names the broadcast axes, a letter repeated in one operand its diagonal.
-    Two operands whose shared letters are all summed are a tensordot (one
-    BLAS product); anything else is a broadcast product summed over the
-    dropped letters, which fuses into one loop nest."""
+    names the broadcast axes, a letter repeated in one operand its diagonal;
+    ``dtype=`` casts the operands first, under ``casting``'s rule. Two
+    operands whose shared letters are all summed are a tensordot (one BLAS
+    product); anything else is a broadcast product summed over the dropped
+    letters, which fuses into one loop nest."""
     if kwargs:
         raise not_lowered(f"np.einsum({', '.join(f'{k}=' for k in kwargs)})")
     terms, output, xs = _einsum_terms(operands)
+    if dtype is not None:
+        xs = [_einsum_cast(x, i, np.dtype(dtype), casting) for i, x in enumerate(xs)]
     # Letters an operand alone has and the output drops are summed first.
     for i, (term, x) in enumerate(zip(terms, xs)):
         alone = [d for d, c in enumerate(term) if c not in output and
@@ -331,6 +334,13 @@ def _einsum_terms(operands: tuple) -> tuple[list[str], str, list[Tracer]]:
     for i, (term, x) in enumerate(zip(terms, xs)):
         terms[i], xs[i] = _take_diagonals(term, x)
     return terms, output, xs
+
+
+def _einsum_cast(x: Tracer, i: int, dtype: np.dtype, casting: str) -> Tracer:
+    if not np.can_cast(x.dtype, dtype, casting):
+        raise TypeError(f"Iterator operand {i} dtype could not be cast from {x.dtype!r} to "
+                        f"{dtype!r} according to the rule {casting!r}{at(user_location())}")
+    return astype(x, dtype) if x.dtype != dtype else x
 
 
 def _einsum_error(message: str) -> ValueError:
