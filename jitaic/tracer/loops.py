@@ -21,7 +21,7 @@ from jitaic.errors import (
 )
 from jitaic.ir import ops
 from jitaic.ir.graph import Region, Value
-from jitaic.ir.types import TensorType
+from jitaic.ir.types import TensorType, example_value
 from jitaic.tracer import aliases
 from jitaic.tracer.control_flow import (
     NUMPY_ERRORS,
@@ -230,7 +230,7 @@ def _settle(body_fn: Callable, carried: list[object], leading: Sequence[TensorTy
         if first is not None:  # assigned in the loop, undefined before: start from zeros
             carried = first
             continue
-        widened = _widen(carried, body, names)
+        widened = _widen(carried, body, names, len(leading))
         new = [b for b, _ in body.written.values() if b not in buffers]
         if not new and widened is None:
             return carried, buffers, body
@@ -486,19 +486,25 @@ def _traced_positions(body: Body) -> dict[int, Value]:
     return {i: next(it) for i, s in enumerate(body.out_static) if s is None}
 
 
-def _widen(carried: list[object], body: Body, names: Sequence[str]) -> list | None:
+def _widen(carried: list[object], body: Body, names: Sequence[str],
+           lead: int) -> list | None:
     """Carried values retyped to what the body produces, or None if they agree."""
     traced = [c for c in carried if isinstance(c, Tracer)]
     results = body.region.results[: len(traced)]
+    params = body.region.params[lead:lead + len(traced)]
     changed = False
-    out, it = [], iter(zip(traced, results, strict=True))
+    out, it = [], iter(zip(traced, results, params, strict=True))
     for i, c in enumerate(carried):
         if not isinstance(c, Tracer):
             out.append(c)
             continue
-        tracer, result = next(it)
+        tracer, result, param = next(it)
         name = names[i] if i < len(names) else f"#{i}"
         joined = joined_type(tracer.value, result, f"loop variable {name}")
+        if joined.weak and not tracer.aval.weak and _read_in(body.region, param):
+            # the first iteration reads the NumPy value it came in with: keep its type
+            joined = TensorType(joined.shape, np.result_type(
+                tracer.dtype, example_value(result.type)), False)
         if joined.shape != tracer.shape:  # a view: writes reach the array it came in as
             from jitaic.tracer.numpy.common import view
 
@@ -516,6 +522,12 @@ def _widen(carried: list[object], body: Body, names: Sequence[str]) -> list | No
             changed = True
         out.append(tracer)
     return out if changed else None
+
+
+def _read_in(region: Region, v: Value) -> bool:
+    """Whether the region reads ``v`` (in any of its nodes, or as a result)."""
+    return any(x is v for node in region.walk() for x in node.inputs) or any(
+        r is v for r in region.results)
 
 
 def while_loop(cond_fn: Callable, body_fn: Callable, init: Sequence[object],
