@@ -356,6 +356,19 @@ def store_first(d, v):
     return d
 
 
+def store_through_itself(c, v):
+    c[c] = v
+    return c
+
+
+@pytest.mark.parametrize("shape", [(0, 0, 0), (2, 0), (2, 1), (0, 5), (1,)])
+def test_an_empty_value_stored_through_index_arrays_may_have_more_axes(shape) -> None:
+    """NumPy takes an empty value with extra leading axes of any length
+    through an empty index array ((2, 0) into (0,)), not a non-empty one
+    ((2, 1)); jitaic refused both (a fuzzer find)."""
+    check_as_numpy_does(store_through_itself, np.zeros(0, np.int8), np.zeros(shape, np.int8))
+
+
 def store_first_through_index_array(a, i, v):
     a[i] = v[0]
     return a

@@ -116,9 +116,18 @@ gather = define("gather", _gather_infer,
 def _scatter_infer(in_types, attrs, regions):
     x, v, *indices = in_types
     target = gather_shape(x.shape, _index_shape(indices), attrs["axes"], attrs["front"])
-    if v.dtype != x.dtype or not fits(v.shape, target):
+    if v.dtype != x.dtype:
         raise ShapeError(f"cannot scatter {v} into the {target} elements of {x}")
+    if not fits(v.shape, target):  # NumPy's words
+        raise ShapeError(f"shape mismatch: value array of shape {_shape_text(v.shape)} could "
+                         f"not be broadcast to indexing result of shape {_shape_text(target)}")
     return [x.with_shape(x.shape)]
+
+
+def _shape_text(shape: tuple) -> str:
+    """A shape as NumPy's messages print it: (2,1), (0,)."""
+    return "(" + ",".join("?" if d is None else str(d) for d in shape) + ("," if len(shape) == 1
+                                                                           else "") + ")"
 
 
 def _scatter_reference(x, v, *indices, axes, front, accumulate):

@@ -5,6 +5,8 @@ slices (bounds-checked), advanced indexing as gather and scatter, masks,
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from jitaic.errors import at, user_location
@@ -369,8 +371,9 @@ def _scatter(x: Tracer, key: object, value: object, accumulate: bool) -> None:
     base, indices, axes, front = _advanced_index(x, key)
     v = as_tracer(value)
     if not accumulate:  # np.add.at broadcasts strictly
-        index_ndim = max(i.ndim for i in indices)
-        v = _without_leading_ones(v, index_ndim + base.ndim - len(axes), "the indexed region")
+        ndim = max(i.ndim for i in indices) + base.ndim - len(axes)
+        v = _without_empty_leading_axes(_without_leading_ones(v, ndim, "the indexed region"),
+                                        ndim)
     if v.dtype != x.dtype:
         v = astype(v, x.dtype)
     attrs = {"axes": axes, "front": front, "accumulate": accumulate}
@@ -536,6 +539,17 @@ def _without_leading_ones(v: Tracer, ndim: int, target: object) -> Tracer:
                     f"could not broadcast input array from shape {v.shape} into shape "
                     f"{target}")
     return v[(0,) * extra]
+
+
+def _without_empty_leading_axes(v: Tracer, ndim: int) -> Tracer:
+    """An empty value stored through index arrays may have more leading axes
+    of any length, where its last ``ndim`` axes hold no element either
+    (NumPy's ``c[c] = np.zeros((2, 0))`` for an empty ``c``; slices and
+    masks refuse it)."""
+    extra = v.ndim - ndim
+    if extra <= 0 or None in v.shape or math.prod(v.shape[extra:]) != 0:
+        return v
+    return reshape(v, v.shape[extra:])
 
 
 def _check_assignable(x: Tracer) -> None:
