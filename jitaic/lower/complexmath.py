@@ -18,10 +18,10 @@ import numba
 import numpy as np
 
 from jitaic.ir.ops.elementwise import C_COMPLEX_CALLS
-from jitaic.lower.vecmath import muladd
+from jitaic.lower.vecmath import inlined_helper, muladd
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def multiply(a, b):
     """a * b as NumPy's complex loops multiply: each part one multiply-add
     (fused where the CPU has FMA, as NumPy's vectorised loops are), so
@@ -32,7 +32,7 @@ def multiply(a, b):
                    muladd(a.real, b.imag, a.imag * b.real))
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def divide(a, b):
     """a / b as NumPy's complex loops divide (Smith's method, scaled by a
     reciprocal), in the parts' precision: numba's division follows
@@ -51,7 +51,7 @@ def divide(a, b):
     return complex((ar * rat + ai) * scl, (ai * rat - ar) * scl)
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def reciprocal(z):
     """1 / z as NumPy's reciprocal loop computes it (not its division's)."""
     zr, zi = z.real, z.imag
@@ -96,7 +96,7 @@ def power(a, b):
     return result if n > 0 else divide(one, result)
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def tanh(z, limit, eps, tiny):
     """tanh as the C library computes it (NumPy calls ctanh): its special
     values, its formula sinh(x) cosh(x) / (sinh(x)^2 + cos(y)^2), and beyond
@@ -124,7 +124,7 @@ def tanh(z, limit, eps, tiny):
     return complex(sinh_x * cosh_x / den, sin_y * cos_y / den)
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def _c99_exp(z):
     """exp with C99's exp(x) + i0 for a zero imaginary part (numba's gives
     inf * 0 = NaN where exp(x) overflows)."""
@@ -133,7 +133,7 @@ def _c99_exp(z):
     return np.exp(z)
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def _c99_sinh(z):
     """sinh with C99's values for a zero imaginary part, and for a zero real
     part with an infinite or NaN imaginary one (numba's formula: NaN)."""
@@ -144,7 +144,7 @@ def _c99_sinh(z):
     return np.sinh(z)
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def _c99_cosh(z):
     """cosh with C99's values, as sinh."""
     if z.imag == 0:  # the imaginary part: sinh(x) * (+-0), a zero of their sign
@@ -154,27 +154,27 @@ def _c99_cosh(z):
     return np.cosh(z)
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def _numba_sqrt(z):
     return np.sqrt(z)
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def _numba_sin(z):
     return np.sin(z)
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def _numba_cos(z):
     return np.cos(z)
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def _numba_tan(z):
     return np.tan(z)
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def _numba_power(a, b):
     return a ** b
 
@@ -215,7 +215,7 @@ _D_TINY, _F_TINY = _D.tiny, _F.tiny
 _LN2 = np.log(2.0)
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def _mul_split(a, b):
     """a * b as (rounded product, its exact rounding error): Dekker's product."""
     hi = a * b
@@ -227,14 +227,14 @@ def _mul_split(a, b):
     return hi, ((ah * bh - hi) + ah * bl + al * bh) + al * bl
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def _add_split(a, b):
     """a + b as (rounded sum, its error), for |a| >= |b|."""
     hi = a + b
     return hi, (a - hi) + b
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def _smaller_first(a, b):
     return (b, a) if abs(b) < abs(a) else (a, b)
 
@@ -269,7 +269,7 @@ def _x2y2m1(x, y):
     return v4 + v3 + v2 + v1 + v0
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def _log_special(re, im):
     """clog at 0 (-inf, the argument) and where a part is NaN."""
     if re == 0 and im == 0:
@@ -345,7 +345,7 @@ def logf(z):
     return complex(real, np.arctan2(im, re))
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def log1p(z, one):
     """log(1 + z) as NumPy's complex loop: log of the hypot of (re + 1, im)
     and its angle (``one``: 1 in the parts' type, so complex64 stays float32)."""
@@ -353,7 +353,7 @@ def log1p(z, one):
     return complex(np.log(np.hypot(x1, z.imag)), np.arctan2(z.imag, x1))
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def expm1(z, two):
     """exp(z) - 1 as NumPy's complex loop: expm1(re) cos(im) - 2 sin(im/2)^2,
     and exp(re) sin(im) (``two``: 2 in the parts' type)."""
@@ -362,20 +362,20 @@ def expm1(z, two):
     return complex(np.expm1(x) * np.cos(y) - two * s * s, np.exp(x) * np.sin(y))
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def scaled(z, c):
     """Both parts of ``z`` times the real ``c`` (a complex times a real in
     complex arithmetic would make NaN of an infinite part times 0)."""
     return complex(z.real * c, z.imag * c)
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def rint(z):
     """NumPy's rint of a complex value: each part rounded half to even."""
     return complex(np.rint(z.real), np.rint(z.imag))
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def sign(z):
     """NumPy's sign of a complex value: the parts divided by their hypot (in
     the parts' precision). Where the hypot is infinite (an infinite part, or
@@ -399,44 +399,44 @@ def sign(z):
 # return the first operand on ties and propagate NaN from either, fmax/fmin
 # prefer the operand that is not NaN (checked against NumPy at every pair of
 # special values).
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def less(a, b):
     return ((a.real < b.real and a.imag == a.imag and b.imag == b.imag)
             or (a.real == b.real and a.imag < b.imag))
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def less_equal(a, b):
     return ((a.real < b.real and a.imag == a.imag and b.imag == b.imag)
             or (a.real == b.real and a.imag <= b.imag))
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def isnan(z):
     return z.real != z.real or z.imag != z.imag
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def maximum(a, b):
     return a if less_equal(b, a) or isnan(a) else b
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def minimum(a, b):
     return a if less_equal(a, b) or isnan(a) else b
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def fmax(a, b):
     return a if less_equal(b, a) or isnan(b) else b
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def fmin(a, b):
     return a if less_equal(a, b) or isnan(b) else b
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def _complex_block(a, start, n, zero):
     """NumPy's complex pairwise sum of a block of up to 64 elements: its eight
     float accumulators are four complex lanes (elements i, i + 4, ...)."""
@@ -498,7 +498,7 @@ def pairwise_sum(a, start, n, zero):
     return sums[0]
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def absolute(z, one, inf):
     """|z| as NumPy's vectorised loop computes it: the larger part times
     sqrt(1 + (smaller / larger) ** 2), with one multiply-add (fused where
@@ -513,7 +513,7 @@ def absolute(z, one, inf):
     return inf if re == inf or im == inf else magnitude
 
 
-@numba.njit(inline="always", cache=True)
+@inlined_helper
 def magnitude_compare(z, below, above, c, one, inf, order):
     """``absolute(z) < c`` (order 0; 1: <=, 2: >, 3: >=) as NumPy decides it,
     computing |z| only where re**2 + im**2 (in float64) is within [below,

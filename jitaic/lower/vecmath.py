@@ -8,10 +8,9 @@ here are built only from operations LLVM can vectorise - add, multiply,
 ``for i in range(n): out[i] = exp_f64(x[i])`` compiles to SIMD code (4 doubles
 or 8 floats per AVX2 instruction). There are no branches: every path is
 computed and the result picked with a select; special inputs are handled the
-same way. They are ``inline="always"`` njit functions, so callers get the code
-in their own loop body whatever the caller's error model (the few operations
-numba would guard - division, bit twiddling - are intrinsics that lower to
-single LLVM instructions).
+same way. They are ``inlined_helper`` functions: compiled once per
+installation (numba's cache) and marked for LLVM to inline, so callers get
+the code in their own loop body (see ``inlined_helper``).
 
 Method - range reduction and a polynomial; the coefficients are our own
 minimax fits (Remez exchange in 200-bit arithmetic, relative error):
@@ -295,7 +294,15 @@ def _log_split(typingctx, x):
     return rtype(x), codegen
 
 
-_vm = numba.njit(inline="always", error_model="numpy", cache=True)
+# Helpers generated code calls in its element loops. Each is compiled once per
+# installation and signature (numba's cache) and carries LLVM's alwaysinline
+# (numba's forceinline flag), so LLVM inlines it into the caller's loop,
+# which it then vectorises. numba's own inline="always" inlines at the level of
+# its IR instead: every call site typed and lowered the helper's whole body
+# again, 0.1-0.6 s per function that calls exp, tanh or pow (a third of the
+# cold first calls of benchmarks/bench_compile.py). The numpy error model
+# keeps division by zero an IEEE result, as in the generated code itself.
+inlined_helper = numba.njit(forceinline=True, error_model="numpy", cache=True)
 
 
 def _coeffs(dtype, *hexes: str) -> tuple:
@@ -321,7 +328,7 @@ _T64 = _coeffs(float, "0x1.5555555555558p-1", "0x1.99999999952a7p-2",
                "0x1.39fe2df00add3p-3", "0x1.2b5a86730978fp-3")
 
 
-@_vm
+@inlined_helper
 def _reduce64(x):
     """n, r, rl with x = n*ln2 + r + rl, |r| <= ln2/2 (+tiny), |rl| <= ulp(r)."""
     n = _rint(x * _INV_LN2)
@@ -331,13 +338,13 @@ def _reduce64(x):
     return n, r, _fma(n, -_LN2_LO, rh - r)
 
 
-@_vm
+@inlined_helper
 def _expm1_tail64(r, rl):
     """expm1(r + rl) - r, using rl*exp(r) ~= rl*(1 + r)."""
     return _fma(r * r, _horner(r, _P64), _fma(r, rl, rl))
 
 
-@_vm
+@inlined_helper
 def _expm1_scaled64(r, rl, s):
     """s*expm1(r + rl) + (s - 1) for s = 2**n, -87 <= n <= 1023 (normal s)."""
     t = _expm1_tail64(r, rl)
@@ -346,7 +353,7 @@ def _expm1_scaled64(r, rl, s):
     return _select(s == 2.0, _fma(s, t, _fma(s, r, s - 1.0)), _fma(s, r + t, s - 1.0))
 
 
-@_vm
+@inlined_helper
 def _log1pf64(f):
     """(f*f/2, tail): log(1 + f) = f - (f*f/2 - tail) for 1 + f in [sqrt(1/2), sqrt(2))."""
     s = _div(f, 2.0 + f)
@@ -355,7 +362,7 @@ def _log1pf64(f):
     return hfsq, s * (hfsq + w * _horner(w, _T64))
 
 
-@_vm
+@inlined_helper
 def exp_f64(x):
     # exp(+-1000) is already inf / 0; the clamp keeps 2**n1 and 2**n2 normal.
     x = _select(x > 1000.0, 1000.0, x)                 # NaN compares false: kept
@@ -365,7 +372,7 @@ def exp_f64(x):
     return _scale2(p, n)                               # the last multiply rounds
 
 
-@_vm
+@inlined_helper
 def expm1_f64(x):
     # expm1(x) rounds to -1 from x < -37.43 on; x >= -60 keeps 2**n normal.
     xc = _select(x > 1000.0, 1000.0, x)
@@ -378,7 +385,7 @@ def expm1_f64(x):
     return _select(x == 0.0, x, y)                     # -0.0 stays -0.0
 
 
-@_vm
+@inlined_helper
 def log_f64(x):
     sub = x < 2.2250738585072014e-308                  # subnormal (or <= 0: see below)
     k, f = _log_split(_select(sub, x * 4503599627370496.0, x))   # * 2**52
@@ -389,7 +396,7 @@ def log_f64(x):
     return _select((x > 0.0) & (x < _INF), y, special)
 
 
-@_vm
+@inlined_helper
 def log1p_f64(x):
     u = 1.0 + x
     # c = 1 + x - u exactly (Fast2Sum, larger operand first); log1p(x) =
@@ -403,7 +410,7 @@ def log1p_f64(x):
     return _select(x == 0.0, x, y)
 
 
-@_vm
+@inlined_helper
 def tanh_f64(x):
     # tanh(a) = e/(e + 2), e = expm1(2a): keeps relative accuracy near 0.
     a = _fabs(x)
@@ -441,7 +448,7 @@ _U64 = _coeffs(float, "0x1.999999999999ap-2", "0x1.2492492492521p-2",
                "0x1.1118c74823a2ep-3", "0x1.df7ce9a6bcccbp-4", "0x1.e02d197c00c78p-4")
 
 
-@_vm
+@inlined_helper
 def _two_sum(a, b):
     """(s, e) with s = fl(a + b) and s + e = a + b exactly, any magnitudes."""
     s = a + b
@@ -449,7 +456,7 @@ def _two_sum(a, b):
     return s, (a - (s - bb)) + (b - bb)
 
 
-@_vm
+@inlined_helper
 def _log_dd(x, k0):
     """(hi, lo) with hi + lo = log(x) + k0*ln2 to ~2**-66 relative, for normal
     x > 0 and an integer-valued k0 (the scaling of a subnormal input)."""
@@ -474,7 +481,7 @@ def _log_dd(x, k0):
     return hi, (b - hi) + lo
 
 
-@_vm
+@inlined_helper
 def _exp_dd(zh, zl):
     """exp(zh + zl) for |zl| <= ulp(zh), |zh| <= 1000, like exp_f64 otherwise."""
     n = _rint(zh * _INV_LN2)
@@ -484,7 +491,7 @@ def _exp_dd(zh, zl):
     return _scale2(p, n)
 
 
-@_vm
+@inlined_helper
 def pow_f64(x, y):
     ax = _fabs(x)
     sub = ax < 2.2250738585072014e-308
@@ -497,7 +504,7 @@ def pow_f64(x, y):
     return _pow_special(x, y, _exp_dd(zh, _select(small, zl, 0.0)))
 
 
-@_vm
+@inlined_helper
 def _pow_special(x, y, r):
     """r = |x|**y for finite non-zero x, with C99 Annex F's special cases (as
     libm, and so NumPy, returns them) put in for every other x and y."""
@@ -528,7 +535,7 @@ _PF64 = _coeffs(float, "0x1.0000000000000p-1", "0x1.5555556750672p-3",
                 "0x1.a15169e096556p-13", "0x1.a1131351400c3p-16")
 
 
-@_vm
+@inlined_helper
 def pow_f32(x, y):
     xd, yd = np.float64(x), np.float64(y)           # exact: the special cases are pow_f64's
     ax = _fabs(xd)
@@ -564,7 +571,7 @@ _P32 = _coeffs(_F, "0x1.0p-1", "0x1.5554dep-3", "0x1.5555bap-5", "0x1.120b1cp-7"
 _T32 = _coeffs(_F, "0x1.55555cp-1", "0x1.997c26p-2", "0x1.2ee78ap-2")
 
 
-@_vm
+@inlined_helper
 def _reduce32(x):
     """n, r, rl with x = n*ln2 + r + rl, |r| <= ln2/2, |rl| <= ulp(r); |x| <= 150."""
     n = _rint(x * _INV_LN2_F)
@@ -573,12 +580,12 @@ def _reduce32(x):
     return n, r, _fma(n, -_LN2_LO_F, rh - r)
 
 
-@_vm
+@inlined_helper
 def _expm1_tail32(r, rl):
     return _fma(r * r, _horner(r, _P32), _fma(r, rl, rl))
 
 
-@_vm
+@inlined_helper
 def _log1pf32(f):
     s = _div(f, _TWO_F + f)
     w = s * s
@@ -586,7 +593,7 @@ def _log1pf32(f):
     return hfsq, s * (hfsq + w * _horner(w, _T32))
 
 
-@_vm
+@inlined_helper
 def exp_f32(x):
     x = _select(x > _F(100.0), _F(100.0), x)           # exp(100) = inf, exp(-110) = 0
     x = _select(x < _F(-110.0), _F(-110.0), x)
@@ -595,7 +602,7 @@ def exp_f32(x):
     return _scale2(p, n)
 
 
-@_vm
+@inlined_helper
 def expm1_f32(x):
     xc = _select(x > _F(100.0), _F(100.0), x)
     xc = _select(xc < _F(-30.0), _F(-30.0), xc)        # -1 from x < -17.33 on
@@ -607,7 +614,7 @@ def expm1_f32(x):
     return _select(x == _ZERO_F, x, y * _pow2(n2))
 
 
-@_vm
+@inlined_helper
 def log_f32(x):
     sub = x < _F(1.1754943508222875e-38)
     k, f = _log_split(_select(sub, x * _F(8388608.0), x))        # * 2**23
@@ -618,7 +625,7 @@ def log_f32(x):
     return _select((x > _ZERO_F) & (x < _INF_F), y, special)
 
 
-@_vm
+@inlined_helper
 def log1p_f32(x):
     u = _ONE_F + x
     c = _select(_fabs(x) < _ONE_F, x - (u - _ONE_F), _ONE_F - (u - x))
@@ -630,7 +637,7 @@ def log1p_f32(x):
     return _select(x == _ZERO_F, x, y)
 
 
-@_vm
+@inlined_helper
 def tanh_f32(x):
     a = _fabs(x)
     a = _select(a > _F(10.0), _F(10.0), a)             # rounds to 1 from 9.011 on
@@ -717,7 +724,7 @@ def _split_f32(typingctx, x):
     return rtype(x), codegen
 
 
-@_vm
+@inlined_helper
 def _reduce_f32(x):
     """(q, r): |x| = (q + 4j) * pi/2 + r for an integer j, q in 0..3, |r| <= pi/4."""
     field, m = _split_f32(x)
@@ -729,19 +736,19 @@ def _reduce_f32(x):
     return k - 4.0 * _floor(0.25 * k), f * _PI_2
 
 
-@_vm
+@inlined_helper
 def _sin_poly(r):
     r2 = r * r
     return _fma(r * r2, _horner(r2, _SIN), r)
 
 
-@_vm
+@inlined_helper
 def _cos_poly(r):
     r2 = r * r
     return _fma(r2, _horner(r2, _COS), 1.0)
 
 
-@_vm
+@inlined_helper
 def sin_f32(x):
     q, r = _reduce_f32(x)
     s, c = _sin_poly(r), _cos_poly(r)
@@ -750,7 +757,7 @@ def sin_f32(x):
     return _select(_fabs(x) < _INF_F, y, x - x)        # inf, NaN -> NaN
 
 
-@_vm
+@inlined_helper
 def cos_f32(x):
     q, r = _reduce_f32(x)
     s, c = _sin_poly(r), _cos_poly(r)
@@ -787,7 +794,7 @@ _PI_LO = 1.2246467991473532e-16                     # pi - _PI
 _PI_2_LO = 6.123233995736766e-17                    # pi/2 - _PI_2
 
 
-@_vm
+@inlined_helper
 def _atan2_core(y, x, q):
     """atan2 in float64 with the polynomial Q's coefficients q."""
     a, b = _fabs(y), _fabs(x)
@@ -804,43 +811,43 @@ def _atan2_core(y, x, q):
     return _copysign(base + (p + base_lo), y)
 
 
-@_vm
+@inlined_helper
 def arctan2_f64(y, x):
     return _atan2_core(y, x, _Q_ATAN64)
 
 
-@_vm
+@inlined_helper
 def arctan_f64(x):
     return _atan2_core(x, 1.0, _Q_ATAN64)
 
 
-@_vm
+@inlined_helper
 def arcsin_f64(x):
     return _atan2_core(x, np.sqrt(_fma_exact(-x, x, 1.0)), _Q_ATAN64)
 
 
-@_vm
+@inlined_helper
 def arccos_f64(x):
     return _atan2_core(np.sqrt(_fma_exact(-x, x, 1.0)), x, _Q_ATAN64)
 
 
-@_vm
+@inlined_helper
 def arctan2_f32(y, x):
     return np.float32(_atan2_core(np.float64(y), np.float64(x), _Q_ATAN32))
 
 
-@_vm
+@inlined_helper
 def arctan_f32(x):
     return np.float32(_atan2_core(np.float64(x), 1.0, _Q_ATAN32))
 
 
-@_vm
+@inlined_helper
 def arcsin_f32(x):
     xd = np.float64(x)                                 # xd*xd is exact
     return np.float32(_atan2_core(xd, np.sqrt(1.0 - xd * xd), _Q_ATAN32))
 
 
-@_vm
+@inlined_helper
 def arccos_f32(x):
     xd = np.float64(x)
     return np.float32(_atan2_core(np.sqrt(1.0 - xd * xd), xd, _Q_ATAN32))
