@@ -1209,9 +1209,9 @@ def _float32_sums(x, n):
 
 
 def test_a_variable_widened_by_a_loop_leaves_it_with_the_computed_dtype() -> None:
-    """int64 before the loop, a float32 sum in it: the carried variable holds
-    both (float64), and leaves the loop as float32, NumPy's dtype after any
-    iteration (the fuzzer found float64)."""
+    """int64 before the loop, a float32 sum in it: the variable leaves the
+    loop as float32, NumPy's dtype after any iteration (the fuzzer found
+    float64)."""
     f = jitaic.jit(_float32_sums, mode="ast")
     x = np.arange(5.0)
     got, want = f(x, np.int64(2)), _float32_sums(x, 2)
@@ -1230,6 +1230,45 @@ def test_a_loop_that_runs_0_times_refuses_to_change_a_variables_dtype() -> None:
                        r"at test_ast_frontend\.py:\d+"):
         f(np.arange(5.0), np.int64(0))
     assert f(np.arange(5.0), np.int64(1)) == np.float32(10.0)
+
+
+def _uint64_after_int64(a, n):
+    v = a.astype(np.int64)
+    for _ in range(n):
+        v = a  # uint64, not read from v
+    return v
+
+
+def test_a_variable_each_iteration_computes_afresh_is_carried_in_their_dtype() -> None:
+    """int64 before the loop, uint64 in it: NumPy's join of the two is float64,
+    which rounded 2**64 - 1 and then cast it back to 0 (found by the fuzzer).
+    An iteration that does not read the variable decides its dtype alone."""
+    f = jitaic.jit(_uint64_after_int64, mode="ast")
+    a = np.array([2**64 - 1, 2**53 + 1, 5], dtype=np.uint64)
+    got = f(a, np.int64(3))
+    assert got.dtype == np.uint64 and got.tolist() == a.tolist()
+
+
+def _uint64_from_int64(a, b, n):
+    v = a.astype(np.int64)
+    for _ in range(n):
+        v = np.maximum(v, 0).astype(np.uint64) + b  # reads v
+    return v
+
+
+def test_a_loop_variable_no_one_dtype_holds_exactly_is_refused_or_peeled() -> None:
+    """The first iteration reads an int64, the next ones a uint64: no dtype
+    carries both (float64 rounds past 2**53). A constant range peels the
+    first iteration; a run-time bound is refused, naming both dtypes."""
+    a = np.array([2**63 - 1, 5], dtype=np.uint64)
+    b = np.array([2**63, 1], dtype=np.uint64)
+    three = jitaic.jit(lambda a, b: _uint64_from_int64(a, b, 3), mode="ast")
+    assert_same(three(a, b), _uint64_from_int64(a, b, 3))
+    with pytest.raises(jitaic.UnsupportedError, match=r"loop variable v has dtype int64 before "
+                       r"the loop \(computed at test_ast_frontend\.py:\d+\) and uint64 after "
+                       r"an iteration .*would be float64, which does not hold every uint64 "
+                       r"value.*at test_ast_frontend\.py:\d+"):
+        jitaic.jit(_uint64_from_int64, mode="ast")(a, b, np.int64(3))
 
 
 def _python_number_after_an_iteration(x, n):

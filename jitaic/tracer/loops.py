@@ -72,6 +72,10 @@ def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequenc
         carried, buffers, body = _settle(body_fn, lifted, leading, index_range, names)
     except _FirstIterationError as first:
         return _failing_loop(first.error, body_fn, cond_fn, bounds, first.carried, names)
+    except _InexactCarry as inexact:
+        if index_range is None:
+            raise UnsupportedError(f"{inexact}{at(user_location())}") from None
+        return _peeled(body_fn, lifted, index_range, names, observed)
     except _LaterIterationError as later:
         if index_range is None:
             raise UnsupportedError(
@@ -501,10 +505,17 @@ def _widen(carried: list[object], body: Body, names: Sequence[str],
         tracer, result, param = next(it)
         name = names[i] if i < len(names) else f"#{i}"
         joined = joined_type(tracer.value, result, f"loop variable {name}")
-        if joined.weak and not tracer.aval.weak and _read_in(body.region, param):
+        read = _read_in(body.region, param)
+        if joined.weak and not tracer.aval.weak and read:
             # the first iteration reads the NumPy value it came in with: keep its type
             joined = TensorType(joined.shape, np.result_type(
                 tracer.dtype, example_value(result.type)), False)
+        elif not read and not (joined.weak or result.type.weak):
+            # iterations compute it afresh: carried in their dtype, which holds
+            # it exactly (int64 and uint64 join to float64, which does not)
+            joined = TensorType(joined.shape, result.dtype, False)
+        if not _holds_exactly(joined.dtype, result.dtype):
+            raise _InexactCarry(name, tracer.value, result, joined.dtype)
         if joined.shape != tracer.shape:  # a view: writes reach the array it came in as
             from jitaic.tracer.numpy.common import view
 
@@ -522,6 +533,32 @@ def _widen(carried: list[object], body: Body, names: Sequence[str],
             changed = True
         out.append(tracer)
     return out if changed else None
+
+
+def _holds_exactly(carried: np.dtype, computed: np.dtype) -> bool:
+    """Whether every value of ``computed`` survives a round trip through
+    ``carried`` (NumPy's promotion of int64 and uint64, or of a 64-bit integer
+    and a float, is float64: 53 bits of mantissa)."""
+    carried, computed = np.dtype(carried), np.dtype(computed)
+    if computed.kind not in "iu" or carried.kind not in "fc":
+        return True
+    bits = computed.itemsize * 8 - (computed.kind == "i")
+    return bits <= np.finfo(carried).nmant + 1
+
+
+class _InexactCarry(Exception):
+    """A loop variable whose first iteration reads it in one dtype and whose
+    iterations compute it in an integer dtype that the joined dtype (a float)
+    does not hold exactly."""
+
+    def __init__(self, name: str, before: Value, after: Value, joined: np.dtype) -> None:
+        super().__init__(
+            f"loop variable {name} has dtype {before.dtype} before the loop"
+            f"{computed_at(before)} and {after.dtype} after an iteration"
+            f"{computed_at(after)}, and the first iteration reads it: one dtype to carry "
+            f"both would be {joined}, which does not hold every {after.dtype} value; "
+            f"jitaic compiles such a loop over a constant range only (cast it to "
+            f"{after.dtype} before the loop)")
 
 
 def _read_in(region: Region, v: Value) -> bool:
