@@ -28,7 +28,7 @@ _NUMPY_CALL = re.compile(r"\bnp\.((?:[a-z_]+\.)?[a-z_][a-z0-9_]*)\(")
 # numba's array functions generated code calls through runtime.py's cached
 # wrappers: the wrapper's name, and the NumPy function numba implements
 _WRAPPED = {"dot": "dot", "broadcast_to": "broadcast_to",
-            "as_strided": "lib.stride_tricks.as_strided", "argsort_stable": "argsort"}
+            "as_strided": "lib.stride_tricks.as_strided", "argsort_into": "argsort"}
 _WRAPPED_CALL = re.compile(rf"\brt\.({'|'.join(_WRAPPED)})\(")
 # allocations and dtype constructors: not worth a line
 _PLUMBING = {"empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like",

@@ -229,3 +229,39 @@ def test_an_element_left_without_its_cast_has_the_output_type(dtype) -> None:
     returned = elements.overloads[elements.signatures[0]].signature.return_type
     for node, expr, got in zip(nodes, exprs, returned, strict=True):
         assert got == numba.from_dtype(node.output.dtype), f"{node.op.name}: {expr}"
+
+
+def _arrays_assigned_into_subscripts(source: str) -> list[str]:
+    """Statements ``x[...] = f(...)``: numba compiles its broadcasting
+    setitem for each (seconds per process, uncached)."""
+    import ast
+
+    return [ast.unparse(node) for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+            and any(isinstance(t, ast.Subscript) for t in node.targets)
+            and not ast.unparse(node.value.func).startswith(("np.", "rt.wrapping"))]
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x, m: np.sort(x, axis=0),
+    lambda x, m: np.argsort(x, axis=1),
+    lambda x, m: np.linalg.inv(m),
+    lambda x, m: np.linalg.eigh(m)[1],
+    lambda x, m: np.linalg.slogdet(m)[1],
+    lambda x, m: m @ x[0, :4],
+    lambda x, m: (m + 1j) @ (m[0] - 1j),
+], ids=["sort", "argsort", "inv", "eigh", "slogdet", "batched matrix-vector",
+        "batched complex"])
+def test_per_lane_results_are_copied_by_cached_helpers(fn) -> None:
+    """A sort of each lane, a factorisation of each matrix of a stack and
+    each product of a batch write their results through
+    runtime.argsort_into and copy_into, not ``out[i] = array``; the values
+    are NumPy's."""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((6, 5))
+    m = rng.standard_normal((3, 4, 4))
+    m = m @ m.transpose(0, 2, 1) + 4 * np.eye(4)
+    f = jitaic.jit(fn, callbacks=False)
+    got, want = f(x, m), fn(x, m)
+    assert got.dtype == want.dtype and np.allclose(got, want, rtol=1e-10, atol=1e-12)
+    assert _arrays_assigned_into_subscripts(f.lower(x, m).source()) == []

@@ -53,8 +53,16 @@ def _lapack(em: Emitter, node: Node) -> None:
     index = [em.fresh(f"i{d}") for d in range(len(stack))]
     with em.loops(list(zip(index, stack, strict=True))):
         at = ", ".join(index)
-        operands = ", ".join(f"{em(v)}[{at}]" for v in node.inputs)
-        em.line(f"{name}[{at}] = {call}({operands}{attributes})")
+        result = f"{call}({', '.join(f'{em(v)}[{at}]' for v in node.inputs)}{attributes})"
+        em.line(_store_item(f"{name}[{at}]", result, out.type.ndim > len(stack)))
+
+
+def _store_item(target: str, result: str, is_array: bool) -> str:
+    """``target = result`` for one item of a stack (a matrix's factorisation,
+    one product of a batch). An array result is copied by a cached helper
+    (runtime.copy_into): numba's own assignment of an array into a subscript
+    compiles its broadcasting setitem into every caller."""
+    return f"rt.copy_into({target}, {result})" if is_array else f"{target} = {result}"
 
 
 def _as_dtype(em: Emitter, v: Value, dtype: np.dtype, contiguous: bool = True) -> str:
@@ -144,7 +152,7 @@ def _matmul(em: Emitter, node: Node) -> None:
                     contiguous(_batch_item(array, v, index))
                     for array, v in ((an, a), (bn, b)))
         product = _dot(lhs, min(a.type.ndim, 2), rhs, min(b.type.ndim, 2), k, core, dtype)
-        em.line(f"{name}[{', '.join(index)}] = {product}")
+        em.line(_store_item(f"{name}[{', '.join(index)}]", product, bool(core)))
 
 
 # NumPy's BLAS, called as NumPy's matmul calls it (lower/blas.py), by operand ranks.
@@ -173,7 +181,7 @@ def _numpy_blas_matmul(em: Emitter, a: Value, b: Value, out: Value) -> None:
         if core == (2, 2):
             em.line(f"blas.matmul_into({operands}, {target})")
         else:
-            em.line(f"{target} = {_BLAS_PRODUCTS[core]}({operands})")
+            em.line(_store_item(target, f"{_BLAS_PRODUCTS[core]}({operands})", core != (1, 1)))
 
 
 @contextlib.contextmanager

@@ -42,7 +42,7 @@ def _argsort(em: Emitter, node: Node) -> None:
     name = em.define(node.output)
     em.line(f"{name} = {empty(dims(em, x), np.int64)}")
     with _each_lane(em, x, node.attrs["axis"]) as lane:
-        em.line(f"{name}[{lane}] = rt.argsort_stable({em(x)}[{lane}])")
+        em.line(f"rt.argsort_into({em(x)}[{lane}], {name}[{lane}])")
 
 
 @lowering(ops.argsort_rows)
