@@ -163,6 +163,12 @@ U8 = np.array([1, 2, 255], dtype=np.uint8)
     (lambda a: a.sum(axis=()), (np.arange(4.0),)),
     (lambda a: a.mean(axis=()), (np.arange(4, dtype=np.int8),)),
     (lambda a: np.prod(a, axis=(), keepdims=True), (np.arange(6, dtype=np.int8).reshape(2, 3),)),
+    # over no axis NumPy folds each element into the identity (a fuzzer find):
+    # 0.0 + -0.0 is 0.0, (1 + 0j) * (-inf + inf j) is NaN
+    (lambda a: (a.sum(axis=()), a.mean(axis=()), a.prod(axis=())),
+     (np.array([-0.0, np.inf, np.nan, 2.0]),)),
+    (lambda c: (c.prod(axis=()), c.sum(axis=(), keepdims=True)),
+     (np.array([complex(-np.inf, np.inf), complex(np.nan, 1.0), -0.0 - 0.0j]),)),
     (lambda b: b >> 64, (B,)),
     (lambda b: b << 64, (B,)),
     (lambda b: np.left_shift(b, -2), (B,)),
@@ -220,6 +226,15 @@ U8 = np.array([1, 2, 255], dtype=np.uint8)
 ])
 def test_values_and_dtypes_are_numpys(fn, args) -> None:
     check_like_numpy(fn, *args)
+
+
+def test_a_sum_over_no_axis_makes_negative_zeros_positive_as_numpy_does() -> None:
+    """0.0 + -0.0 is 0.0: NumPy folds each element into the identity
+    (assert_same does not compare the signs of zeros)."""
+    x = np.array([-0.0, 1.0])
+    for fn in (lambda a: a.sum(axis=()), lambda a: a.mean(axis=(), keepdims=True)):
+        got, want = jitaic.jit(fn)(x), fn(x)
+        assert np.signbit(got).tolist() == np.signbit(want).tolist() == [False, False]
 
 
 _SPECIAL = np.array([np.nan, np.inf, -np.inf, -1.0, -1.5, 0.5, -0.5, 300.0, -300.0, 7e4,

@@ -86,6 +86,10 @@ def reduction(op: ops.Op, x, axis, keepdims: bool, dtype=None) -> Tracer:
     attrs = {"axes": axes, "keepdims": bool(keepdims)}
     if not axes and x.ndim:  # over no axis: each element alone, in the reduction's dtype
         result = astype(x, op.infer([x.aval], attrs, ())[0].dtype)
+        if op.identity is not None:  # folded into the identity, as NumPy's loop does:
+            # 0.0 + -0.0 is 0.0, and (1 + 0j) * z is NaN where a part of z is infinite
+            identity = as_tracer(np.asarray(op.identity, result.dtype))
+            result = emit(ops.UFUNC_OPS[op.combine], [identity, result], scalar=False)
     else:
         result = emit(op, [x], attrs)
     # sum(dtype=int32) accumulates in int32; wrapping at the end gives the same bits.
