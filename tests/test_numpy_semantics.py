@@ -237,6 +237,35 @@ def test_a_sum_over_no_axis_makes_negative_zeros_positive_as_numpy_does() -> Non
         assert np.signbit(got).tolist() == np.signbit(want).tolist() == [False, False]
 
 
+def _lanes_to_sort(dtype: np.dtype) -> np.ndarray:
+    """Two lanes (axis 0, strided) long enough for the radix sort, with ties,
+    both zeros, NaNs and the dtype's extremes."""
+    rng = np.random.default_rng(11)
+    if dtype.kind == "b":
+        return rng.random((600, 2)) > 0.5
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        values = np.concatenate([rng.integers(info.min, info.max, 500, dtype=dtype, endpoint=True),
+                                 np.array([info.min, info.max, 0, 1] * 25, dtype)])
+    else:
+        special = np.array([0.0, -0.0, np.nan, -np.nan, np.inf, -np.inf, 1.0, -1.0] * 12)
+        values = np.concatenate([rng.standard_normal(504).round(1), special]).astype(dtype)
+        if dtype.kind == "c":
+            values = values + 1j * rng.standard_normal(600).round(1).astype(dtype)
+    return rng.permutation(values).reshape(300, 2)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.uint64, np.int8,
+                                   np.uint16, np.bool_, np.complex128])
+def test_argsort_is_numpys_stable_argsort(dtype) -> None:
+    """jitaic's argsort is stable (a radix sort of keys in NumPy's order, or
+    numba's merge sort for complex values): NaNs last in input order, 0.0
+    and -0.0 equal."""
+    a = _lanes_to_sort(np.dtype(dtype))
+    got = jitaic.jit(lambda a: np.argsort(a, axis=0), callbacks=False)(a)
+    np.testing.assert_array_equal(got, np.argsort(a, axis=0, kind="stable"))
+
+
 _SPECIAL = np.array([np.nan, np.inf, -np.inf, -1.0, -1.5, 0.5, -0.5, 300.0, -300.0, 7e4,
                      3e9, -3e9, 1e10, -1e10, 2.0**63, -(2.0**63), 1e20, -1e20, 2.0**64])
 

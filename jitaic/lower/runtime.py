@@ -114,15 +114,8 @@ def dot(a, b):
 # An array assigned into a slice of another (``out[i, :] = f(...)``) compiles
 # numba's general broadcasting setitem into the caller, uncached: 4-6 s of
 # typing and LLVM on a process's first such statement, and 1-2 s of LLVM on
-# every later one. Generated code copies through these cached helpers instead.
-
-@numba.njit(cache=True)
-def argsort_into(a, out):
-    """out[:] = np.argsort(a, kind="mergesort"): stable, NaN last, as NumPy's."""
-    order = np.argsort(a, kind="mergesort")
-    for i in range(order.size):
-        out[i] = order[i]
-
+# every later one. Generated code copies through this cached helper instead
+# (and sorts lanes into their place: order.argsort_into).
 
 @numba.njit(cache=True)
 def copy_into(out, value):

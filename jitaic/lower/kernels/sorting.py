@@ -37,12 +37,12 @@ def _select(em: Emitter, node: Node) -> None:
 
 @lowering(ops.argsort)
 def _argsort(em: Emitter, node: Node) -> None:
-    """numba's merge sort (stable, NaN last as NumPy's) on each lane of the axis."""
+    """A stable sort (NaN last, as NumPy's) of each lane of the axis (order.argsort_into)."""
     (x,) = node.inputs
     name = em.define(node.output)
     em.line(f"{name} = {empty(dims(em, x), np.int64)}")
     with _each_lane(em, x, node.attrs["axis"]) as lane:
-        em.line(f"rt.argsort_into({em(x)}[{lane}], {name}[{lane}])")
+        em.line(f"order.argsort_into({em(x)}[{lane}], {name}[{lane}])")
 
 
 @lowering(ops.argsort_rows)
