@@ -28,12 +28,13 @@ _NUMPY_CALL = re.compile(r"\bnp\.((?:[a-z_]+\.)?[a-z_][a-z0-9_]*)\(")
 # numba's array functions generated code calls through runtime.py's cached
 # wrappers: the wrapper's name, and the NumPy function numba implements
 _WRAPPED = {"dot": "dot", "broadcast_to": "broadcast_to",
-            "as_strided": "lib.stride_tricks.as_strided", "argsort_into": "argsort"}
+            "as_strided": "lib.stride_tricks.as_strided"}
 _WRAPPED_CALL = re.compile(rf"\brt\.({'|'.join(_WRAPPED)})\(")
 # allocations and dtype constructors: not worth a line
 _PLUMBING = {"empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like",
              "ascontiguousarray", "asarray", "array", "intp", "uint8", "int8", "int16",
-             "int32", "int64", "uint16", "uint32", "uint64", "float32", "float64", "bool_"}
+             "int32", "int64", "uint16", "uint32", "uint64", "float32", "float64", "bool_",
+             "complex64", "complex128"}
 
 
 @dataclass
