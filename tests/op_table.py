@@ -537,7 +537,6 @@ row("nonzero_unique", _lengths_the_data_decides, (C("f64[4,5]", special=True), C
 row("bincount", lambda x, w: (np.bincount(x), np.bincount(x, weights=w),
                               np.bincount(x, minlength=40)),
     (C("u8[9]", "f32[9]"),), differentiable=False)
-# (np.partition and np.fft.fft have no lowering: NumPy computes them, called back)
 def _seeded_draws(x):
     np.random.seed(7)  # np.random's global stream, drawn from when the code runs
     rng = np.random.default_rng(7)  # a Generator made when the code runs
@@ -545,12 +544,23 @@ def _seeded_draws(x):
             rng.permutation(x, axis=1), rng.choice(x.shape[0], 2, replace=False))
 
 
+# (np.unwrap has no lowering: NumPy computes it, called back)
 row("argsort", lambda x: (np.argsort(x), np.argsort(x, axis=0), x.argsort(axis=None),
-                          np.partition(x, 2), np.abs(np.fft.fft(x)), _seeded_draws(x)),
+                          np.unwrap(x), _seeded_draws(x)),
     (C("f64[4,5]"),), differentiable=False)
+
+
+def _partitioned(x):
+    """What np.partition defines: the kth elements (the order around them is
+    each implementation's own)."""
+    return (np.partition(x, (1, 2))[..., 1:3], np.partition(x, -1, axis=None)[-1],
+            np.take_along_axis(x, np.argpartition(x, 1, axis=0), 0)[1])
+
+
 row("sort_median", lambda x: (np.sort(x), np.sort(x, axis=0), np.median(x), np.median(x, 1),
                               np.median(x[:3], axis=0, keepdims=True), np.percentile(x, 30),
-                              np.quantile(x, [0.1, 0.5, 1.0], axis=0), np.median(np.round(x))),
+                              np.quantile(x, [0.1, 0.5, 1.0], axis=0), np.median(np.round(x)),
+                              _partitioned(x)),
     (C("f64[4,5]"), C("f32[7,9]", special=True), C("i16[6,3]")))
 row("cumprod", lambda x: (np.cumprod(x), np.cumprod(x, axis=1)), (C("f64[3,4]"),),
     domain="small", tol=R)

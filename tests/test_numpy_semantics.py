@@ -266,6 +266,60 @@ def test_argsort_is_numpys_stable_argsort(dtype) -> None:
     np.testing.assert_array_equal(got, np.argsort(a, axis=0, kind="stable"))
 
 
+def _is_partition(result: np.ndarray, a: np.ndarray, kth, axis) -> None:
+    """What np.partition promises, whatever the order within the parts: the
+    same elements, NumPy's sorted value at each kth, none greater before it
+    nor smaller after it (NaN sorts last)."""
+    if axis is None:
+        result, a, axis = result.ravel(), a.ravel(), 0
+    ordered = np.sort(a, axis=axis)
+    np.testing.assert_array_equal(np.sort(result, axis=axis), ordered)
+    for k in np.atleast_1d(kth):
+        at = np.take(result, [k], axis=axis)
+        np.testing.assert_array_equal(at, np.take(ordered, [k], axis=axis))
+        before, after = np.split(result, [k % result.shape[axis]], axis=axis)
+        with np.errstate(invalid="ignore"):  # (complex NaNs compared)
+            assert not np.any(before > at) and not np.any(after < at)
+        assert not np.any(np.isnan(before) & ~np.isnan(at))
+
+
+def partitions(a):
+    inplace = a[1:].copy()
+    inplace.partition(1, axis=0)
+    return (np.partition(a, 2), np.partition(a, (0, -1), axis=0), np.partition(a, 4, axis=None),
+            np.argpartition(a, np.array([1, 3])), a.argpartition(2, axis=0), inplace)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int16, np.uint8, np.complex128])
+def test_partitions_are_partitions_as_numpy_defines_them(dtype) -> None:
+    """np.partition and np.argpartition (native: a stable sort is one valid
+    partition), the method in place, each lane along the axis."""
+    a = _lanes_to_sort(np.dtype(dtype))[:24].reshape(4, 6, 2)[..., 0]
+    got = jitaic.jit(partitions, callbacks=False)(a)
+    for result, kth, axis in zip(got[:3], (2, (0, -1), 4), (-1, 0, None), strict=True):
+        _is_partition(result, a, kth, axis)
+    _is_partition(np.take_along_axis(a, got[3], -1), a, (1, 3), -1)
+    _is_partition(np.take_along_axis(a, got[4], 0), a, 2, 0)
+    _is_partition(got[5], a[1:], 1, 0)
+
+
+@pytest.mark.parametrize("call", [
+    lambda a: np.partition(a, 5), lambda a: np.partition(a, -6), lambda a: np.partition(a, True),
+    lambda a: np.partition(a, 2.0), lambda a: np.partition(a, []),
+    lambda a: np.partition(a, 2, kind="quick"), lambda a: np.argpartition(a[0], 1),
+    lambda a: np.partition(a[0], 0), lambda a: a.reshape(5, 1).argpartition(5, axis=0),
+])
+def test_partitions_raise_numpys_errors(call) -> None:
+    check_raises_like_numpy(call, np.arange(5.0))
+
+
+def test_argsort_of_a_0d_array_sorts_it_as_1d() -> None:
+    """NumPy's argsort and argpartition of a 0-d array are [0]; the lowering
+    wrote invalid code for them."""
+    check_like_numpy(lambda a: (np.argsort(a), a.argsort(axis=0), np.argpartition(a, 0)),
+                     np.array(3.0))
+
+
 _SPECIAL = np.array([np.nan, np.inf, -np.inf, -1.0, -1.5, 0.5, -0.5, 300.0, -300.0, 7e4,
                      3e9, -3e9, 1e10, -1e10, 2.0**63, -(2.0**63), 1e20, -1e20, 2.0**64])
 

@@ -12,7 +12,7 @@ ops, so later concerns (lowering, autodiff) only ever see primitive ops.
     indexing        basic and advanced indexing, assignment, take, diagonal
     reductions      sum ... all, mean/var/std, arg-reductions, scans, nan-reductions
     rearranging     flips, rot90, roll (and the fft shifts), repeat, tile, splits
-    sorting         sort, argsort, searchsorted; nonzero, argwhere, where(cond)
+    sorting         sort, argsort, partition, searchsorted; nonzero, argwhere, where(cond)
     sets            unique
     linalg          products, norms, solves, einsum, cross, trace
     decompositions  eigh, eig, svd, qr and pinv, lstsq, matrix_rank over them

@@ -54,6 +54,14 @@ def as_tracer(x: object) -> Tracer:
     return new_tracer(to_value(x), scalar=is_scalar_like(x) and not isinstance(x, np.ndarray))
 
 
+def concrete(x: object) -> np.ndarray | None:
+    """The value of an operand known while tracing (a constant), else None."""
+    if not isinstance(x, Tracer):
+        return np.asarray(x)
+    node = x.value.producer
+    return node.attrs["value"] if node is not None and node.op is ops.constant else None
+
+
 def as_array(x: object) -> Tracer:
     """The array NumPy makes of an operand (``np.asarray``): a Python number,
     a weak scalar (NEP 50), gets a dtype of its own there and no longer

@@ -24,6 +24,7 @@ from jitaic.tracer.numpy.common import (
     as_tracer,
     astype,
     broadcast_to,
+    concrete,
     copy_array,
     derived_view,
     full_value,
@@ -316,7 +317,7 @@ def _advanced_index(x: Tracer, key: object) -> tuple[Tracer, list[Tracer], tuple
         if k is None:
             raise unsupported("None (np.newaxis) together with array indices")
         if _is_mask(k):
-            mask = _concrete(k)
+            mask = concrete(k)
             if mask is None:
                 raise unsupported("a traced boolean mask together with other indices "
                                    "(x[mask] alone is supported)")
@@ -340,10 +341,10 @@ def _advanced_index(x: Tracer, key: object) -> tuple[Tracer, list[Tracer], tuple
         if index.dtype.kind not in "iu":
             raise IndexError(f"arrays used as indices must be of integer (or boolean) type"
                              f"{at(user_location())}")
-        concrete = _concrete(expanded[axis])
-        if concrete is not None and x.shape[axis] is not None:
+        known = concrete(expanded[axis])
+        if known is not None and x.shape[axis] is not None:
             n = x.shape[axis]
-            bad = concrete[(concrete < -n) | (concrete >= n)]
+            bad = known[(known < -n) | (known >= n)]
             if bad.size:
                 raise IndexError(f"index {bad.flat[0]} is out of bounds for axis {axis} with "
                                  f"size {n}{at(user_location())}")
@@ -352,14 +353,6 @@ def _advanced_index(x: Tracer, key: object) -> tuple[Tracer, list[Tracer], tuple
     base = getitem(x, basic) if any(k != slice(None) for k in basic) else x
     front = axes != tuple(range(axes[0], axes[-1] + 1))
     return base, indices, axes, front
-
-
-def _concrete(k: object) -> np.ndarray | None:
-    """The value of an index known while tracing (a constant), else None."""
-    if not isinstance(k, Tracer):
-        return np.asarray(k)
-    node = k.value.producer
-    return node.attrs["value"] if node is not None and node.op is ops.constant else None
 
 
 def _gather(x: Tracer, key: object) -> Tracer:
@@ -412,7 +405,7 @@ def add_at(x: object, key: object, value: object) -> None:
 
 def _traced_mask(key: object) -> bool:
     """A boolean mask only known when the code runs (not a constant)."""
-    return isinstance(key, Tracer) and _is_mask(key) and _concrete(key) is None
+    return isinstance(key, Tracer) and _is_mask(key) and concrete(key) is None
 
 
 @implements(method="__getitem__")

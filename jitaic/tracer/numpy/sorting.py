@@ -1,6 +1,6 @@
-"""Sorting and searching: sort, argsort (stable), searchsorted, and the
-searches whose result length the data decides: nonzero, argwhere and np.where
-with one argument.
+"""Sorting and searching: sort, argsort (stable), partition, searchsorted,
+and the searches whose result length the data decides: nonzero, argwhere and
+np.where with one argument.
 """
 
 from __future__ import annotations
@@ -14,8 +14,10 @@ from jitaic.tracer.numpy.common import (
     as_tracer,
     astype,
     broadcast_to,
+    concrete,
     full_value,
     normalize_axes,
+    not_lowered,
     unsupported,
     where,
 )
@@ -30,8 +32,9 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     if order is not None:
         raise unsupported("np.argsort(order=) (structured arrays)")
     x = as_tracer(a)
-    if axis is None:
-        x, axis = ravel(x), 0
+    if axis is None or x.ndim == 0:  # (NumPy sorts a 0-d array's indices as 1-d)
+        x = ravel(x)
+        axis = 0 if axis is None else axis
     (axis,) = normalize_axes(axis, x.ndim)
     return emit(ops.argsort, [x], {"axis": axis}, scalar=False)
 
@@ -44,6 +47,62 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     if axis is None:
         x, axis = ravel(x), 0
     return take_along_axis(x, argsort(x, axis, kind, order), axis)
+
+
+@implements(np.argpartition, method="argpartition")
+def argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    """Indices that partition each lane around its ``kth`` elements. A stable
+    argsort is one such order (NumPy's order within the partitions is its
+    introselect's, which no caller may rely on)."""
+    x = as_tracer(a)
+    if axis is None or x.ndim == 0:
+        x = ravel(x)
+        axis = 0 if axis is None else axis
+    (axis,) = normalize_axes(axis, x.ndim)
+    _check_partition(x, kth, axis, kind, order, "np.argpartition")
+    return argsort(x, axis)
+
+
+@implements(np.partition)
+def partition(a, kth, axis=-1, kind="introselect", order=None):
+    """Each lane partitioned around its ``kth`` elements: sorted (see argpartition)."""
+    x = as_tracer(a)
+    if axis is None:
+        x, axis = ravel(x), 0
+    if x.ndim == 0:  # (which reductions accept: NumPy's axis rule for them)
+        raise np.exceptions.AxisError(f"axis {axis} is out of bounds for array of dimension 0"
+                                      f"{at(user_location())}")
+    (axis,) = normalize_axes(axis, x.ndim)
+    _check_partition(x, kth, axis, kind, order, "np.partition")
+    return sort(x, axis)
+
+
+@implements(method="partition")
+def partition_method(self, kth, axis=-1, kind="introselect", order=None):
+    """``x.partition(kth)`` partitions in place."""
+    self.write(partition(self, kth, axis, kind, order).value)
+
+
+def _check_partition(x: Tracer, kth, axis: int, kind, order, name: str) -> None:
+    """NumPy's errors for ``kth``, ``kind`` and ``order``."""
+    if order is not None:
+        raise unsupported(f"{name}(order=) (structured arrays)")
+    if kind != "introselect":
+        raise ValueError(f"select kind must be 'introselect' (got {kind!r}){at(user_location())}")
+    ks = concrete(kth)
+    if ks is None or None in x.shape:  # (NumPy checks kth where x has elements)
+        raise not_lowered(f"{name} with a kth or a length known only when the code runs")
+    if ks.dtype == np.bool_:
+        raise ValueError(f"Booleans unacceptable as partition index{at(user_location())}")
+    if ks.dtype.kind not in "iu" or ks.ndim > 1:
+        raise TypeError(f"Partition index must be integer{at(user_location())}")
+    n = x.shape[axis]
+    if x.aval.size == 0:
+        return
+    for k in ks.reshape(-1).tolist():
+        k = k + n if k < 0 else k
+        if not 0 <= k < n:
+            raise ValueError(f"kth(={k}) out of bounds ({n}){at(user_location())}")
 
 
 @implements(np.searchsorted, method="searchsorted")
