@@ -562,8 +562,17 @@ row("sort_median", lambda x: (np.sort(x), np.sort(x, axis=0), np.median(x), np.m
                               np.quantile(x, [0.1, 0.5, 1.0], axis=0), np.median(np.round(x)),
                               _partitioned(x)),
     (C("f64[4,5]"), C("f32[7,9]", special=True), C("i16[6,3]")))
-row("cumprod", lambda x: (np.cumprod(x), np.cumprod(x, axis=1)), (C("f64[3,4]"),),
-    domain="small", tol=R)
+def _spectra(x):
+    z = x * (1 + 0.5j)
+    return (np.fft.fft(x), np.fft.rfft(x), np.fft.ifft(x, axis=0, norm="ortho"),
+            np.fft.irfft(z, n=5), np.fft.hfft(z), np.fft.ihfft(x), np.fft.fft2(z), np.fft.ifft2(x),
+            np.fft.fftn(x * 1j, s=(5, 3), axes=(1, 0)), np.fft.ifftn(z), np.fft.rfft2(x),
+            np.fft.irfft2(z), np.fft.rfftn(x, axes=(0,)),
+            np.fft.irfftn(z, s=(3, 4), axes=(0, 1), norm="forward"))
+
+
+row("cumprod_fft", lambda x: (np.cumprod(x), np.cumprod(x, axis=1), _spectra(x)),
+    (C("f64[3,4]"),), domain="small", tol=R)
 
 
 

@@ -476,7 +476,14 @@ def _linalg_cases() -> list[GradCase]:
         # solve (vectors, matrices), inv, det, slogdet, cholesky (lower, upper)
         GradCase("lapack", _row("linalg").fn, ("f64[3,3]", "f64[3]"), "small"),
         GradCase("lapack_stack", _row("linalg").fn, ("f64[2,3,3]", "f64[3]"), "small"),
+        # every np.fft transform: the fft op, the padding, slicing and casts around it
+        GradCase("fft", _real_spectra, ("f64[3,4]",), "small"),
     ]
+
+
+def _real_spectra(x):
+    """The transforms of the op table's row, as real values (both parts)."""
+    return tuple(np.real(s) * 0.5 + np.imag(s) for s in _row("cumprod_fft").fn(x)[2])
 
 
 def _set_slice(x, z):

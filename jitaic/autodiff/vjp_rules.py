@@ -396,6 +396,14 @@ def _extreme(node, g, x, out):
 
 # ---------------------------------------------------------------- linear algebra
 
+@vjp_rule(ops.fft)
+def _fft(node, g, x, out):
+    """The DFT matrix is symmetric: its transpose is the same transform (of a
+    real x, its real part)."""
+    dx = emit(ops.fft, [tnp.astype(g, out.dtype, copy=False)], node.attrs, scalar=False)
+    return (dx if x.dtype.kind == "c" else emit(ops.real, [dx], scalar=False),)
+
+
 @vjp_rule(ops.matmul)
 def _matmul(node, g, a, b, out):
     # products with a vector: the gradients are a scaling, an outer product
@@ -710,7 +718,7 @@ COMPLEX_RULES = frozenset({
     ops.sqrt, ops.reciprocal, ops.arcsin, ops.arccos, ops.arccosh, ops.arctanh,
     ops.add, ops.subtract, ops.multiply, ops.true_divide, ops.power, ops.where,
     ops.reduce_sum, ops.reduce_prod, ops.cumsum, ops.cumprod, ops.broadcast_like,
-    ops.matmul, ops.inv, ops.solve, ops.det, ops.slogdet,
+    ops.matmul, ops.inv, ops.solve, ops.det, ops.slogdet, ops.fft,
     ops.reshape, ops.transpose, ops.broadcast_to, ops.getitem, ops.setitem,
     ops.concatenate, ops.dyn_getitem, ops.dyn_setitem, ops.compress, ops.mask_scatter,
     ops.gather, ops.scatter,

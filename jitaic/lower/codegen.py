@@ -84,7 +84,8 @@ def index_text(index: tuple) -> str:
 
 
 # What generated modules import (compile._module_source): no variable may take these names.
-MODULE_NAMES = ("np", "numba", "blas", "lapack", "order", "rt", "sampling", "vm", "buf", "cm")
+MODULE_NAMES = ("np", "numba", "blas", "lapack", "order", "rt", "sampling", "spectral", "vm",
+                "buf", "cm")
 
 
 # Extents in generated code are ints (static) or source text (a run-time

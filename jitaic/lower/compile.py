@@ -224,6 +224,7 @@ def _module_source(graph: Graph, fn_source: str) -> str:
             f"from jitaic.lower import order\n"
             f"from jitaic.lower import runtime as rt\n"
             f"from jitaic.lower import sampling\n"
+            f"from jitaic.lower import spectral\n"
             f"from jitaic.lower import vecmath as vm\n\n\n{fn_source}\n")
 
 

@@ -114,6 +114,11 @@ def _scanned(node: Node) -> list[set[int]]:
     return [{node.attrs["axis"]}]
 
 
+@crossing_rule(ops.fft)
+def _transformed(node: Node) -> list[set[int]]:
+    return [{node.inputs[0].type.ndim - 1}]
+
+
 @crossing_rule(ops.concatenate)
 def _joined(node: Node) -> list[set[int]]:
     return [{node.attrs["axis"]} for _ in node.inputs]

@@ -205,3 +205,28 @@ def _lstsq_infer(in_types, attrs, regions):
 # makes a vector a column); residuals, rank and singular values are other ops.
 lstsq = define("lstsq", _lstsq_infer,
                lambda a, b, rcond: np.linalg.lstsq(a, b, rcond=rcond)[0], complex=True)
+
+
+# ---------------------------------------------------------------- Fourier transforms
+
+
+def _fft_infer(in_types, attrs, regions):
+    (x,) = in_types
+    check_static(x, "np.fft")
+    if x.ndim < 1 or x.dtype.kind not in "fc" or not x.shape[-1]:
+        raise ValueError(f"fft of lanes of a float or complex array of at least one element, "
+                         f"got {x}")
+    single = x.dtype in (np.float32, np.complex64)
+    return [TensorType(x.shape, np.dtype(np.complex64 if single else np.complex128))]
+
+
+def _fft_reference(x, inverse):
+    return np.fft.ifft(x, norm="forward") if inverse else np.fft.fft(x)
+
+
+# The unnormalised DFT of each lane along the last axis (real lanes as complex
+# ones, in their precision): exponent -2 pi i jk/n, or +2 pi i jk/n if
+# ``inverse``. np.fft's functions are these with a scaling, padding and the
+# moving of axes around them. Its own transpose (the DFT matrix is
+# symmetric): the VJP in JAX's convention is the same transform.
+fft = define("fft", _fft_infer, _fft_reference, complex=True)

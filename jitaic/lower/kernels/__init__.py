@@ -6,6 +6,7 @@
     values       constants, filled arrays, tapes, run-time checks
     reductions   reductions over monoids, arg-reductions, scans
     sorting      argsort, select, searchsorted
+    spectral     Fourier transforms
     linalg       matrix products and LAPACK
     callbacks    NumPy called back for what has no lowering
     random       draws from NumPy Generators
@@ -21,6 +22,7 @@ from jitaic.lower.kernels import (  # noqa: F401
     random,
     reductions,
     sorting,
+    spectral,
     values,
 )
 from jitaic.lower.kernels.indexing import region_view

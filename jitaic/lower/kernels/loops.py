@@ -9,6 +9,7 @@ dimensions known only at run time are read off arrays that exist.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
@@ -57,6 +58,15 @@ def extent(em: Emitter, v: Value, axis: int) -> Extent:
 
 def dims(em: Emitter, v: Value) -> tuple[Extent, ...]:
     return tuple(extent(em, v, k) for k in range(v.type.ndim))
+
+
+@contextlib.contextmanager
+def each_lane(em: Emitter, x: Value, axis: int, work: int = 0):
+    """Loops over the lanes of ``x`` along ``axis``; yields a lane's subscript."""
+    index = [em.fresh(f"i{d}") for d in range(x.type.ndim)]
+    with em.loops([(index[d], extent(em, x, d)) for d in range(x.type.ndim) if d != axis],
+                  work):
+        yield ", ".join(":" if d == axis else index[d] for d in range(x.type.ndim))
 
 
 def check_extents(em: Emitter, v: Value, domain: tuple[Extent, ...], what: str,

@@ -4,23 +4,12 @@ searchsorted, through runtime helpers called per lane; the order of rows.
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 
 from jitaic.ir import ops
-from jitaic.ir.graph import Node, Value
+from jitaic.ir.graph import Node
 from jitaic.lower.codegen import Emitter, empty
-from jitaic.lower.kernels.loops import dims, extent, lowering
-
-
-@contextlib.contextmanager
-def _each_lane(em: Emitter, x: Value, axis: int, work: int = 0):
-    """Loops over the lanes of ``x`` along ``axis``; yields a lane's subscript."""
-    index = [em.fresh(f"i{d}") for d in range(x.type.ndim)]
-    with em.loops([(index[d], extent(em, x, d)) for d in range(x.type.ndim) if d != axis],
-                  work):
-        yield ", ".join(":" if d == axis else index[d] for d in range(x.type.ndim))
+from jitaic.lower.kernels.loops import dims, each_lane, lowering
 
 
 @lowering(ops.select)
@@ -31,7 +20,7 @@ def _select(em: Emitter, node: Node) -> None:
     name = em.define(out)
     em.line(f"{name} = {empty(out.shape, out.dtype)}")
     kth = em.constant_arg(np.array(ks, np.int64))
-    with _each_lane(em, x, x.type.ndim - 1, x.type.size) as lane:
+    with each_lane(em, x, x.type.ndim - 1, x.type.size) as lane:
         em.line(f"order.select_smallest({em(x)}[{lane}], {kth}, {name}[{lane}])")
 
 
@@ -41,7 +30,7 @@ def _argsort(em: Emitter, node: Node) -> None:
     (x,) = node.inputs
     name = em.define(node.output)
     em.line(f"{name} = {empty(dims(em, x), np.int64)}")
-    with _each_lane(em, x, node.attrs["axis"]) as lane:
+    with each_lane(em, x, node.attrs["axis"]) as lane:
         em.line(f"order.argsort_into({em(x)}[{lane}], {name}[{lane}])")
 
 

@@ -11,12 +11,13 @@ ops, so later concerns (lowering, autodiff) only ever see primitive ops.
     shapes          reshape, transpose, expand/squeeze, broadcasting, joining, append
     indexing        basic and advanced indexing, assignment, take, diagonal
     reductions      sum ... all, mean/var/std, arg-reductions, scans, nan-reductions
-    rearranging     flips, rot90, roll (and the fft shifts), repeat, tile, splits
+    rearranging     flips, rot90, roll, repeat, tile, splits
     sorting         sort, argsort, partition, searchsorted; nonzero, argwhere, where(cond)
     sets            unique
     linalg          products, norms, solves, einsum, cross, trace
     decompositions  eigh, eig, svd, qr and pinv, lstsq, matrix_rank over them
     creation        *_like, array, linspace, meshgrid, building matrices
+    fft             np.fft's transforms and shifts
     mathematical    clip, round, diff, trapezoid, convolve, interp, isclose ...
     statistics      median, quantile, average, cov, histogram, digitize
     callbacks       NumPy called back for what has no lowering (np.random's global stream)
@@ -29,6 +30,7 @@ the numpy proxy) builds graphs with.
 
 from jitaic.tracer.numpy import (  # noqa: F401  (imported to register their handlers)
     creation,
+    fft,
     linalg,
     mathematical,
     rearranging,

@@ -1,6 +1,6 @@
-"""Tiling, rearranging, padding and splitting: flips and rotations, roll (and
-numpy.fft's shifts), repeat, tile, pad and the split family, as slices,
-concatenations and gathers.
+"""Tiling, rearranging, padding and splitting: flips and rotations, roll,
+repeat, tile, pad and the split family, as slices, concatenations and
+gathers.
 """
 
 from __future__ import annotations
@@ -96,23 +96,6 @@ def roll(a, shift, axis=None):
             x = concatenate([along(x, ax, slice(cut, None)), along(x, ax, slice(None, cut))],
                             axis=ax)
     return x
-
-
-def _fft_shift(x, axes, sign: int):
-    x = as_tracer(x)
-    axes = tuple(range(x.ndim)) if axes is None else axes
-    axes = normalize_axes(axes, x.ndim)
-    return roll(x, tuple(sign * (x.shape[a] // 2) for a in axes), axes)
-
-
-@implements(np.fft.fftshift)
-def fftshift(x, axes=None):
-    return _fft_shift(x, axes, 1)
-
-
-@implements(np.fft.ifftshift)
-def ifftshift(x, axes=None):
-    return _fft_shift(x, axes, -1)
 
 
 @implements(np.repeat, method="repeat")
