@@ -267,7 +267,8 @@ row("fmin", lambda x, y: np.fmin(x, y), BINARY_FLOAT[:2])
 row("arctan2", lambda y, x: np.arctan2(y, x), BINARY_FLOAT[:3])
 row("hypot", lambda x, y: np.hypot(x, y), BINARY_FLOAT[:2])
 row("copysign", lambda x, y: np.copysign(x, y), BINARY_FLOAT[:2])
-row("signbit", lambda x: np.signbit(x), (C("f64[3,4]", special=True),), differentiable=False)
+row("signbit", lambda x: (np.signbit(x), np.heaviside(x, 0.5), np.heaviside(x, x[::-1])),
+    (C("f64[3,4]", special=True),), differentiable=False)
 row("equal", lambda x, y: np.equal(x, y), COMPARE, differentiable=False)
 row("not_equal", lambda x, y: np.not_equal(x, y), COMPARE[:2], differentiable=False)
 row("less", lambda x, y: np.less(x, y), COMPARE[:2], differentiable=False)
@@ -535,7 +536,8 @@ def _lengths_the_data_decides(x):
 row("nonzero_unique", _lengths_the_data_decides, (C("f64[4,5]", special=True), C("i16[3,4]")),
     differentiable=False)
 row("bincount", lambda x, w: (np.bincount(x), np.bincount(x, weights=w),
-                              np.bincount(x, minlength=40)),
+                              np.bincount(x, minlength=40), np.isin(x, x[:4]),
+                              np.isin(w, w[::2], invert=True), np.isin(x[0], w)),
     (C("u8[9]", "f32[9]"),), differentiable=False)
 def _seeded_draws(x):
     np.random.seed(7)  # np.random's global stream, drawn from when the code runs
@@ -546,6 +548,7 @@ def _seeded_draws(x):
 
 # (np.unwrap has no lowering: NumPy computes it, called back)
 row("argsort", lambda x: (np.argsort(x), np.argsort(x, axis=0), x.argsort(axis=None),
+                          np.lexsort((x[0], np.round(x[1]))), np.lexsort(np.round(x)),
                           np.unwrap(x), _seeded_draws(x)),
     (C("f64[4,5]"),), differentiable=False)
 
@@ -586,7 +589,18 @@ def _linalg(a, b):
     sign, logdet = np.linalg.slogdet(m)
     return (np.linalg.solve(m, b), np.linalg.solve(m, np.stack([b, 2 * b], axis=-1)),
             np.linalg.inv(m), np.linalg.det(m), sign, logdet, np.linalg.cholesky(spd),
-            np.linalg.cholesky(spd, upper=True), *_decompositions(m, spd))
+            np.linalg.cholesky(spd, upper=True), *_decompositions(m, spd), *_tensors(m, b))
+
+
+def _tensors(m, b):
+    """multi_dot's orders (two, three, four matrices; vectors at the ends),
+    tensorinv and tensorsolve of the (first) matrix viewed as a tensor."""
+    n = m.shape[-1]
+    first = m.reshape(-1, n)[:n]
+    return (np.linalg.multi_dot([b, first]), np.linalg.multi_dot([first, first.T, first]),
+            np.linalg.multi_dot([b, first, first[:, :2], first[:2]]),
+            np.linalg.tensorinv(first.reshape(n, 1, n), ind=1),
+            np.linalg.tensorsolve(first.reshape(n, n, 1), b))
 
 
 def _decompositions(m, spd):
@@ -619,12 +633,13 @@ row("eig", _eig,
 # ---------------------------------------------------------------- compositions of ops
 
 row("diff", lambda x: (np.diff(x), np.diff(x, n=2, axis=0),
-                       np.diff(x, prepend=0.0, append=x[..., :1])),
+                       np.diff(x, prepend=0.0, append=x[..., :1]),
+                       np.ediff1d(x * 1, to_begin=x.ravel()[:2] * 1, to_end=-1)),
     (C("f64[4,5]", special=True), C("bool[6]")))
 row("roll_tile_repeat",
     lambda x: (np.roll(x, 2), np.roll(x, (1, -2), axis=(0, 1)), np.roll(x, 3, axis=-1),
                np.tile(x, (2, 1, 2)), np.repeat(x, 2), np.repeat(x, [1, 0, 2, 1], axis=1),
-               x.repeat(2, axis=0)), (C("f64[3,4]"),))
+               x.repeat(2, axis=0), np.resize(x, (5, 3)), np.resize(x, 2)), (C("f64[3,4]"),))
 row("meshgrid", lambda x, y: (*np.meshgrid(x, y), *np.meshgrid(x, y, indexing="ij", sparse=True)),
     (C("f64[3]", "f64[4]"),))
 row("logaddexp", lambda x, y: np.logaddexp(x, y),
@@ -714,7 +729,8 @@ row("histogram",
 row("average", lambda x, w: (np.average(x), np.average(x, axis=1, weights=w[0]),
                              np.average(x, weights=w, returned=True)),
     (C("f64[3,4]", "f64[3,4]"),), domain=("real", "pos"))
-row("cov", lambda x: (np.cov(x), np.cov(x, rowvar=False), np.cov(x[0], x[1], bias=True)),
+row("cov", lambda x: (np.cov(x), np.cov(x, rowvar=False), np.cov(x[0], x[1], bias=True),
+                     np.corrcoef(x), np.corrcoef(x[0], x[1]), np.ptp(x, axis=1)),
     (C("f64[3,5]"), C("f32[2,4]")))
 row("around", lambda x: np.around(x, 1), (C("f64[3,4]"),), differentiable=False)
 row("amin_ravel_copy_diagonal_shape",

@@ -313,6 +313,19 @@ def test_partitions_raise_numpys_errors(call) -> None:
     check_raises_like_numpy(call, np.arange(5.0))
 
 
+@pytest.mark.parametrize("call", [
+    lambda a: np.linalg.multi_dot([a]), lambda a: np.linalg.multi_dot([a, a, a.reshape(1, 2, 3)]),
+    lambda a: np.linalg.tensorinv(a.reshape(2, 3), ind=0),
+    lambda a: np.linalg.tensorsolve(a.reshape(2, 3), a[:2]),
+    lambda a: np.ediff1d(a.astype(np.int64), to_end=1.5), lambda a: np.ediff1d(a > 0),
+    lambda a: np.resize(a, (2, -1)), lambda a: np.lexsort((a, a[:2])),
+    lambda a: np.heaviside(a + 1j, 0.5),
+], ids=["multi_dot of one", "multi_dot of 3-d", "tensorinv ind", "tensorsolve shapes",
+        "ediff1d to_end", "ediff1d of bools", "resize", "lexsort shapes", "heaviside of complex"])
+def test_compositions_raise_numpys_errors(call) -> None:
+    check_raises_like_numpy(call, np.arange(6.0))
+
+
 def test_argsort_of_a_0d_array_sorts_it_as_1d() -> None:
     """NumPy's argsort and argpartition of a 0-d array are [0]; the lowering
     wrote invalid code for them."""

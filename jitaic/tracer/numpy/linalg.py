@@ -1,6 +1,7 @@
-"""Linear algebra: dot, inner, outer, vdot, tensordot and einsum as matrix
-products, norms, matrix powers, solve/inv/det/slogdet/cholesky through LAPACK,
-cross products and traces.
+"""Linear algebra: dot, inner, outer, vdot, tensordot, multi_dot and einsum
+as matrix products, norms, matrix powers, solve/inv/det/slogdet/cholesky
+through LAPACK (and tensorsolve/tensorinv over them), cross products and
+traces.
 """
 
 from __future__ import annotations
@@ -202,6 +203,83 @@ def matrix_power(a, n):
         if n:
             square = matmul(square, square)
     return result
+
+
+@implements(np.linalg.multi_dot)
+def multi_dot(arrays, *, out=None):
+    """The products in the cheapest order (NumPy's: its cost formula for three
+    matrices, its dynamic programme for more); a first or last vector as a
+    row or column."""
+    if out is not None:
+        raise unsupported("np.linalg.multi_dot(out=)")
+    xs = [as_tracer(a) for a in arrays]
+    if len(xs) < 2:
+        raise ValueError(f"Expecting at least two arrays.{at(user_location())}")
+    if len(xs) == 2:
+        return dot(*xs)
+    first, last = xs[0].ndim, xs[-1].ndim
+    xs[0] = reshape(xs[0], (1, -1)) if first == 1 else xs[0]
+    xs[-1] = reshape(xs[-1], (-1, 1)) if last == 1 else xs[-1]
+    for x in xs:
+        if x.ndim != 2:
+            raise np.linalg.LinAlgError(f"{x.ndim}-dimensional array given. Array must be "
+                                        f"two-dimensional{at(user_location())}")
+    result = _chain(xs, _chain_order([x.shape for x in xs]), 0, len(xs) - 1)
+    if first == 1 and last == 1:
+        return new_tracer(result[0, 0].value, scalar=True)
+    return ravel(result) if 1 in (first, last) else result
+
+
+def _chain_order(shapes: list[tuple[int, int]]) -> dict:
+    """{(i, j): the k after which the product of matrices i..j splits}."""
+    n = len(shapes)
+    if n == 3:  # NumPy's own rule for three (equal costs: A (BC))
+        (a0, a1), (c0, c1) = shapes[0], shapes[2]
+        return {(0, 2): 1 if a0 * c0 * (a1 + c1) < a1 * c1 * (a0 + c0) else 0}
+    dims = [shape[0] for shape in shapes] + [shapes[-1][1]]
+    cost, split = {(i, i): 0 for i in range(n)}, {}
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i, j] = np.inf
+            for k in range(i, j):
+                q = cost[i, k] + cost[k + 1, j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if q < cost[i, j]:
+                    cost[i, j], split[i, j] = q, k
+    return split
+
+
+def _chain(xs: list[Tracer], split: dict, i: int, j: int) -> Tracer:
+    if i == j:
+        return xs[i]
+    k = split.get((i, j), i)  # (two matrices: one way)
+    return matmul(_chain(xs, split, i, k), _chain(xs, split, k + 1, j))
+
+
+@implements(np.linalg.tensorsolve)
+def tensorsolve(a, b, axes=None):
+    """solve of a reshaped to a square matrix, as NumPy's."""
+    x, y = as_tracer(a), as_tracer(b)
+    if axes is not None:
+        moved = [d for d in range(x.ndim) if d not in static_ints(axes, "axes")]
+        x = transpose(x, (*moved, *static_ints(axes, "axes")))
+    shape = x.shape[y.ndim:]
+    count = int(np.prod(shape, dtype=np.int64))
+    if x.aval.size != count ** 2:
+        raise np.linalg.LinAlgError(f"Input arrays must satisfy the requirement "
+                                    f"prod(a.shape[b.ndim:]) == prod(a.shape[:b.ndim])"
+                                    f"{at(user_location())}")
+    return reshape(solve(reshape(x, (count, count)), ravel(y)), shape)
+
+
+@implements(np.linalg.tensorinv)
+def tensorinv(a, ind=2):
+    x = as_tracer(a)
+    (ind,) = static_ints(ind, "np.linalg.tensorinv's ind")
+    if ind <= 0:
+        raise ValueError(f"Invalid ind argument.{at(user_location())}")
+    rows = int(np.prod(x.shape[ind:], dtype=np.int64))
+    return reshape(inv(reshape(x, (rows, -1))), x.shape[ind:] + x.shape[:ind])
 
 
 @implements(np.linalg.solve)

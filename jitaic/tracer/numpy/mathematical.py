@@ -134,6 +134,23 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     return x
 
 
+@implements(np.ediff1d)
+def ediff1d(ary, to_end=None, to_begin=None):
+    """Differences of the flattened array in its dtype, between to_begin and
+    to_end (flattened, cast to it where NumPy's same_kind rule allows)."""
+    x = ravel(as_tracer(ary))
+    parts = [apply_ufunc(np.subtract, x[1:], x[:-1])]
+    for name, extra, place in (("to_begin", to_begin, 0), ("to_end", to_end, 1)):
+        if extra is None:
+            continue
+        extra = ravel(as_array(extra))
+        if not np.can_cast(extra.dtype, x.dtype, casting="same_kind"):
+            raise TypeError(f"dtype of `{name}` must be compatible with input `ary` under the "
+                            f"`same_kind` rule.{at(user_location())}")
+        parts.insert(place * len(parts), astype(extra, x.dtype, copy=False))
+    return concatenate(parts) if len(parts) > 1 else parts[0]
+
+
 @implements(np.gradient)
 def gradient(f, *varargs, axis=None, edge_order=1):
     """NumPy's finite differences: central inside, one-sided of ``edge_order``

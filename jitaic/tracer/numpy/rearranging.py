@@ -123,6 +123,21 @@ def tile(A, reps):
     return reshape(tiled, tuple(r * n for r, n in zip(reps, shape)))
 
 
+@implements(np.resize)
+def resize(a, new_shape):
+    """The flattened array repeated to fill new_shape (zeros if it is empty)."""
+    x = ravel(as_tracer(a))
+    shape = static_ints(new_shape, "np.resize's new_shape")
+    if any(d < 0 for d in shape):
+        raise ValueError(f"all elements of `new_shape` must be non-negative"
+                         f"{at(user_location())}")
+    size = int(np.prod(shape, dtype=np.int64))
+    if x.shape[0] == 0:
+        return full_value(shape, 0, x.dtype)
+    repeated = tile(x, -(-size // x.shape[0]))
+    return reshape(repeated[:size], shape)
+
+
 # ------------------------------------------------------------------ splitting
 # As NumPy's: sections (an int) or split points (a sequence), all static; the
 # pieces are slices, views of the array as NumPy's are.

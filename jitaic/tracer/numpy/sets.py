@@ -1,19 +1,26 @@
-"""Set routines: np.unique, by sorting. Its results have one element per
+"""Set routines, by sorting: np.unique, whose results have one element per
 distinct value, a length known when the code runs (the compress op, as for
-``x[mask]``)."""
+``x[mask]``), and np.isin."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from jitaic.ir import ops
-from jitaic.tracer.core import Tracer, emit, traced_shape
-from jitaic.tracer.numpy.common import as_tracer, full_value, normalize_axes, unsupported
+from jitaic.tracer.core import Tracer, emit, new_tracer, traced_shape
+from jitaic.tracer.numpy.common import (
+    as_tracer,
+    astype,
+    full_value,
+    normalize_axes,
+    not_lowered,
+    unsupported,
+)
 from jitaic.tracer.numpy.indexing import flatnonzero, getitem, setitem, take
 from jitaic.tracer.numpy.reductions import any_, cumsum
 from jitaic.tracer.numpy.registry import implements
 from jitaic.tracer.numpy.shapes import concatenate, moveaxis, ravel, reshape
-from jitaic.tracer.numpy.sorting import argsort
+from jitaic.tracer.numpy.sorting import argsort, searchsorted, sort
 from jitaic.tracer.numpy.ufuncs import apply_ufunc
 
 
@@ -103,3 +110,21 @@ def _unique_along(x: Tracer, axis, return_index: bool, return_inverse: bool,
     extra = [r for r, wanted in ((index, return_index), (inverse, return_inverse),
                                  (counts, return_counts)) if wanted]
     return (values, *extra) if extra else values
+
+
+@implements(np.isin)
+def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
+    """Whether each element equals one of test_elements: a binary search in
+    them sorted (NaN equals nothing, -0.0 equals 0.0, as ``==`` says)."""
+    if kind not in (None, "sort"):
+        raise not_lowered(f"np.isin(kind={kind!r})")
+    x, tests = as_tracer(element), ravel(as_tracer(test_elements))
+    if tests.shape[0] == 0 or x.aval.size == 0:
+        found = full_value(x.shape, False, np.bool_)
+    else:
+        dtype = np.result_type(x.dtype, tests.dtype)
+        x, tests = astype(x, dtype, copy=False), sort(astype(tests, dtype, copy=False))
+        at = apply_ufunc(np.minimum, searchsorted(tests, x), tests.shape[0] - 1)
+        found = apply_ufunc(np.equal, take(tests, at), x)
+    found = apply_ufunc(np.logical_not, found) if invert else found
+    return new_tracer(found.value, scalar=False)  # (a 0-d array for a number, as NumPy's)

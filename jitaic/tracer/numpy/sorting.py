@@ -105,6 +105,21 @@ def _check_partition(x: Tracer, kth, axis: int, kind, order, name: str) -> None:
             raise ValueError(f"kth(={k}) out of bounds ({n}){at(user_location())}")
 
 
+@implements(np.lexsort)
+def lexsort(keys, axis=-1):
+    """Indices sorting by the last key, ties by the one before, ...: a stable
+    argsort by each key in turn, from the first."""
+    rows = [as_tracer(k) for k in keys] if isinstance(keys, (tuple, list)) else list(
+        as_tracer(keys))  # (a traced key is there: NumPy raises for no keys itself)
+    if any(k.shape != rows[0].shape for k in rows):
+        raise ValueError(f"all keys need to be the same shape{at(user_location())}")
+    (axis,) = normalize_axes(axis, max(rows[0].ndim, 1))
+    order = argsort(rows[0], axis)
+    for key in rows[1:]:
+        order = take_along_axis(order, argsort(take_along_axis(key, order, axis), axis), axis)
+    return order
+
+
 @implements(np.searchsorted, method="searchsorted")
 def searchsorted(a, v, side="left", sorter=None):
     if sorter is not None:

@@ -1,5 +1,5 @@
-"""Statistics: median, quantile and percentile (by selection), average, cov,
-histogram and digitize.
+"""Statistics: median, quantile and percentile (by selection), ptp, average,
+cov and corrcoef, histogram and digitize.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from jitaic.tracer.numpy.common import (
     where,
 )
 from jitaic.tracer.numpy.creation import linspace
-from jitaic.tracer.numpy.indexing import add_at, getitem
+from jitaic.tracer.numpy.indexing import add_at, diagonal, getitem
 from jitaic.tracer.numpy.linalg import dot
 from jitaic.tracer.numpy.mathematical import clip
 from jitaic.tracer.numpy.rearranging import flip
@@ -39,7 +39,7 @@ from jitaic.tracer.numpy.shapes import (
     transpose,
 )
 from jitaic.tracer.numpy.sorting import searchsorted, sort
-from jitaic.tracer.numpy.ufuncs import apply_ufunc
+from jitaic.tracer.numpy.ufuncs import apply_ufunc, imag, real
 
 
 def _lanes(x: Tracer, axis, what: str) -> tuple[Tracer, tuple[int, ...]]:
@@ -253,6 +253,29 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     centred = x - mean(x, axis=1, keepdims=True)
     c = dot(centred, transpose(apply_ufunc(np.conjugate, centred))) / max(n - ddof, 0)
     return squeeze(c) if c.shape == (1, 1) else c
+
+
+@implements(np.corrcoef)
+def corrcoef(x, y=None, rowvar=True, *, dtype=None):
+    """cov scaled by the outer product of its diagonal's square roots, real
+    (and imaginary) parts clipped to [-1, 1], as NumPy's."""
+    c = cov(x, y, rowvar, dtype=dtype)
+    if c.ndim == 0:  # (one variable: NumPy's c / c)
+        return c / c
+    deviation = apply_ufunc(np.sqrt, real(diagonal(c)))
+    c = c / reshape(deviation, (-1, 1)) / reshape(deviation, (1, -1))
+    if c.dtype.kind != "c":
+        return clip(c, -1, 1)
+    parts = [clip(part(c), -1, 1) for part in (real, imag)]
+    return parts[0] + parts[1] * np.array(1j, c.dtype)
+
+
+@implements(np.ptp)
+def ptp(a, axis=None, out=None, keepdims=False):
+    if out is not None:
+        raise unsupported("np.ptp(out=)")
+    return apply_ufunc(np.subtract, amax(a, axis, keepdims=keepdims),
+                       amin(a, axis, keepdims=keepdims))
 
 
 def _float_type(dtype: np.dtype) -> np.dtype:

@@ -326,17 +326,30 @@ def logaddexp2(x1, x2):
 _LOG2E = float(np.log2(np.e))
 
 
+def _loop_dtype(ufunc: np.ufunc, operands: tuple) -> np.dtype:
+    """The result dtype of the ufunc's loop for these operands (its TypeError,
+    at the user's line, where it has none)."""
+    try:
+        return np.dtype(ops.ufunc_loop_dtypes(ufunc, _operand_types(operands))[-1])
+    except TypeError as exc:
+        raise TypeError(f"{exc}{at(user_location())}") from None
+
+
+@implements(np.heaviside)
+def heaviside(x1, x2):
+    """0 below zero, x2 at either zero, 1 above; NaN at NaN (x1 itself)."""
+    dtype = _loop_dtype(np.heaviside, (x1, x2))
+    x, h = astype(as_tracer(x1), dtype, copy=False), astype(as_tracer(x2), dtype, copy=False)
+    return where(x < 0, 0.0, where(x > 0, 1.0, where(x == 0, h, x)))
+
+
 def _log_add(ufunc: np.ufunc, x1, x2, power: np.ufunc, log_1p: Callable) -> Tracer:
     """log(b**x + b**y) for the base of ``power``: the larger operand plus
     log_1p(power(-|x - y|)); NaN where either is NaN; x where x and y are the
     same infinity. In the dtype of the ufunc's loop (its TypeError for
     complex values)."""
-    x, y = as_tracer(x1), as_tracer(x2)
-    try:
-        dtype = np.dtype(ops.ufunc_loop_dtypes(ufunc, _operand_types((x1, x2)))[-1])
-    except TypeError as exc:
-        raise TypeError(f"{exc}{at(user_location())}") from None
-    x, y = astype(x, dtype, copy=False), astype(y, dtype, copy=False)
+    dtype = _loop_dtype(ufunc, (x1, x2))
+    x, y = astype(as_tracer(x1), dtype, copy=False), astype(as_tracer(x2), dtype, copy=False)
     d = x - y
     result = where(d > 0, x + log_1p(apply_ufunc(power, -d)),
                    y + log_1p(apply_ufunc(power, d)))
