@@ -180,6 +180,44 @@ def softmax_jax(x):
     return e / e.sum(axis=1, keepdims=True)
 
 
+def spectrum_np(x):
+    return np.abs(np.fft.rfft(x)) ** 2
+
+
+def spectrum_loop(x):
+    """Each row's iterative radix-2 FFT (a power-of-two length), the first
+    half of the power spectrum kept."""
+    rows, n = x.shape
+    out = np.empty((rows, n // 2 + 1))
+    roots = np.exp(-2j * np.pi * np.arange(n // 2) / n)
+    a = np.empty(n, np.complex128)
+    bits = 0
+    while (1 << bits) < n:
+        bits += 1
+    for row in range(rows):
+        for i in range(n):  # bit-reversed order
+            j, k = 0, i
+            for _ in range(bits):
+                j, k = (j << 1) | (k & 1), k >> 1
+            a[j] = x[row, i]
+        size = 2
+        while size <= n:
+            half, step = size // 2, n // size
+            for start in range(0, n, size):
+                for k in range(half):
+                    t = a[start + k + half] * roots[k * step]
+                    a[start + k + half] = a[start + k] - t
+                    a[start + k] = a[start + k] + t
+            size *= 2
+        for k in range(n // 2 + 1):
+            out[row, k] = a[k].real ** 2 + a[k].imag ** 2
+    return out
+
+
+def spectrum_jax(x):
+    return jnp.abs(jnp.fft.rfft(x)) ** 2
+
+
 def layernorm_np(x):
     mu = x.mean(axis=1, keepdims=True)
     d = x - mu
@@ -323,6 +361,11 @@ def workloads(quick: bool) -> list[Workload]:
         Workload("layer norm", f"{ln_rows}x1024",
                  lambda rng: (rng.standard_normal((ln_rows, 1024)),),
                  layernorm_np, layernorm_loop, layernorm_jax, rtol=1e-9)
+    )
+    ws.append(
+        Workload("power spectrum |rfft|^2", f"{ln_rows // 8}x1024",
+                 lambda rng: (rng.standard_normal((ln_rows // 8, 1024)),),
+                 spectrum_np, spectrum_loop, spectrum_jax, rtol=1e-9, atol=1e-8)
     )
     ws.append(
         Workload("MLP fwd 784-256-10", "256x784", _mlp_inputs, mlp_np, mlp_loop, mlp_jax, rtol=1e-8)
