@@ -543,7 +543,8 @@ def _seeded_draws(x):
     np.random.seed(7)  # np.random's global stream, drawn from when the code runs
     rng = np.random.default_rng(7)  # a Generator made when the code runs
     return (x * np.random.normal(size=x.shape), x + rng.normal(1.0, 2.0, x.shape),
-            rng.permutation(x, axis=1), rng.choice(x.shape[0], 2, replace=False))
+            rng.permutation(x, axis=1), rng.choice(x.shape[0], 2, replace=False),
+            rng.choice(x.shape[1], 3, replace=False, p=np.abs(x[0]) / np.abs(x[0]).sum()))
 
 
 # (np.unwrap has no lowering: NumPy computes it, called back)

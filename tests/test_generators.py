@@ -93,6 +93,10 @@ SAMPLING = [
     # a tail shuffle of the population (large, with a large sample) instead of Floyd's
     lambda rng, x: (rng.choice(20000, size=1000, replace=False),
                     rng.choice(20000, size=1000, replace=False, shuffle=False)),
+    # with probabilities: rounds of draws through the CDF of those not chosen yet
+    lambda rng, x: (rng.choice(4, size=3, replace=False, p=x[1] / x[1].sum()),
+                    rng.choice(x[2], size=(2, 2), replace=False, p=[0.05, 0.1, 0.55, 0.3]),
+                    rng.choice(x[0][::-1], replace=False, p=[0.5, 0.5, 0.0, 0.0])),
 ]
 
 
@@ -107,6 +111,7 @@ def test_permutation_shuffle_and_choice_draw_numpys_numbers(fn):
 
 @pytest.mark.parametrize("fn", [
     lambda rng, x: rng.choice(4, size=5, replace=False),
+    lambda rng, x: rng.choice(4, size=3, replace=False, p=[0.5, 0.5, 0.0, 0.0]),
     lambda rng, x: rng.choice(4, p=-x[1] / x[1].sum()),
     lambda rng, x: rng.choice(4, p=x[1] * np.nan),
     lambda rng, x: rng.choice(4, p=x[0]),
@@ -226,10 +231,6 @@ def gamma_with_array_shapes(rng, x):
     return rng.gamma(x)
 
 
-def weighted_choice_without_replacement(rng):
-    return rng.choice(3, 2, replace=False, p=[0.2, 0.3, 0.5])
-
-
 def traced_seed(x):
     return np.random.default_rng(x[0]).random()
 
@@ -237,9 +238,6 @@ def traced_seed(x):
 @pytest.mark.parametrize("fn, args, message", [
     (gamma_with_array_shapes, (np.random.default_rng(0), np.ones(2)),
      "Generator.gamma with an array 'shape' is not supported yet at test_generators.py:"),
-    (weighted_choice_without_replacement, (np.random.default_rng(0),),
-     r"Generator.choice\(replace=False, p=...\) is not supported in compiled code at "
-     "test_generators.py:"),
     (traced_seed, (np.ones(1, np.int64),),
      "np.random.default_rng takes an int seed or None in compiled code, got Tracer"),
     (returns_the_generator, (np.random.default_rng(0),),

@@ -53,7 +53,7 @@ NON_DIFFERENTIABLE = frozenset({
     ops.bitwise_xor, ops.left_shift, ops.right_shift, ops.reduce_any, ops.reduce_all,
     ops.argmax, ops.argmin, ops.argsort, ops.argsort_rows, ops.searchsorted, ops.constant,
     ops.full, ops.dyn_full, ops.dim_size, ops.default_rng, ops.generator_permutation,
-    ops.generator_sample, ops.check,
+    ops.generator_sample, ops.generator_weighted_sample, ops.check,
     # Tapes hold saved primal values; a loop VJP that would have to
     # differentiate its own tape (grad of grad) raises UnsupportedError instead.
     ops.tape_new, ops.tape_push,

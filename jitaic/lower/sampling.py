@@ -1,11 +1,12 @@
 """Generator.choice without replacement, which numba's Generator lacks, and
 Generator.wald, whose numba version rounds differently: NumPy's algorithms
 (Floyd's sampling with a hash set, or a tail shuffle of the whole
-population; wald's transformation of a normal) on the Generator's own
-streams, so compiled code draws NumPy's numbers and leaves the Generator
-where NumPy would. Built on the bounded-integer routines and draws of
-numba's Generator (numba.np.random), which are NumPy's. Generated code calls
-these as ``sampling.*``."""
+population; with probabilities, rounds of draws through their CDF; wald's
+transformation of a normal) on the Generator's own streams, so compiled
+code draws NumPy's numbers and leaves the Generator where NumPy would.
+Built on the bounded-integer routines and draws of numba's Generator
+(numba.np.random), which are NumPy's. Generated code calls these as
+``sampling.*``."""
 
 from __future__ import annotations
 
@@ -71,6 +72,38 @@ def choice_without_replacement(generator, population, size, shuffle):
             out[j - population + size] = j
     if shuffle:
         _shuffle_tail(bitgen, out, 1)
+    return out
+
+
+@numba.njit(cache=True)
+def weighted_choice_without_replacement(generator, p, size):
+    """``generator.choice(len(p), size, replace=False, p=p)`` (1-D, int64),
+    drawn as NumPy draws it: rounds of uniform draws, one per index still
+    wanted, through the CDF of the probabilities of the indices not chosen
+    yet (a sequential cumulative sum, divided by its last value); a round
+    keeps the first draw of each index, in the order drawn."""
+    n = p.shape[0]
+    if np.count_nonzero(p > 0) < size:
+        raise ValueError("Fewer non-zero entries in p than size")
+    weights, cdf, out = p.copy(), np.empty(n), np.empty(size, np.int64)
+    count = 0
+    while count < size:
+        draws = np.empty(size - count)
+        for k in range(draws.shape[0]):
+            draws[k] = generator.random()
+        total = 0.0
+        for i in range(n):
+            total += weights[i]
+            cdf[i] = total
+        cdf /= cdf[n - 1]
+        drawn = np.zeros(n, np.bool_)
+        for x in draws:
+            index = np.searchsorted(cdf, x, side="right")
+            if not drawn[index]:
+                drawn[index] = True
+                weights[index] = 0.0
+                out[count] = index
+                count += 1
     return out
 
 

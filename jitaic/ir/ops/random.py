@@ -100,3 +100,21 @@ generator_sample = define(
     lambda generator, *, population, shape, shuffle: np.asarray(generator.choice(
         population, shape, replace=False, shuffle=shuffle), np.int64).reshape(shape),
     (EFFECTFUL,))
+
+
+def _weighted_sample_infer(in_types, attrs, regions):
+    generator, p = in_types
+    _check_generator(generator, "Generator.choice")
+    if p.ndim != 1 or p.dtype != np.float64:
+        raise UnsupportedError(f"Generator.choice's p must be a float64 vector, got {p}")
+    return [TensorType(attrs["shape"], np.dtype(np.int64))]
+
+
+# Generator.choice(len(p), size, replace=False, p=p) of indices (attrs:
+# "shape", the result's): NumPy's rounds of draws through the CDF of the
+# probabilities not chosen yet (lower/sampling.py).
+generator_weighted_sample = define(
+    "generator_weighted_sample", _weighted_sample_infer,
+    lambda generator, p, *, shape: np.asarray(generator.choice(
+        len(p), shape, replace=False, p=p), np.int64).reshape(shape),
+    (EFFECTFUL,))

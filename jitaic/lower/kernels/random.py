@@ -1,6 +1,6 @@
 """Draws from NumPy Generators: numba's own Generator methods, which compute
-NumPy's streams bit for bit (choice without replacement and wald:
-lower/sampling.py);
+NumPy's streams bit for bit (choice without replacement, with or without
+p, and wald: lower/sampling.py);
 a Generator np.random.default_rng makes is made by NumPy, in an object-mode
 block (numba cannot construct one)."""
 
@@ -53,6 +53,15 @@ def _generator_permutation(em: Emitter, node: Node) -> None:
     (generator,) = node.inputs
     (n,) = node.attrs["shape"]
     em.line(f"{em.define(node.output)} = {em(generator)}.permutation(np.int64({n}))")
+
+
+@lowering(ops.generator_weighted_sample)
+def _generator_weighted_sample(em: Emitter, node: Node) -> None:
+    generator, p = node.inputs
+    shape = node.attrs["shape"]
+    call = (f"sampling.weighted_choice_without_replacement({em(generator)}, {em(p)}, "
+            f"np.int64({int(np.prod(shape))}))")
+    em.line(f"{em.define(node.output)} = {call}.reshape({shape!r})")
 
 
 @lowering(ops.generator_sample)

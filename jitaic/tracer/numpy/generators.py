@@ -184,7 +184,8 @@ def choice(generator: TracedGenerator, a, size=None, replace=True, p=None, axis=
            shuffle=True):
     """Generator.choice as NumPy's computes it: integers(0, n) with
     replacement, the inverse CDF of ``p`` (searchsorted of random draws),
-    Floyd's sampling or a tail shuffle without (ops.generator_sample)."""
+    Floyd's sampling or a tail shuffle without (ops.generator_sample), rounds
+    of draws through the CDF of ``p`` (ops.generator_weighted_sample)."""
     population, values, axis = _population(a, size, axis)
     shape = _static_size(size)
     count = 1 if shape is None else int(np.prod(shape))
@@ -200,11 +201,14 @@ def choice(generator: TracedGenerator, a, size=None, replace=True, p=None, axis=
         if count > population:
             raise ValueError(f"Cannot take a larger sample than population when replace is False"
                              f"{at(user_location())}")
-        if weights is not None:
-            raise UnsupportedError(f"Generator.choice(replace=False, p=...) is not supported in "
-                                   f"compiled code{at(user_location())}")
-        index = emit(ops.generator_sample, [generator._tracer],
-                     {"population": population, "shape": shape or (1,), "shuffle": bool(shuffle)})
+        if weights is not None:  # (shuffle makes no difference then)
+            require(sum_(weights > 0) >= count, ValueError,
+                    "Fewer non-zero entries in p than size")
+            index = emit(ops.generator_weighted_sample, [generator._tracer, weights],
+                         {"shape": shape or (1,)})
+        else:
+            index = emit(ops.generator_sample, [generator._tracer], {
+                "population": population, "shape": shape or (1,), "shuffle": bool(shuffle)})
         if shape is None:
             index = index[0]
     return index if values is None else take(values, index, axis=axis)
