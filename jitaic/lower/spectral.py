@@ -111,49 +111,51 @@ def _stockham(a, b, factors, roots):
 def _radix2(src, dst, span, rest, roots):
     step = rest * span
     for k in range(span):
-        w1 = rest * k
+        w1 = roots[rest * k]
+        at, out = 2 * rest * k, rest * k
         for r in range(rest):
-            at, out = r + 2 * rest * k, r + rest * k
-            x0, x1 = src[at], _twiddled(src[at + rest], roots, w1)
-            dst[out] = x0 + x1
-            dst[out + step] = x0 - x1
+            x0, x1 = src[at + r], src[at + rest + r]
+            if k:
+                x1 = x1 * w1
+            dst[out + r] = x0 + x1
+            dst[out + step + r] = x0 - x1
 
 
 @numba.njit(cache=True)
 def _radix3(src, dst, span, rest, roots):
     step = rest * span
     for k in range(span):
-        w1 = rest * k
+        w1, w2 = roots[rest * k], roots[2 * rest * k]
+        at, out = 3 * rest * k, rest * k
         for r in range(rest):
-            at, out = r + 3 * rest * k, r + rest * k
-            x0 = src[at]
-            x1 = _twiddled(src[at + rest], roots, w1)
-            x2 = _twiddled(src[at + 2 * rest], roots, 2 * w1)
+            x0, x1, x2 = src[at + r], src[at + rest + r], src[at + 2 * rest + r]
+            if k:
+                x1, x2 = x1 * w1, x2 * w2
             s12 = x1 + x2
             d12 = _minus_i(_scaled(x1 - x2, _SIN_60))
             mid = x0 - _scaled(s12, 0.5)
-            dst[out] = x0 + s12
-            dst[out + step] = mid + d12
-            dst[out + 2 * step] = mid - d12
+            dst[out + r] = x0 + s12
+            dst[out + step + r] = mid + d12
+            dst[out + 2 * step + r] = mid - d12
 
 
 @numba.njit(cache=True)
 def _radix4(src, dst, span, rest, roots):
     step = rest * span
     for k in range(span):
-        w1 = rest * k
+        w1, w2, w3 = roots[rest * k], roots[2 * rest * k], roots[3 * rest * k]
+        at, out = 4 * rest * k, rest * k
         for r in range(rest):
-            at, out = r + 4 * rest * k, r + rest * k
-            x0 = src[at]
-            x1 = _twiddled(src[at + rest], roots, w1)
-            x2 = _twiddled(src[at + 2 * rest], roots, 2 * w1)
-            x3 = _twiddled(src[at + 3 * rest], roots, 3 * w1)
+            x0, x1 = src[at + r], src[at + rest + r]
+            x2, x3 = src[at + 2 * rest + r], src[at + 3 * rest + r]
+            if k:
+                x1, x2, x3 = x1 * w1, x2 * w2, x3 * w3
             s02, d02 = x0 + x2, x0 - x2
             s13, d13 = x1 + x3, _minus_i(x1 - x3)
-            dst[out] = s02 + s13
-            dst[out + step] = d02 + d13
-            dst[out + 2 * step] = s02 - s13
-            dst[out + 3 * step] = d02 - d13
+            dst[out + r] = s02 + s13
+            dst[out + step + r] = d02 + d13
+            dst[out + 2 * step + r] = s02 - s13
+            dst[out + 3 * step + r] = d02 - d13
 
 
 @numba.njit(cache=True)
@@ -162,24 +164,24 @@ def _radix5(src, dst, span, rest, roots):
     differences of the inputs paired around the middle."""
     step = rest * span
     for k in range(span):
-        w1 = rest * k
+        w1, w2 = roots[rest * k], roots[2 * rest * k]
+        w3, w4 = roots[3 * rest * k], roots[4 * rest * k]
+        at, out = 5 * rest * k, rest * k
         for r in range(rest):
-            at, out = r + 5 * rest * k, r + rest * k
-            x0 = src[at]
-            x1 = _twiddled(src[at + rest], roots, w1)
-            x2 = _twiddled(src[at + 2 * rest], roots, 2 * w1)
-            x3 = _twiddled(src[at + 3 * rest], roots, 3 * w1)
-            x4 = _twiddled(src[at + 4 * rest], roots, 4 * w1)
+            x0, x1, x2 = src[at + r], src[at + rest + r], src[at + 2 * rest + r]
+            x3, x4 = src[at + 3 * rest + r], src[at + 4 * rest + r]
+            if k:
+                x1, x2, x3, x4 = x1 * w1, x2 * w2, x3 * w3, x4 * w4
             t1, t2, t3, t4 = x1 + x4, x2 + x3, x1 - x4, x2 - x3
             a1 = x0 + _scaled(t1, _COS_72) + _scaled(t2, _COS_144)
             a2 = x0 + _scaled(t1, _COS_144) + _scaled(t2, _COS_72)
             b1 = _minus_i(_scaled(t3, _SIN_72) + _scaled(t4, _SIN_144))
             b2 = _minus_i(_scaled(t3, _SIN_144) - _scaled(t4, _SIN_72))
-            dst[out] = x0 + t1 + t2
-            dst[out + step] = a1 + b1
-            dst[out + 2 * step] = a2 + b2
-            dst[out + 3 * step] = a2 - b2
-            dst[out + 4 * step] = a1 - b1
+            dst[out + r] = x0 + t1 + t2
+            dst[out + step + r] = a1 + b1
+            dst[out + 2 * step + r] = a2 + b2
+            dst[out + 3 * step + r] = a2 - b2
+            dst[out + 4 * step + r] = a1 - b1
 
 
 @numba.njit(cache=True)
