@@ -69,7 +69,7 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
     x = as_tracer(a)
     if axis is None:
         x, axis = ravel(x), 0
-    if x.ndim == 0:  # (which reductions accept: NumPy's axis rule for them)
+    if x.ndim == 0:  # (normalize_axes accepts axis 0 of a 0-d array, as reductions do)
         raise np.exceptions.AxisError(f"axis {axis} is out of bounds for array of dimension 0"
                                       f"{at(user_location())}")
     (axis,) = normalize_axes(axis, x.ndim)
