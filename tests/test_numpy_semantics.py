@@ -313,6 +313,22 @@ def test_partitions_raise_numpys_errors(call) -> None:
     check_raises_like_numpy(call, np.arange(5.0))
 
 
+def compositions(a, b):
+    return (np.heaviside(a, 0.5), np.heaviside(a, b), np.lexsort((a, np.round(b))),
+            np.isin(a, b[::2]), np.isin(np.round(b), [0.0, 1.0], invert=True), np.ptp(b),
+            np.corrcoef(a, b), np.ediff1d(a, to_begin=[7.0]), np.resize(b, (3, 4)),
+            np.linalg.multi_dot([a[:3], np.outer(a, b)[:3], b]))
+
+
+def test_compositions_are_native_and_numpys() -> None:
+    """With callbacks=False: these used to go to NumPy through the callback."""
+    a = np.array([-1.5, 0.0, -0.0, 2.0, np.nan, 1.0, 0.0, 3.0])
+    b = np.array([0.25, 1.0, -2.0, 0.0, 1.0, 0.6, 3.0, -0.0])
+    with np.errstate(invalid="ignore"):
+        check = jitaic.jit(compositions, callbacks=False)(a, b), compositions(a, b)
+    assert_same(*check)
+
+
 @pytest.mark.parametrize("call", [
     lambda a: np.linalg.multi_dot([a]), lambda a: np.linalg.multi_dot([a, a, a.reshape(1, 2, 3)]),
     lambda a: np.linalg.tensorinv(a.reshape(2, 3), ind=0),
