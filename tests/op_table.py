@@ -507,7 +507,9 @@ row("mask_read", _mask_reads, (C("f64[4,5,6]"), C("f32[4,5,6]")))
 row("mask_write", _mask_writes, (C("f64[4,5,6]"), C("f32[4,5,6]")))
 row("scatter", _scatters, (C("f64[4,5,6]"), C("i64[4,5,6]")))
 
-row("cumsum", lambda x: (np.cumsum(x), np.cumsum(x, axis=0), x.cumsum(axis=-1)),
+row("cumsum", lambda x: (np.cumsum(x), np.cumsum(x, axis=0), x.cumsum(axis=-1),
+                         np.cumulative_sum(x, axis=0, include_initial=True), np.nancumsum(x),
+                         np.cumulative_prod(x.ravel()), np.nancumprod(x, axis=-1)),
     (C("f64[3,4]", special=True), C("bool[5]")))
 row("running_extremes", lambda x: (np.maximum.accumulate(x), np.minimum.accumulate(x, axis=1),
                                    np.maximum.accumulate(x.ravel())),
@@ -522,7 +524,9 @@ row("searchsorted_digitize",
 row("convolve_sinc_polyval",
     lambda x, k: (np.convolve(x, k), np.convolve(k, x, mode="same"), np.correlate(x, k),
                   np.convolve(x, np.concatenate([k] * 9), mode="valid"),  # 36 taps: a product
-                  np.sinc(x), np.polyval(k, x)),
+                  np.sinc(x), np.polyval(k, x), np.polyadd(k, x[:2]), np.polysub(x[:2], k),
+                  np.polymul(k, k), np.polyder(k), np.polyint(k, 2, k=1.5), np.poly(k[:3]),
+                  np.polyfit(np.arange(40.0), x, 2)),
     (C("f64[40]", "f64[4]"), C("i32[40]", "f32[4]")))
 def _lengths_the_data_decides(x):
     return (*np.nonzero(x > 0), x.nonzero(), np.argwhere(x), np.where(x < 0),
@@ -535,9 +539,17 @@ def _lengths_the_data_decides(x):
 
 row("nonzero_unique", _lengths_the_data_decides, (C("f64[4,5]", special=True), C("i16[3,4]")),
     differentiable=False)
+def _set_routines(x, w):
+    return (np.union1d(x, x[:4]), np.intersect1d(w, w[::2], return_indices=True),
+            np.setdiff1d(x, x[:3]), np.setxor1d(w, w[:4]), np.trim_zeros(x),
+            np.sort(np.unique_values(w)), np.unique_counts(x), np.unique_inverse(x),
+            np.unique_all(w))
+
+
 row("bincount", lambda x, w: (np.bincount(x), np.bincount(x, weights=w),
                               np.bincount(x, minlength=40), np.isin(x, x[:4]),
-                              np.isin(w, w[::2], invert=True), np.isin(x[0], w)),
+                              np.isin(w, w[::2], invert=True), np.isin(x[0], w),
+                              _set_routines(x, w)),
     (C("u8[9]", "f32[9]"),), differentiable=False)
 def _seeded_draws(x):
     np.random.seed(7)  # np.random's global stream, drawn from when the code runs
@@ -547,10 +559,26 @@ def _seeded_draws(x):
             rng.choice(x.shape[1], 3, replace=False, p=np.abs(x[0]) / np.abs(x[0]).sum()))
 
 
-# (np.unwrap has no lowering: NumPy computes it, called back)
+# (np.packbits has no lowering: NumPy computes it, called back)
+def _index_routines(x):
+    a, b, c, d = x.copy(), x.copy(), x.copy(), x.copy()
+    np.put(a, [0, -1, 7], [9.0, 8.0])
+    a.put([1, 99], -5.0, mode="clip")
+    np.put_along_axis(b, np.argmax(b, axis=1, keepdims=True), -1.0, axis=1)
+    np.place(c, c > 0.5, [10.0, 20.0])
+    np.copyto(d, x[0], where=x > 0)
+    np.fill_diagonal(d, 3.0)
+    i = np.argsort(x[0])
+    return (a, b, c, d, np.extract(x > 0.3, x), np.compress([True, False, True], x, axis=0),
+            x.compress([False, True], axis=1), np.choose(i % 3, [x[0], -x[1], x[2] * 10]),
+            np.unravel_index(i, (2, 3)), np.ravel_multi_index((i % 2, i % 3), (2, 3)),
+            np.tril_indices_from(x), np.triu_indices_from(x, k=1), np.diag_indices_from(x[:4, :4]),
+            np.astype(x, np.float32))
+
+
 row("argsort", lambda x: (np.argsort(x), np.argsort(x, axis=0), x.argsort(axis=None),
                           np.lexsort((x[0], np.round(x[1]))), np.lexsort(np.round(x)),
-                          np.unwrap(x), _seeded_draws(x)),
+                          np.packbits(x > 0), _seeded_draws(x), _index_routines(x)),
     (C("f64[4,5]"),), differentiable=False)
 
 
@@ -575,7 +603,9 @@ def _spectra(x):
             np.fft.irfftn(z, s=(3, 4), axes=(0, 1), norm="forward"))
 
 
-row("cumprod_fft", lambda x: (np.cumprod(x), np.cumprod(x, axis=1), _spectra(x)),
+row("cumprod_fft", lambda x: (np.cumprod(x), np.cumprod(x, axis=1), _spectra(x),
+                              np.unwrap(x * 3), np.unwrap(x, axis=0, period=4.0), np.i0(x * 5),
+                              np.float_power(np.abs(x) + 1, x)),
     (C("f64[3,4]"),), domain="small", tol=R)
 
 
@@ -640,16 +670,31 @@ row("diff", lambda x: (np.diff(x), np.diff(x, n=2, axis=0),
 row("roll_tile_repeat",
     lambda x: (np.roll(x, 2), np.roll(x, (1, -2), axis=(0, 1)), np.roll(x, 3, axis=-1),
                np.tile(x, (2, 1, 2)), np.repeat(x, 2), np.repeat(x, [1, 0, 2, 1], axis=1),
-               x.repeat(2, axis=0), np.resize(x, (5, 3)), np.resize(x, 2)), (C("f64[3,4]"),))
+               x.repeat(2, axis=0), np.resize(x, (5, 3)), np.resize(x, 2),
+               np.insert(x, 1, 5.0), np.insert(x, [0, 2, 2], x[0, :1], axis=1),
+               np.delete(x, 1, axis=1), np.delete(x, [0, -1]), np.block([[x, x], [x[:1], x[:1]]])),
+    (C("f64[3,4]"),))
 row("meshgrid", lambda x, y: (*np.meshgrid(x, y), *np.meshgrid(x, y, indexing="ij", sparse=True)),
     (C("f64[3]", "f64[4]"),))
 row("logaddexp", lambda x, y: np.logaddexp(x, y),
     (C("f64[3,4]", "f64[4]", special=True), C("f32[3]", "f32[3]")))
 row("logaddexp2", lambda x, y: np.logaddexp2(x, y), (C("f64[3,4]", "f64[4]", special=True),))
+
+def _array_api(a, b):
+    """NumPy 2's spellings: the vector gufuncs, np.linalg's forms, unstack, astype."""
+    return (np.vecdot(a, b), np.vecdot(a, b, axis=0, keepdims=True), np.matvec(a, b[0]),
+            np.vecmat(a[:, 0], b), np.matrix_transpose(a), np.linalg.matmul(a, b.T),
+            np.linalg.tensordot(a, b, axes=2), np.linalg.outer(a[0], b[0]),
+            np.linalg.cross(a[:, :3], b[:, :3]), np.linalg.diagonal(a), np.linalg.trace(a),
+            np.linalg.vecdot(a, b), np.linalg.vector_norm(a, axis=1), np.linalg.matrix_norm(a),
+            np.linalg.matrix_transpose(b), np.unstack(a))
+
+
 row("tensordot_trapezoid_matrix_power",
     lambda a, b: (np.tensordot(a, b, axes=([0], [0])), np.tensordot(a, b[:, :, None], axes=2),
                   np.trapezoid(a), np.trapezoid(a, b[0], axis=1), np.trapezoid(a, dx=0.5, axis=0),
-                  np.linalg.matrix_power(a[:, :3], 3), np.linalg.matrix_power(a[:, :3], 0)),
+                  np.linalg.matrix_power(a[:, :3], 3), np.linalg.matrix_power(a[:, :3], 0),
+                  np.linalg.matrix_power(a[:, :3] + 4 * np.eye(3), -2), _array_api(a, b)),
     (C("f64[3,4]", "f64[3,4]"),))
 row("einsum",
     lambda a, b, c: (np.einsum("ij,jk->ik", a, b), np.einsum("ij->ji", a), np.einsum("ij", a),
@@ -681,11 +726,20 @@ row("cross_interp_accumulate",
                   np.add.accumulate(x), np.multiply.accumulate(y, axis=1)),
     (C("f64[4,3]", "f64[4,3]"),))
 row("diag_vander_norm",
-    lambda x: (np.diag(x), np.diag(x, 1), np.diag(x[:, 0], -1), x.diagonal(),
+    lambda x: (np.diag(x), np.diag(x, 1), np.diag(x[:, 0], -1), x.diagonal(), np.diagflat(x, 1),
                np.vander(x[:, 0], 3), np.linalg.norm(x, 1), np.linalg.norm(x, -np.inf),
                np.linalg.norm(x[0], 3), np.linalg.norm(x[0], np.inf),
                np.linalg.norm(x, np.inf, axis=1)),
     (C("f64[4,3]"),))
+def _nan_and_logic(x, y):
+    return (np.nanprod(x, axis=0), np.nanargmax(x), np.nanargmin(x), np.nanvar(x, axis=0),
+            np.nanstd(x, axis=1, ddof=1), np.nanmedian(x, axis=1), np.nanmedian(x),
+            np.nanpercentile(x, [25, 75], axis=0), np.nanquantile(x, 0.4), np.fix(x),
+            np.divmod(x, 0.75), np.modf(x), np.isneginf(x), np.isposinf(y), np.iscomplexobj(x),
+            np.isrealobj(y), np.array_equal(x, y), np.array_equal(x, x, equal_nan=True),
+            np.array_equiv(x, x[:1]), np.sort_complex(x[0]))
+
+
 row("nan_aware_and_closeness",
     lambda x, y: (np.nansum(x), np.nansum(x, axis=0), np.nanmean(x, axis=1),
                   np.nanmax(x, axis=1), np.nanmin(x), np.count_nonzero(x),
@@ -695,7 +749,8 @@ row("nan_aware_and_closeness",
                   np.flatnonzero(x > 0).sum(), np.sum(x, where=x > 0),
                   x.sum(axis=0, where=x > 0), np.prod(x, axis=1, where=x > 0),
                   np.max(x, axis=1, where=x < 0.5, initial=-10.0), np.min(y, initial=-1.0),
-                  np.sum(y, initial=3.0), np.mean(x, axis=0, where=x > -0.5)),
+                  np.sum(y, initial=3.0), np.mean(x, axis=0, where=x > -0.5),
+                  _nan_and_logic(x, y)),
     (C("f64[3,4]", "f64[3,4]", special=True),), differentiable=False)
 row("flips_and_rotations",
     lambda x: (np.flip(x), np.flip(x, 1), np.flip(x, (0, 2)), np.flipud(x), np.fliplr(x),
@@ -719,13 +774,16 @@ row("split_family",
                *np.dsplit(x.reshape(2, 3, 4), [1])), (C("f64[4,6]"),))
 row("linspace_traced_endpoints",
     lambda x: (np.linspace(x.min(), x.max(), 7), np.linspace(x[0], 2.0, 4, endpoint=False),
-               np.linspace(x[1], x[0], 3, retstep=True)[1]), (C("f64[5]"), C("f32[5]")))
+               np.linspace(x[1], x[0], 3, retstep=True)[1], np.logspace(x[0], x[1], 4),
+               np.logspace(0.5, x[2], 3, base=2.0, endpoint=False),
+               np.geomspace(np.abs(x[0]) + 1, 10.0, 5)), (C("f64[5]"), C("f32[5]")))
 row("triangles", lambda x: (np.triu(x), np.tril(x, -1), np.triu(x, 2), np.tril(x[0], 1)),
     (C("f64[3,4,5]"), C("i32[2,5,3]")))
 row("histogram",
     lambda x, w: (*np.histogram(x, 6), np.histogram(x, 4, weights=w)[0],
                   np.histogram(x, 3, range=(-0.5, 0.5))[0],
-                  np.histogram(np.where(x > 1, np.inf * x, x), 5, range=(-2, 1))[0]),
+                  np.histogram(np.where(x > 1, np.inf * x, x), 5, range=(-2, 1))[0],
+                  np.histogram(x, 3, weights=w, density=True)[0], np.histogram_bin_edges(x, 5)),
     (C("f64[40]", "f64[40]"), C("f32[7]", "f64[7]")))
 row("average", lambda x, w: (np.average(x), np.average(x, axis=1, weights=w[0]),
                              np.average(x, weights=w, returned=True)),

@@ -33,6 +33,8 @@ SECTIONS = {
     "indexing": "Indexing", "shapes": "Shapes and joining", "rearranging": "Rearranging",
     "creation": "Array creation", "linalg": "Linear algebra",
     "decompositions": "Linear algebra", "sets": "Set routines", "common": "Other",
+    "array_api": "Array API spellings", "index_routines": "Indexing",
+    "polynomials": "Mathematical functions",
 }
 SECTIONS["indexing"] = "Indexing"
 
@@ -121,7 +123,7 @@ _SECTION_OF = {"np.where": "Indexing", "np.select": "Indexing",
                "np.isclose": "Logic", "np.allclose": "Logic"}
 _ORDER = [SECTIONS[k] for k in ("ufuncs", "mathematical")] + ["Logic"] + [
     SECTIONS[k] for k in ("reductions", "statistics", "sorting", "sets", "indexing", "shapes",
-                          "rearranging", "creation", "linalg", "common")] + [METHODS]
+                          "rearranging", "creation", "linalg", "array_api", "common")] + [METHODS]
 
 
 @functools.cache
@@ -167,8 +169,16 @@ def _float_result_of(name: str) -> bool:
     args = module.make_args(row, row.cases[0], np.random.default_rng(0))
     with np.errstate(all="ignore"):
         out = row.fn(*(a.copy() for a in args))
-    leaves = out if isinstance(out, (tuple, list)) else [out]
-    return any(np.asarray(x).dtype.kind == "f" for x in leaves)
+    return any(np.asarray(x).dtype.kind == "f" for x in _leaves(out))
+
+
+def _leaves(out) -> Iterator:
+    """The arrays of a row's (nested) result."""
+    if isinstance(out, (tuple, list)):
+        for item in out:
+            yield from _leaves(item)
+    else:
+        yield out
 
 
 def _float_result(row) -> bool:

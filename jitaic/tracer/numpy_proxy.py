@@ -104,11 +104,15 @@ def _concrete(fn: Callable) -> Callable:
     return constructor
 
 
-def _linspace(*args, **kwargs):
-    """Constant unless the endpoints are traced (tnp.linspace)."""
-    if any(_has_tracer(a) for a in (*args, *kwargs.values())):
-        return tnp.linspace(*args, **kwargs)
-    return _constant_tracer(np.asarray(np.linspace(*args, **kwargs)))
+def _constant_unless_traced(fn: Callable, traced: Callable) -> Callable:
+    """np.linspace and np.logspace: constants, unless the endpoints are traced."""
+
+    def constructor(*args, **kwargs):
+        if any(_has_tracer(a) for a in (*args, *kwargs.values())):
+            return traced(*args, **kwargs)
+        return _constant_tracer(np.asarray(fn(*args, **kwargs)))
+
+    return constructor
 
 
 def _as_array_if_traced(obj: object) -> object:
@@ -232,8 +236,9 @@ _OVERRIDES: dict[str, object] = {
     "array": array, "asarray": asarray, "asanyarray": asarray,
     "ascontiguousarray": asarray, "asfortranarray": asarray,
     "arange": _concrete(np.arange), "eye": _concrete(np.eye),
-    "identity": _concrete(np.identity), "linspace": _linspace,
-    "logspace": _concrete(np.logspace), "tri": _concrete(np.tri),
+    "identity": _concrete(np.identity),
+    "linspace": _constant_unless_traced(np.linspace, tnp.linspace),
+    "logspace": _constant_unless_traced(np.logspace, tnp.logspace), "tri": _concrete(np.tri),
     "r_": _Concatenator(np.r_, columns=False), "c_": _Concatenator(np.c_, columns=True),
     "mgrid": _Grid(np.mgrid), "ogrid": _Grid(np.ogrid), "indices": _concrete(np.indices),
     "ndenumerate": ndenumerate,

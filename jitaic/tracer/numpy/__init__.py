@@ -10,16 +10,19 @@ ops, so later concerns (lowering, autodiff) only ever see primitive ops.
     ufuncs          ufunc calls, Python-int rules (NEP 50), operators, composite ufuncs
     shapes          reshape, transpose, expand/squeeze, broadcasting, joining, append
     indexing        basic and advanced indexing, assignment, take, diagonal
-    reductions      sum ... all, mean/var/std, arg-reductions, scans, nan-reductions
+    index_routines  put, place, extract, compress, choose, copyto, fill_diagonal, unravel ...
+    reductions      sum ... all, mean/var/std, arg-reductions, scans, the nan* reductions
     rearranging     flips, rot90, roll, repeat, tile, splits
     sorting         sort, argsort, partition, searchsorted; nonzero, argwhere, where(cond)
-    sets            unique
+    sets            unique, isin, union/intersection/differences, trim_zeros
     linalg          products, norms, solves, einsum, cross, trace
     decompositions  eigh, eig, svd, qr and pinv, lstsq, matrix_rank over them
     creation        *_like, array, linspace, meshgrid, building matrices
     fft             np.fft's transforms and shifts
     mathematical    clip, round, diff, trapezoid, convolve, interp, isclose ...
-    statistics      median, quantile, average, cov, histogram, digitize
+    polynomials     polyval, polyadd ... polyfit on coefficient arrays
+    statistics      median, quantile and their nan* forms, average, cov, histogram, digitize
+    array_api       NumPy 2's array-API spellings (vecdot, matvec, linalg.vector_norm, ...)
     callbacks       NumPy called back for what has no lowering (np.random's global stream)
     generators      np.random.Generator's draws, np.random.default_rng
     protocol        __array_ufunc__, __array_function__, methods on Tracer
@@ -29,10 +32,13 @@ the numpy proxy) builds graphs with.
 """
 
 from jitaic.tracer.numpy import (  # noqa: F401  (imported to register their handlers)
+    array_api,
     creation,
     fft,
+    index_routines,
     linalg,
     mathematical,
+    polynomials,
     rearranging,
     sets,
     statistics,
@@ -46,7 +52,7 @@ from jitaic.tracer.numpy.common import (
     full_value,
     where,
 )
-from jitaic.tracer.numpy.creation import array_from_nested, linspace
+from jitaic.tracer.numpy.creation import array_from_nested, linspace, logspace
 from jitaic.tracer.numpy.indexing import add_at
 from jitaic.tracer.numpy.protocol import install
 from jitaic.tracer.numpy.rearranging import flip
@@ -59,6 +65,6 @@ install()
 __all__ = [
     "add_at", "apply_ufunc", "array_from_nested", "as_array", "as_tracer", "astype",
     "broadcast_to", "concatenate", "copy_array", "cummax", "cumprod", "cumsum", "expand_dims",
-    "flip", "full_value", "linspace", "matmul", "reshape", "sum_", "swapaxes", "transpose",
-    "where",
+    "flip", "full_value", "linspace", "logspace", "matmul", "reshape", "sum_", "swapaxes",
+    "transpose", "where",
 ]

@@ -18,6 +18,7 @@ from jitaic.tracer.numpy.common import (
     broadcast_to,
     copy_array,
     full_value,
+    require,
     shape_of,
     unsupported,
     where,
@@ -25,7 +26,15 @@ from jitaic.tracer.numpy.common import (
 from jitaic.tracer.numpy.indexing import diagonal, getitem, setitem
 from jitaic.tracer.numpy.reductions import cumprod
 from jitaic.tracer.numpy.registry import implements
-from jitaic.tracer.numpy.shapes import broadcast_arrays, concatenate, expand_dims, reshape, stack
+from jitaic.tracer.numpy.shapes import (
+    broadcast_arrays,
+    concatenate,
+    expand_dims,
+    ravel,
+    reshape,
+    stack,
+)
+from jitaic.tracer.numpy.ufuncs import apply_ufunc
 
 
 @implements(np.diag)
@@ -131,6 +140,43 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         y[-1] = stop
     y = astype(y, dtype) if dtype is not None else y
     return (y, step) if retstep else y
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """``base ** linspace(start, stop)``, NumPy's formula, with traced scalar
+    endpoints (a static scalar base: a Python number is weak, NEP 50)."""
+    if isinstance(base, Tracer) or np.ndim(base):
+        raise unsupported("np.logspace with a traced or array base")
+    y = linspace(start, stop, num, endpoint, axis=axis)
+    result = apply_ufunc(np.power, base if type(base) in (int, float) else np.asarray(base), y)
+    return astype(result, dtype, copy=False) if dtype is not None else result
+
+
+@implements(np.geomspace)
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """NumPy's: the logspace between the logarithms of the endpoints turned
+    positive, the exact endpoints written in, the sign turned back."""
+    first, last = as_tracer(start) * 1.0, as_tracer(stop) * 1.0
+    require(apply_ufunc(np.logical_not, (first == 0) | (last == 0)), ValueError,
+            "Geometric sequence cannot include zero")
+    dt = np.result_type(first.dtype, last.dtype, float(num),
+                        np.zeros((), dtype) if dtype is not None else np.float64)
+    first, last = astype(first, dt), astype(last, dt)
+    sign = apply_ufunc(np.sign, first)
+    first, last = first / sign, last / sign
+    result = logspace(apply_ufunc(np.log10, first), apply_ufunc(np.log10, last), num,
+                      endpoint, 10.0, dt)
+    if num > 0:
+        result[0] = first
+    if num > 1 and endpoint:
+        result[-1] = last
+    result = result * sign
+    return astype(result, dtype if dtype is not None else dt, copy=False)
+
+
+@implements(np.diagflat)
+def diagflat(v, k=0):
+    return diag(ravel(as_tracer(v)), k)
 
 
 def triangle(upper: bool) -> Callable:

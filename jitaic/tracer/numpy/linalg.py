@@ -186,13 +186,13 @@ def tensordot(a, b, axes=2):
 
 @implements(np.linalg.matrix_power)
 def matrix_power(a, n):
-    """Repeated squaring, as NumPy's (n static; negative powers need inv)."""
+    """Repeated squaring, as NumPy's (n static), of the inverse for n < 0."""
     x = as_tracer(a)
     (n,) = static_ints(n, "np.linalg.matrix_power's n")
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
         raise ValueError("Last 2 dimensions of the array must be square")
     if n < 0:
-        raise unsupported("np.linalg.matrix_power with a negative power (np.linalg.inv)")
+        x, n = inv(x), -n
     if n == 0:
         return broadcast_to(as_tracer(np.eye(x.shape[-1], dtype=x.dtype)), x.shape) + 0
     result, square = None, x

@@ -1,5 +1,7 @@
-"""Mathematical functions that are compositions: clip, round, diff, gradient,
-trapezoid, sinc, polyval, correlate/convolve, interp, nan_to_num, isclose and allclose.
+"""Mathematical functions that are compositions: clip, round, fix, diff,
+gradient, unwrap, trapezoid, sinc, i0, correlate/convolve, interp, nan_to_num; the
+composite ufuncs float_power, divmod and modf; the logic functions isclose,
+allclose, array_equal, array_equiv, isneginf/isposinf, iscomplexobj/isrealobj.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from jitaic.tracer.numpy.common import (
 )
 from jitaic.tracer.numpy.indexing import getitem, take
 from jitaic.tracer.numpy.rearranging import along, flip
-from jitaic.tracer.numpy.reductions import all_, sum_
+from jitaic.tracer.numpy.reductions import all_, cumsum, sum_
 from jitaic.tracer.numpy.registry import implements
 from jitaic.tracer.numpy.shapes import concatenate, ravel, reshape
 from jitaic.tracer.numpy.ufuncs import apply_ufunc, matmul
@@ -336,18 +338,6 @@ def sinc(x):
     return apply_ufunc(np.sin, y) / y
 
 
-@implements(np.polyval)
-def polyval(p, x):
-    """Horner's rule from a zero of x's dtype, NumPy's order of operations."""
-    coefficients, x = as_tracer(p), as_tracer(x)
-    if coefficients.ndim != 1:
-        raise unsupported("np.polyval with coefficients that are not a 1-D array")
-    y = full_value(x.shape, 0, x.dtype)
-    for k in range(coefficients.shape[0]):
-        y = y * x + getitem(coefficients, k)
-    return y
-
-
 # Kernels up to this long are a sum of shifted slices (one fused loop);
 # longer ones a gather of the windows times the kernel (one BLAS product).
 _SLICE_SUM_MAX_TAPS = 32
@@ -506,3 +496,160 @@ def select(condlist, choicelist, default=0):
         result = where(condition, astype(choice, dtype), result)
     shape = np.broadcast_shapes(*(c.shape for c in conditions), *(v.shape for v in values))
     return broadcast_to(result, shape)
+
+
+@implements(np.fix)
+def fix(x, out=None):
+    """NumPy's: the floor of x >= 0, else the ceiling (-0.5 gives -0.0)."""
+    if out is not None:
+        raise unsupported("np.fix(out=)")
+    v = as_tracer(x)
+    return where(v >= 0, apply_ufunc(np.floor, v), apply_ufunc(np.ceil, v))
+
+
+@implements(np.float_power)
+def float_power(x1, x2):
+    """power computed in float64 at least (complex128 for complex operands)."""
+    dtype = np.result_type(*(as_tracer(v).dtype for v in (x1, x2)), np.float64)
+    if dtype.kind not in "fc":
+        raise TypeError(f"ufunc 'float_power' not supported for the input types"
+                        f"{at(user_location())}")
+    return apply_ufunc(np.power, astype(as_tracer(x1), dtype), astype(as_tracer(x2), dtype))
+
+
+@implements(np.divmod)
+def divmod_(x1, x2):
+    return apply_ufunc(np.floor_divide, x1, x2), apply_ufunc(np.remainder, x1, x2)
+
+
+@implements(np.modf)
+def modf(x):
+    """(fraction, integral part), both with x's sign: C's modf (a fraction of
+    0 for infinities)."""
+    v = as_tracer(x)
+    if v.dtype.kind == "c":
+        raise TypeError(f"ufunc 'modf' not supported for the input types{at(user_location())}")
+    v = astype(v, np.modf.resolve_dtypes((v.dtype, None, None))[1], copy=False)  # its loop's
+    whole = apply_ufunc(np.trunc, v)
+    fraction = where(apply_ufunc(np.isinf, v), v.dtype.type(0), v - whole)
+    return apply_ufunc(np.copysign, fraction, v), whole
+
+
+@implements(np.isneginf)
+def isneginf(x, out=None):
+    return _is_signed_infinity(x, out, negative=True)
+
+
+@implements(np.isposinf)
+def isposinf(x, out=None):
+    return _is_signed_infinity(x, out, negative=False)
+
+
+def _is_signed_infinity(x, out, negative: bool) -> Tracer:
+    v = as_tracer(x)
+    if out is not None:
+        raise unsupported("np.isneginf/np.isposinf(out=)")
+    if v.dtype.kind == "c":
+        raise TypeError(f"This operation is not supported for {v.dtype} values because it "
+                        f"would be ambiguous.{at(user_location())}")
+    sign = apply_ufunc(np.signbit, v)
+    return apply_ufunc(np.isinf, v) & (sign if negative else apply_ufunc(np.logical_not, sign))
+
+
+@implements(np.iscomplexobj)
+def iscomplexobj(x) -> bool:
+    return as_tracer(x).dtype.kind == "c"
+
+
+@implements(np.isrealobj)
+def isrealobj(x) -> bool:
+    return as_tracer(x).dtype.kind != "c"
+
+
+@implements(np.array_equal)
+def array_equal(a1, a2, equal_nan=False):
+    """Same shape and equal elements (NaNs equal each other with ``equal_nan``)."""
+    x, y = as_tracer(a1), as_tracer(a2)
+    if x.shape != y.shape:
+        return False
+    equal = apply_ufunc(np.equal, x, y)
+    if equal_nan and (x.dtype.kind in "fc" or y.dtype.kind in "fc"):
+        both_nan = apply_ufunc(np.isnan, x) & apply_ufunc(np.isnan, y)
+        equal = equal | both_nan
+    return all_(equal)
+
+
+@implements(np.array_equiv)
+def array_equiv(a1, a2):
+    """Equal elements once broadcast together; False for shapes that do not broadcast."""
+    x, y = as_tracer(a1), as_tracer(a2)
+    try:
+        np.broadcast_shapes(x.shape, y.shape)
+    except ValueError:
+        return False
+    return all_(apply_ufunc(np.equal, x, y))
+
+
+@implements(np.unwrap)
+def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
+    """NumPy's: each jump larger than ``discont`` between neighbours is
+    replaced by its remainder modulo ``period``, the corrections summed along
+    ``axis`` (a jump of exactly half a period keeps its sign)."""
+    x = as_tracer(p)
+    (axis,) = normalize_axes(axis, x.ndim)
+    jumps = diff(x, axis=axis)
+    if isinstance(period, Tracer):
+        raise unsupported("np.unwrap with a traced period")
+    discont = period / 2 if discont is None else discont
+    dtype = np.result_type(jumps.dtype, period)
+    if dtype.kind in "iu":
+        high, remainder = divmod(period, 2)
+        ambiguous = remainder == 0
+    else:
+        high, ambiguous = period / 2, True
+    wrapped = apply_ufunc(np.remainder, jumps + high, period) - high
+    if ambiguous:  # a jump of +period/2 wrapped to -period/2: back to +period/2
+        wrapped = where((wrapped == -high) & (jumps > 0), astype(as_tracer(high), wrapped.dtype),
+                        wrapped)
+    correction = wrapped - jumps
+    correction = where(apply_ufunc(np.absolute, jumps) < discont,
+                       correction.dtype.type(0), correction)
+    later = (slice(None),) * axis + (slice(1, None),)
+    first = (slice(None),) * axis + (slice(None, 1),)
+    head = astype(getitem(x, first), dtype)
+    tail = astype(getitem(x, later) + cumsum(correction, axis=axis), dtype)
+    return concatenate([head, tail], axis=axis)
+
+
+@implements(np.i0)
+def i0(x):
+    """The modified Bessel function of order 0 as NumPy computes it: Cephes's
+    Chebyshev series on |x| <= 8 and beyond. Each series sees only inputs of
+    its own range, so neither's overflow reaches the gradient of the other."""
+    v = as_tracer(x)
+    if v.dtype.kind == "c":
+        raise TypeError(f"i0 not supported for complex values{at(user_location())}")
+    if v.dtype.kind != "f":
+        v = astype(v, np.float64)
+    v = apply_ufunc(np.absolute, v)
+    small = v <= 8.0
+    near = where(small, v, v.dtype.type(0))
+    far = where(small, v.dtype.type(9), v)
+    inner = apply_ufunc(np.exp, near) * _chebyshev(near / 2.0 - 2, _I0_SMALL)
+    outer = apply_ufunc(np.exp, far) * _chebyshev(32.0 / far - 2.0, _I0_LARGE) \
+        / apply_ufunc(np.sqrt, far)
+    return where(small, inner, outer)
+
+
+# Cephes's coefficients, as NumPy holds them
+_I0_SMALL = tuple(float(c) for c in np.lib._function_base_impl._i0A)
+_I0_LARGE = tuple(float(c) for c in np.lib._function_base_impl._i0B)
+
+
+def _chebyshev(t: Tracer, coefficients: tuple[float, ...]) -> Tracer:
+    """Cephes's chbevl (Clenshaw's recurrence), in NumPy's order of operations."""
+    b0, b1, b2 = coefficients[0], 0.0, 0.0
+    for c in coefficients[1:]:
+        b2, b1 = b1, b0
+        b0 = t * b1 - b2 + c
+    return 0.5 * (b0 - b2)

@@ -49,6 +49,10 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
     accumulate_axis = kwargs.pop("axis", 0) if method == "accumulate" else None
     reduce_args = {k: kwargs.pop(k) for k in ("axis", "keepdims") if k in kwargs} \
         if method == "reduce" else {}
+    composite = COMPOSITE_UFUNCS.get(ufunc) if method == "__call__" else None
+    # a gufunc written as a composite (np.vecdot) takes its core axes
+    core_args = {k: kwargs.pop(k) for k in ("axes", "axis", "keepdims") if k in kwargs} \
+        if composite and ufunc.signature else {}
     if kwargs:
         raise unsupported(f"np.{ufunc.__name__}(..., {', '.join(kwargs)}=...)")
     if method == "at" and ufunc is np.add:
@@ -59,8 +63,7 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
     if method == "__call__":
         if out is not None and dtype is None:
             check_output_cast_first(ufunc, inputs, out[0] if isinstance(out, tuple) else out)
-        composite = COMPOSITE_UFUNCS.get(ufunc)
-        result = composite(*inputs) if composite else apply_ufunc(ufunc, *inputs)
+        result = composite(*inputs, **core_args) if composite else apply_ufunc(ufunc, *inputs)
     elif method == "reduce" and ufunc in ops.REDUCE_OPS:
         (x,) = inputs[:1]
         axis = reduce_args.get("axis", inputs[1] if len(inputs) > 1 else 0)
@@ -76,6 +79,10 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
         raise unsupported(f"np.{ufunc.__name__}.{method}")
     if dtype is not None:
         result = astype(result, dtype)
+    if isinstance(result, tuple):  # a composite ufunc of two outputs (np.divmod)
+        if out is not None:
+            raise unsupported(f"np.{ufunc.__name__}(out=)")
+        return tuple(numpy_scalar(r) for r in result)
     result = numpy_scalar(result)
     if out is not None:
         (target,) = out if isinstance(out, tuple) else (out,)

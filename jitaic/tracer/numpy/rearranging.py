@@ -1,6 +1,6 @@
 """Tiling, rearranging, padding and splitting: flips and rotations, roll,
-repeat, tile, pad and the split family, as slices, concatenations and
-gathers.
+repeat, tile, resize, insert and delete, pad and the split family, as
+slices, concatenations and gathers.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from jitaic.errors import at, user_location
 from jitaic.tracer.core import Tracer
 from jitaic.tracer.numpy.common import (
     as_tracer,
+    astype,
     broadcast_to,
     full_value,
     normalize_axes,
@@ -20,7 +21,7 @@ from jitaic.tracer.numpy.common import (
 )
 from jitaic.tracer.numpy.indexing import getitem, take
 from jitaic.tracer.numpy.registry import implements
-from jitaic.tracer.numpy.shapes import concatenate, ravel, reshape, transpose
+from jitaic.tracer.numpy.shapes import concatenate, moveaxis, ravel, reshape, transpose
 
 
 @implements(np.flip)
@@ -136,6 +137,91 @@ def resize(a, new_shape):
         return full_value(shape, 0, x.dtype)
     repeated = tile(x, -(-size // x.shape[0]))
     return reshape(repeated[:size], shape)
+
+
+# ------------------------------------------------------ inserting and deleting
+# As NumPy's, with the positions static: the result gathers from the array and
+# the values joined along the axis.
+
+
+def _positions(obj, n: int, what: str) -> np.ndarray:
+    """obj (an int, a slice, a sequence of ints or a boolean mask) as positions in range(n)."""
+    if isinstance(obj, Tracer):
+        raise unsupported(f"np.{what} with traced positions")
+    if isinstance(obj, slice):
+        return np.arange(*obj.indices(n))
+    positions = np.asarray(obj)
+    if positions.dtype == bool:
+        if positions.ndim != 1 or positions.shape[0] != n:
+            raise ValueError(f"boolean array argument obj to {what} must be one dimensional "
+                             f"and match the axis length of {n}{at(user_location())}")
+        return np.flatnonzero(positions)
+    if positions.size == 0:
+        return positions.astype(np.intp).reshape(-1)
+    if positions.dtype.kind not in "iu":
+        raise IndexError(f"index arrays to {what} must be integer{at(user_location())}")
+    return positions
+
+
+def _out_of_bounds(index: int, axis: int, n: int) -> IndexError:
+    return IndexError(f"index {index} is out of bounds for axis {axis} with size {n}"
+                      f"{at(user_location())}")
+
+
+@implements(np.insert)
+def insert(arr, obj, values, axis=None):
+    """values placed before the given positions along ``axis`` (the array
+    flattened without one), cast to the array's dtype."""
+    x = as_tracer(arr)
+    if axis is None:
+        x, axis = ravel(x), 0
+    (axis,) = normalize_axes(axis, x.ndim)
+    n = x.shape[axis]
+    positions = _positions(obj, n, "insert")
+    new = astype(as_tracer(values), x.dtype)
+    new = reshape(new, (1,) * (x.ndim - new.ndim) + new.shape) if new.ndim < x.ndim else new
+    if positions.ndim == 0 or (positions.size == 1 and not isinstance(obj, slice)):
+        index = int(positions.reshape(-1)[0])
+        if not -n <= index <= n:
+            raise _out_of_bounds(index, axis, n)
+        index = index + n if index < 0 else index
+        if positions.ndim == 0:  # a scalar position: values' first axis runs along ``axis``
+            new = moveaxis(new, 0, axis) if new.ndim else new
+        count = new.shape[axis]
+        new = broadcast_to(new, x.shape[:axis] + (count,) + x.shape[axis + 1:])
+        before = (slice(None),) * axis
+        return concatenate([getitem(x, before + (slice(None, index),)), new,
+                            getitem(x, before + (slice(index, None),))], axis=axis)
+    positions = np.where(positions < 0, positions + n, positions).reshape(-1)
+    if np.any((positions < 0) | (positions > n)):
+        bad = next(int(p) for p in np.asarray(obj).reshape(-1) if not -n <= p <= n)
+        raise _out_of_bounds(bad, axis, n)
+    count = positions.shape[0]
+    new = broadcast_to(new, x.shape[:axis] + (count,) + x.shape[axis + 1:])
+    slots = positions[np.argsort(positions, kind="stable")] + np.arange(count)
+    source = np.empty(n + count, np.intp)  # where each slot of the result comes from
+    taken = np.ones(n + count, bool)
+    taken[slots] = False
+    source[taken] = np.arange(n)
+    source[slots] = n + np.argsort(positions, kind="stable")
+    return take(concatenate([x, new], axis=axis), as_tracer(source), axis=axis)
+
+
+@implements(np.delete)
+def delete(arr, obj, axis=None):
+    """The array without the given positions along ``axis`` (flattened without one)."""
+    x = as_tracer(arr)
+    if axis is None:
+        x, axis = ravel(x), 0
+    (axis,) = normalize_axes(axis, x.ndim)
+    n = x.shape[axis]
+    positions = _positions(obj, n, "delete").reshape(-1)
+    for p in positions:
+        if not -n <= p < n:
+            raise _out_of_bounds(int(p), axis, n)
+    keep = np.ones(n, bool)
+    keep[positions] = False
+    return take(x, as_tracer(np.flatnonzero(keep)), axis=axis)
 
 
 # ------------------------------------------------------------------ splitting

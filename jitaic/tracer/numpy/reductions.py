@@ -12,6 +12,7 @@ import numpy as np
 from jitaic.errors import at, user_location
 from jitaic.ir import ops
 from jitaic.tracer.core import Tracer, emit
+from jitaic.tracer.numpy import common
 from jitaic.tracer.numpy.common import (
     as_tracer,
     astype,
@@ -19,6 +20,7 @@ from jitaic.tracer.numpy.common import (
     full_value,
     normalize_axes,
     reduction,
+    require,
     unsupported,
     where,
 )
@@ -241,6 +243,69 @@ def _nan_extreme(reducer, fill):
 
 nanmax = implements(np.nanmax)(_nan_extreme(amax, -np.inf))
 nanmin = implements(np.nanmin)(_nan_extreme(amin, np.inf))
+
+
+@implements(np.nanprod)
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    x, _ = _without_nan(a, 1.0)
+    return prod(x, axis, dtype, out, keepdims, initial, where)
+
+
+@implements(np.nancumsum)
+def nancumsum(a, axis=None, dtype=None, out=None):
+    return cumsum(_without_nan(a, 0.0)[0], axis, dtype, out)
+
+
+@implements(np.nancumprod)
+def nancumprod(a, axis=None, dtype=None, out=None):
+    return cumprod(_without_nan(a, 1.0)[0], axis, dtype, out)
+
+
+def _nan_arg_extreme(arg_reducer, fill):
+    """nanargmax/nanargmin: NaN never chosen; a slice of NaNs only is NumPy's
+    ValueError (when the code runs)."""
+    def arg_extreme(a, axis=None, out=None, *, keepdims=False):
+        x, missing = _without_nan(a, fill)
+        if missing is not None and missing.aval.size != 0:
+            all_missing = all_(missing, axis)
+            require(apply_ufunc(np.logical_not, any_(all_missing)), ValueError,
+                    "All-NaN slice encountered")
+        return arg_reducer(x, axis, out, keepdims=keepdims)
+
+    return arg_extreme
+
+
+nanargmax = implements(np.nanargmax)(_nan_arg_extreme(argmax, -np.inf))
+nanargmin = implements(np.nanargmin)(_nan_arg_extreme(argmin, np.inf))
+
+
+@implements(np.nanvar)
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
+           mean=None, correction=None):
+    """NumPy's: the mean and squared deviations of the elements that are not
+    NaN, over their count less ddof; NaN where that is not positive."""
+    x, missing = _without_nan(a, 0.0)
+    if missing is None:
+        return var(x, axis, dtype, out, ddof, keepdims, where, mean, correction)
+    if out is not None or where is not None or mean is not None:
+        raise unsupported("np.nanvar/np.nanstd(out=/where=/mean=)")
+    ddof = correction if correction is not None else ddof
+    axes = normalize_axes(axis, x.ndim)
+    present = astype(apply_ufunc(np.logical_not, missing), np.intp)
+    average = _divide(reduction(ops.reduce_sum, x, axes, True, dtype),
+                      reduction(ops.reduce_sum, present, axes, True))
+    # the deviations in the data's dtype (NumPy subtracts into the data's copy)
+    deviations = common.where(missing, x.dtype.type(0), astype(x - average, x.dtype, copy=False))
+    total = reduction(ops.reduce_sum, squared_magnitude(deviations), axes, keepdims, dtype)
+    dof = reduction(ops.reduce_sum, present, axes, keepdims) - ddof
+    return emit(ops.where, [dof <= 0, total.dtype.type(np.nan), _divide(total, dof)])
+
+
+@implements(np.nanstd)
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
+           mean=None, correction=None):
+    variance = nanvar(a, axis, dtype, out, ddof, keepdims, where, mean, correction)
+    return astype(apply_ufunc(np.sqrt, variance), variance.dtype, copy=False)
 
 
 @implements(np.count_nonzero)

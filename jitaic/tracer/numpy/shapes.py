@@ -230,6 +230,53 @@ def atleast_3d(*arys):
     return out[0] if len(out) == 1 else tuple(out)
 
 
+@implements(np.block)
+def block(arrays):
+    """Nested lists of arrays joined as NumPy's block: the innermost lists
+    along the last axis, each outer level one axis further out; arrays
+    given leading 1s up to the result's number of dimensions."""
+    depth = _block_depth(arrays, "arrays")
+    ndim = max(depth, max(as_tracer(a).ndim for a in _block_leaves(arrays)))
+    joined = _joined_blocks(arrays, depth, ndim, 0)
+    return copy_array(joined) if depth == 0 else joined  # (a new array either way)
+
+
+def _block_depth(arrays, where: str) -> int:
+    """The nesting depth of the lists, NumPy's errors for tuples, empty
+    lists and lists whose depths differ."""
+    if isinstance(arrays, tuple):
+        raise TypeError(f"{where} is a tuple. Only lists can be used to arrange blocks, and "
+                        f"np.block does not allow implicit conversion from tuple to ndarray."
+                        f"{at(user_location())}")
+    if not isinstance(arrays, list):
+        return 0
+    if not arrays:
+        raise ValueError(f"List at {where} cannot be empty{at(user_location())}")
+    depths = [_block_depth(item, f"{where}[{i}]") for i, item in enumerate(arrays)]
+    if any(d != depths[0] for d in depths):
+        bad = next(i for i, d in enumerate(depths) if d != depths[0])
+        raise ValueError(f"List depths are mismatched. First element was at depth "
+                         f"{depths[0] + 1}, but there is an element at depth "
+                         f"{depths[bad] + 1} ({where}[{bad}]){at(user_location())}")
+    return depths[0] + 1
+
+
+def _block_leaves(arrays):
+    if isinstance(arrays, list):
+        for item in arrays:
+            yield from _block_leaves(item)
+    else:
+        yield arrays
+
+
+def _joined_blocks(arrays, depth: int, ndim: int, level: int) -> Tracer:
+    if level == depth:
+        a = as_tracer(arrays)
+        return reshape(a, (1,) * (ndim - a.ndim) + a.shape)
+    parts = [_joined_blocks(item, depth, ndim, level + 1) for item in arrays]
+    return concatenate(parts, axis=ndim - (depth - level))
+
+
 @implements(np.append)
 def append(arr, values, axis=None):
     arr, values = as_tracer(arr), as_tracer(values)

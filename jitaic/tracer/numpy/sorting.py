@@ -49,6 +49,16 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     return take_along_axis(x, argsort(x, axis, kind, order), axis)
 
 
+@implements(np.sort_complex)
+def sort_complex(a):
+    """Sorted along the last axis, as complex numbers (complex64 for the small
+    integers, as NumPy's)."""
+    x = sort(a)
+    if x.dtype.kind == "c":
+        return x
+    return astype(x, np.complex64 if x.dtype.char in "bhBH" else np.complex128)
+
+
 @implements(np.argpartition, method="argpartition")
 def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     """Indices that partition each lane around its ``kth`` elements. A stable

@@ -17,15 +17,16 @@ from jitaic.tracer.numpy.common import (
     broadcast_to,
     full_value,
     normalize_axes,
+    not_lowered,
     require,
     size_of,
     unsupported,
     where,
 )
 from jitaic.tracer.numpy.creation import linspace
-from jitaic.tracer.numpy.indexing import add_at, diagonal, getitem
+from jitaic.tracer.numpy.indexing import add_at, diagonal, getitem, take_along_axis
 from jitaic.tracer.numpy.linalg import dot
-from jitaic.tracer.numpy.mathematical import clip
+from jitaic.tracer.numpy.mathematical import clip, diff
 from jitaic.tracer.numpy.rearranging import flip
 from jitaic.tracer.numpy.reductions import amax, amin, any_, argmax, element_count, mean, sum_
 from jitaic.tracer.numpy.registry import implements
@@ -154,15 +155,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     x = as_tracer(a)
     if x.dtype.kind == "c":
         raise TypeError(f"a must be an array of real numbers{at(user_location())}")
-    # NumPy's: a Python number q takes a float array's dtype; the virtual
-    # indices and blend weights are computed in q's dtype.
-    if isinstance(q, (int, float)) and x.dtype.kind == "f":
-        qs = np.asarray(q, dtype=x.dtype)
-    else:
-        qs = np.asarray(q)
-        qs = qs if qs.dtype.kind == "f" else qs.astype(np.float64)
-    if np.any((qs < 0) | (qs > 1)):
-        raise ValueError("Quantiles must be in the range [0, 1]")
+    qs = _quantile_levels(q, x.dtype)
     lanes, axes = _lanes(x, axis, "np.quantile")
     lanes = astype(lanes, _float_type(x.dtype), copy=False)
     n = lanes.shape[-1]
@@ -207,14 +200,107 @@ def _quantiles_of_run_time_lanes(lanes: Tracer, qs: np.ndarray) -> list[Tracer]:
     return results
 
 
+@implements(np.nanquantile)
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False, *, weights=None):
+    """NumPy's: the quantile of each lane's elements that are not NaN (NaN
+    where there are none), by the "linear" method of np.quantile."""
+    if out is not None or weights is not None or method != "linear":
+        raise unsupported("np.nanquantile/np.nanpercentile with out=, weights= or a method "
+                          "other than 'linear'")
+    if isinstance(q, Tracer):
+        raise unsupported("np.nanquantile/np.nanpercentile with a traced q")
+    x = as_tracer(a)
+    if x.dtype.kind == "c":
+        raise TypeError(f"a must be an array of real numbers{at(user_location())}")
+    qs = _quantile_levels(q, x.dtype)
+    lanes, axes = _lanes(x, axis, "np.nanquantile")
+    lanes = astype(lanes, _float_type(x.dtype), copy=False)
+    ordered, count = _sorted_with_counts(lanes)
+    results = []
+    for level in qs.reshape(-1):
+        virtual = astype(count - 1, qs.dtype) * level     # NumPy's, in q's dtype
+        floor = apply_ufunc(np.floor, virtual)
+        last = apply_ufunc(np.maximum, count - 1, 0)
+        below = astype(apply_ufunc(np.maximum, apply_ufunc(np.minimum, floor, last), 0), np.intp)
+        lo = take_along_axis(ordered, below, -1)
+        hi = take_along_axis(ordered, apply_ufunc(np.minimum, below + 1, last), -1)
+        gamma, step = virtual - floor, hi - lo
+        blend = where(gamma >= 0.5, hi - step * (1 - gamma), lo + step * gamma)
+        results.append(_per_lane(blend, count, x, axes, keepdims))
+    return results[0] if qs.ndim == 0 else reshape(stack(results), qs.shape + results[0].shape)
+
+
+@implements(np.nanpercentile)
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False, *, weights=None):
+    return nanquantile(a, _percent_as_fraction(a, q), axis, out, overwrite_input, method,
+                       keepdims, weights=weights)
+
+
+@implements(np.nanmedian)
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """The median of each lane's elements that are not NaN: the middle one,
+    or the mean of the middle two; NaN where there are none."""
+    if out is not None:
+        raise unsupported("np.nanmedian(out=)")
+    x = as_tracer(a)
+    if x.dtype.kind not in "fc":
+        return median(x, axis, keepdims=keepdims)
+    lanes, axes = _lanes(x, axis, "np.nanmedian")
+    ordered, count = _sorted_with_counts(lanes)
+    low = take_along_axis(ordered, apply_ufunc(np.maximum, (count - 1) // 2, 0), -1)
+    high = take_along_axis(ordered, apply_ufunc(np.minimum, count // 2, lanes.shape[-1] - 1), -1)
+    pair = mean(concatenate([low, high], axis=-1), axis=-1, keepdims=True)
+    value = where(count % 2 == 1, astype(low, pair.dtype, copy=False), pair)
+    return _per_lane(value, count, x, axes, keepdims)
+
+
+def _sorted_with_counts(lanes: Tracer) -> tuple[Tracer, Tracer]:
+    """The lanes sorted (NaNs last) and how many elements of each are not
+    NaN, shaped (..., 1) to index the sorted lanes with."""
+    present = apply_ufunc(np.logical_not, apply_ufunc(np.isnan, lanes))
+    return sort(lanes, axis=-1), sum_(present, axis=-1, dtype=np.intp, keepdims=True)
+
+
+def _per_lane(value: Tracer, count: Tracer, x: Tracer, axes, keepdims: bool) -> Tracer:
+    """A (..., 1) statistic of each lane: NaN where the lane had no numbers;
+    the lane axis dropped, or the reduced axes put back as 1s (keepdims)."""
+    value = emit(ops.where, [count == 0, value.dtype.type(np.nan), value])
+    value = getitem(value, (slice(None),) * (value.ndim - 1) + (0,))  # a scalar of 1-d lanes
+    if keepdims:
+        value = reshape(value, tuple(1 if d in axes else x.shape[d] for d in range(x.ndim)))
+    return value
+
+
 @implements(np.percentile)
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, weights=None):
+    return quantile(a, _percent_as_fraction(a, q), axis, out, overwrite_input, method, keepdims,
+                    weights=weights)
+
+
+def _percent_as_fraction(a, q) -> np.ndarray:
     if isinstance(q, Tracer):
-        raise unsupported("np.percentile with a traced q")
+        raise unsupported("np.percentile/np.nanpercentile with a traced q")
     dtype = as_tracer(a).dtype  # NumPy divides by 100 of a float array's dtype
-    q = np.true_divide(q, dtype.type(100) if dtype.kind == "f" else 100)
-    return quantile(a, q, axis, out, overwrite_input, method, keepdims, weights=weights)
+    fraction = np.true_divide(q, dtype.type(100) if dtype.kind == "f" else 100)
+    if np.any((fraction < 0) | (fraction > 1)):
+        raise ValueError(f"Percentiles must be in the range [0, 100]{at(user_location())}")
+    return fraction
+
+
+def _quantile_levels(q, dtype: np.dtype) -> np.ndarray:
+    """q as NumPy holds it: a Python number takes a float array's dtype (the
+    virtual indices and blend weights are computed in q's dtype)."""
+    if isinstance(q, (int, float)) and dtype.kind == "f":
+        qs = np.asarray(q, dtype=dtype)
+    else:
+        qs = np.asarray(q)
+        qs = qs if qs.dtype.kind == "f" else qs.astype(np.float64)
+    if np.any((qs < 0) | (qs > 1)):
+        raise ValueError(f"Quantiles must be in the range [0, 1]{at(user_location())}")
+    return qs
 
 
 @implements(np.average)
@@ -317,31 +403,13 @@ def bincount(x, /, weights=None, minlength=0):
 def histogram(a, bins=10, range=None, density=None, weights=None):
     """``np.histogram`` with a static number of equal bins, NumPy's binning: the
     edges are ``linspace(min, max, bins + 1)`` (traced), each value's bin is
-    computed from its offset and corrected against the edges, counts add up."""
-    if not isinstance(bins, (int, np.integer)) or density:
-        raise unsupported("np.histogram with bins other than a number, or density=True")
+    computed from its offset and corrected against the edges, counts add up;
+    with ``density`` divided by their total and the bins' widths."""
+    if not isinstance(bins, (int, np.integer)):
+        raise not_lowered("np.histogram with bins other than a number")
     x = ravel(as_tracer(a))
     w = None if weights is None else ravel(as_tracer(weights))
-    if range is not None:  # static edges (Python floats, as NumPy computes them)
-        first, last = (float(v) for v in range)
-        if not (np.isfinite(first) and np.isfinite(last)):
-            raise ValueError(f"supplied range of [{first}, {last}] is not finite"
-                             f"{at(user_location())}")
-        if first > last:
-            raise ValueError("max must be larger than min in range parameter.")
-        first, last = (first - 0.5, last + 0.5) if first == last else (first, last)
-        keep = (x >= first) & (x <= last)  # the rest is counted in a bin dropped below
-        bin_type = _float_type(np.result_type(first, last, x.dtype))
-        edges = as_tracer(np.linspace(first, last, bins + 1, dtype=bin_type))
-    else:  # traced edges from the data's min and max
-        keep = None
-        bin_type = _float_type(x.dtype)
-        first, last = astype(amin(x), bin_type), astype(amax(x), bin_type)
-        require(apply_ufunc(np.isfinite, first) & apply_ufunc(np.isfinite, last), ValueError,
-                "autodetected range of the data is not finite")
-        same = first == last  # NumPy widens an empty range by 0.5 each way
-        first, last = where(same, first - 0.5, first), where(same, last + 0.5, last)
-        edges = linspace(first, last, bins + 1, dtype=bin_type)
+    edges, first, last, keep = _equal_bins(x, bins, range)
     index = astype((x - first) / (last - first) * bins, np.int64)
     # in range: NumPy's bins - 1 for the last edge; out of range (dropped
     # below): anything that indexes the edges
@@ -353,4 +421,37 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
         index = where(keep, index, bins)
     counts = full_value((bins + 1,), 0, np.int64 if w is None else w.dtype)
     add_at(counts, index, 1 if w is None else w)
-    return getitem(counts, slice(0, bins)), edges
+    counts = getitem(counts, slice(0, bins))
+    if density:  # NumPy's n / db / n.sum()
+        counts = counts / diff(edges) / sum_(counts)
+    return counts, edges
+
+
+@implements(np.histogram_bin_edges)
+def histogram_bin_edges(a, bins=10, range=None, weights=None):
+    if not isinstance(bins, (int, np.integer)):
+        raise not_lowered("np.histogram_bin_edges with bins other than a number")
+    return _equal_bins(ravel(as_tracer(a)), bins, range)[0]
+
+
+def _equal_bins(x: Tracer, bins: int, range) -> tuple:
+    """NumPy's equal-width bins: the edges, the first and last, and which
+    values lie in a static ``range`` (None without one)."""
+    if range is not None:  # static edges (Python floats, as NumPy computes them)
+        first, last = (float(v) for v in range)
+        if not (np.isfinite(first) and np.isfinite(last)):
+            raise ValueError(f"supplied range of [{first}, {last}] is not finite"
+                             f"{at(user_location())}")
+        if first > last:
+            raise ValueError("max must be larger than min in range parameter.")
+        first, last = (first - 0.5, last + 0.5) if first == last else (first, last)
+        keep = (x >= first) & (x <= last)  # the rest is counted in a bin dropped below
+        bin_type = _float_type(np.result_type(first, last, x.dtype))
+        return as_tracer(np.linspace(first, last, bins + 1, dtype=bin_type)), first, last, keep
+    bin_type = _float_type(x.dtype)  # traced edges from the data's min and max
+    first, last = astype(amin(x), bin_type), astype(amax(x), bin_type)
+    require(apply_ufunc(np.isfinite, first) & apply_ufunc(np.isfinite, last), ValueError,
+            "autodetected range of the data is not finite")
+    same = first == last  # NumPy widens an empty range by 0.5 each way
+    first, last = where(same, first - 0.5, first), where(same, last + 0.5, last)
+    return linspace(first, last, bins + 1, dtype=bin_type), first, last, None

@@ -1,0 +1,292 @@
+"""NumPy functions written as compositions of jitaic's ops, each checked
+native (``callbacks=False``: none of these may go to NumPy) against NumPy's
+values, dtypes and errors: set routines, the nan* functions, NumPy 2's
+array-API spellings, the indexing routines, polynomials, and the rest of
+the mathematical, creation and rearranging functions that went to the
+callback before.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from helpers import assert_same, finite_difference
+
+import jitaic
+
+
+def check_native(fn, *args, zero_signs: bool = True) -> None:
+    """fn compiled without callbacks gives NumPy's results, signs of zeros
+    included (unless which of -0.0 and 0.0 NumPy's sort keeps decides them)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        expected = fn(*(a.copy() for a in args))
+        got = jitaic.jit(fn, callbacks=False)(*(a.copy() for a in args))
+    assert_same(got, expected)
+    for g, e in zip(_leaves(got), _leaves(expected) if zero_signs else (), strict=False):
+        if np.asarray(e).dtype.kind == "f":
+            np.testing.assert_array_equal(np.signbit(g), np.signbit(e))
+
+
+def check_raises_natively(fn, *args) -> None:
+    """NumPy's exception type and message (its start), at this file's line."""
+    with pytest.raises(Exception) as numpy_error, np.errstate(all="ignore"):
+        fn(*(a.copy() for a in args))
+    builtin = next(c for c in type(numpy_error.value).__mro__ if c.__module__ == "builtins")
+    with pytest.raises(builtin) as ours:
+        jitaic.jit(fn, callbacks=False)(*args)
+    assert "test_numpy_breadth.py:" in str(ours.value)
+    assert str(numpy_error.value)[:30] in str(ours.value)
+
+
+def _leaves(x):
+    if isinstance(x, (tuple, list)):
+        for item in x:
+            yield from _leaves(item)
+    else:
+        yield x
+
+
+A = np.array([0.0, 0.0, 3.0, 1.0, 2.0, 2.0, np.nan, 0.0, -0.0, 5.0, np.nan, 0.0, 0.0])
+B = np.array([2.0, 5.0, 7.0, 1.0, np.nan, -0.0, 9.0, 7.0])
+
+
+def set_routines(a, b):
+    unique_a, unique_b = np.unique(a), np.unique(b)
+    return (np.union1d(a, b), np.intersect1d(a, b, return_indices=True),
+            np.intersect1d(unique_a, unique_b, assume_unique=True), np.setdiff1d(a, b),
+            np.setdiff1d(unique_a, unique_b, assume_unique=True), np.setxor1d(a, b),
+            np.setxor1d(a[:0], b[:0]), np.sort(np.unique_values(a)), np.unique_all(a),
+            np.isin(unique_b, a[:5], invert=True))
+
+
+def trimmed(a, b):
+    return (np.trim_zeros(a), np.trim_zeros(a, "b"), np.trim_zeros(a[::-1], trim="F"),
+            np.trim_zeros(a * 0), np.trim_zeros(np.outer(a, b)[1:, :3]),
+            np.trim_zeros(np.outer(a, b), axis=1))
+
+
+def test_set_routines_are_numpys() -> None:
+    """NaNs stay apart, -0.0 equals 0.0 (which of them NumPy's sort keeps is
+    its own); the assume_unique forms take np.unique's run-time lengths."""
+    check_native(set_routines, A, B, zero_signs=False)
+    check_native(lambda a, b: (np.union1d(a, b), np.intersect1d(a, b), np.setdiff1d(a, b)),
+                 np.array([4, 0, 2, 2, 9, 0]), np.array([2, 3, 4, 4]))
+    check_native(trimmed, A, B)
+
+
+def test_unique_all_is_numpys_named_tuple() -> None:
+    result = jitaic.jit(np.unique_all, callbacks=False)(A)
+    assert type(result) is type(np.unique_all(A))
+    assert_same(result.counts, np.unique_all(A).counts)
+
+
+def test_a_trimmed_array_is_a_view() -> None:
+    def zero_the_inside(a):
+        np.trim_zeros(a)[:] = 0.0
+        return a
+
+    check_native(zero_the_inside, np.array([0.0, 1.0, 2.0, 0.0]))
+
+
+M = np.array([[0.0, 3.0, np.nan, 1.0], [2.0, 2.0, -1.0, np.nan], [np.nan, 0.0, 5.0, 7.5]])
+
+
+def nan_functions(m):
+    return (np.nanprod(m), np.nanprod(m, axis=0), np.nancumsum(m), np.nancumsum(m, axis=1),
+            np.nancumprod(m, axis=0), np.nanvar(m),
+            np.nanvar(m, axis=0, ddof=1), np.nanstd(m, axis=1, keepdims=True),
+            np.nanvar(m[:, :2], axis=0, ddof=2), np.nanstd(m.astype(np.float32), axis=1),
+            np.nanvar(m + 1j * m[::-1], axis=0), np.nanmedian(m), np.nanmedian(m, axis=0),
+            np.nanmedian(m, axis=1, keepdims=True), np.nanmedian(m.astype(np.float32), axis=1),
+            np.nanmedian(m[:, 2:], axis=(0, 1)), np.nanpercentile(m, 30),
+            np.nanpercentile(m, [10, 90], axis=1), np.nanquantile(m, 0.5, axis=0),
+            np.nanquantile(m.astype(np.float32), 0.25, axis=1, keepdims=True),
+            np.nanquantile(m, [0.0, 1.0], axis=(0, 1)), np.nanmedian(np.arange(6).reshape(2, 3)),
+            np.nanquantile(np.arange(6), 0.4))
+
+
+def test_nan_functions_are_numpys() -> None:
+    """Statistics of each lane's numbers; NaN where a lane has none (NumPy
+    warns there); integers as the functions without nan."""
+    check_native(nan_functions, np.concatenate([M, np.full((1, 4), np.nan)]))
+    check_native(lambda m: (np.nanargmax(m, axis=1), np.nanargmin(m), np.nanargmin(m[0] > 0)), M)
+
+
+def test_an_all_nan_slice_has_no_nanargmax() -> None:
+    f = jitaic.jit(lambda m: np.nanargmax(m, axis=0), callbacks=False)
+    assert_same(f(M), np.nanargmax(M, axis=0))
+    with pytest.raises(ValueError, match=r"All-NaN slice encountered at test_numpy_breadth"):
+        f(np.where(np.arange(4) == 1, np.nan, M))
+
+
+def array_api(a, b, c):
+    m = np.outer(b, b) + np.eye(4)
+    return (np.vecdot(a, b), np.vecdot(a, a, axis=0), np.vecdot(a, b, keepdims=True),
+            np.vecdot(c, c), np.vecdot(a > 0, b > 0),
+            np.vecdot(a.astype(np.int8), (b * 40).astype(np.int8)), np.matvec(np.stack([m, m]), b),
+            np.vecmat(c[:4], m.astype(complex)), np.linalg.vecdot(a, a, axis=-1),
+            np.matrix_transpose(a), np.linalg.matrix_transpose(c.reshape(2, 2, 2)),
+            np.linalg.matmul(m, b), np.linalg.tensordot(m, m, axes=1),
+            np.linalg.outer(b, b[:2]), np.linalg.cross(a[:, :3], a[::-1, :3]),
+            np.linalg.diagonal(m, offset=1), np.linalg.trace(m),
+            np.linalg.trace(np.stack([m, m]), offset=-1, dtype=np.float32),
+            np.linalg.matrix_norm(m), np.linalg.matrix_norm(np.stack([m, m]), ord=1, keepdims=True),
+            np.linalg.vector_norm(a), np.linalg.vector_norm(a, axis=1, ord=1),
+            np.linalg.vector_norm(a, axis=(0, 1), keepdims=True),
+            np.linalg.vector_norm(a, ord=np.inf, keepdims=True), np.unstack(a),
+            np.unstack(a, axis=1), np.astype(a, np.float32), np.astype(a, np.int32, copy=False),
+            np.cumulative_sum(b), np.cumulative_sum(a, axis=1, include_initial=True),
+            np.cumulative_prod(a, axis=0, include_initial=True, dtype=np.float32),
+            np.cumulative_sum(b[0]), np.cumulative_sum(b > 0, include_initial=True),
+            np.linalg.matrix_power(m, -2), np.linalg.matrix_power(np.stack([m, m]), -1))
+
+
+def test_array_api_spellings_are_numpys() -> None:
+    check_native(array_api, np.array([[0, 3.0, 2, 1], [2, 2, -1, 0.5], [1, 0, 5, 7.5]]),
+                 np.array([2.0, -1, 0.5, 1]), np.array([1 + 2j, 3, -1j, 2, 1, 1, 0, 1j]))
+
+
+def index_routines(a, b, m, i):
+    np.put(a, [0, -1, 2], [9.0, 8.0])
+    a.put(np.array([1, 100]), -5.0, mode="clip")
+    np.put(b, i, 3.5, mode="wrap")
+    np.put_along_axis(m, np.argmax(m, axis=1, keepdims=True), -1.0, axis=1)
+    np.put_along_axis(b, np.array([0, 1]), np.array([4.0, 5.0]), axis=None)
+    c = m.copy()
+    np.place(c, c > 0.5, [10.0, 20.0])
+    d = m.copy()
+    np.copyto(d, b[:4], where=m > 0)
+    np.copyto(d[0], 1)
+    e, g, h = np.zeros((4, 4)), np.zeros((7, 3)), np.zeros((3, 3, 3))
+    np.fill_diagonal(e, [1.0, 2.0, 3.0])
+    np.fill_diagonal(g, 5, wrap=True)
+    np.fill_diagonal(h, 2.0)
+    return (a, b, m, c, d, e, g, h, np.extract(m > 0.3, m),
+            np.compress([True, False, True], m, axis=0), m.compress([False, True], axis=1),
+            np.compress(b > 0, b), np.choose(i % 3, [b[:4], -b[:4], b[:4] * 10]),
+            np.choose(np.array([[0, 1, 0, 1]]), [m, 7.0], mode="wrap"),
+            np.unravel_index(i, (2, 3)), np.unravel_index(5, (2, 3), order="F"),
+            np.ravel_multi_index((i % 2, i % 3), (2, 3)),
+            np.ravel_multi_index((i, i + 1), (2, 3), mode=("clip", "wrap")),
+            np.tril_indices_from(m), np.triu_indices_from(m, k=1), np.diag_indices_from(e))
+
+
+def test_indexing_routines_are_numpys() -> None:
+    """In-place ones write through to the arguments."""
+    check_native(index_routines, np.arange(6.0), np.array([1.0, -2.0, 0.5, 3.0, 0.0]),
+                 np.array([[0.2, 0.9, 0.4, 0.6], [0.1, 0.0, 0.7, 0.3], [0.8, 0.5, 0.6, 0.2],
+                           [0.3, 0.9, 0.1, 0.4]]), np.array([0, 3, 5, 4]))
+
+
+@pytest.mark.parametrize("call", [
+    lambda a, i: np.put(a, [10], 1.0), lambda a, i: np.choose(i, [a[:4], a[:4]]),
+    lambda a, i: np.ravel_multi_index((i, i), (2, 3)), lambda a, i: np.place(a, a > 2, []),
+    lambda a, i: np.copyto(i, 1.5), lambda a, i: np.copyto(i, a[:4]),
+    lambda a, i: np.copyto(i.astype(np.uint8), -1), lambda a, i: np.compress(a > 0, a[:3]),
+    lambda a, i: np.insert(i, 9, 1), lambda a, i: np.delete(i, [9]),
+    lambda a, i: np.block([[i], i]), lambda a, i: np.geomspace(a[0], 5.0, 3),
+    lambda a, i: np.linalg.outer(a, a[:2, None]), lambda a, i: np.linalg.cross(a[:2], a[:2]),
+    lambda a, i: np.vecdot(a, i[:2]), lambda a, i: np.matvec(a, a),
+    lambda a, i: np.cumulative_sum(a.reshape(2, 3)), lambda a, i: np.unstack(a[0]),
+    lambda a, i: np.matrix_transpose(a), lambda a, i: np.nanpercentile(a, 200),
+    lambda a, i: np.nanquantile(a, -0.5), lambda a, i: np.trim_zeros(a, "x"),
+    lambda a, i: np.polyder(a, -1), lambda a, i: np.polyint(a, 3, k=[1.0, 2.0]),
+    lambda a, i: np.isneginf(a + 1j), lambda a, i: np.modf(a + 1j),
+], ids=["put", "choose", "ravel_multi_index", "place", "copyto scalar", "copyto array",
+        "copyto overflow", "compress", "insert", "delete", "block depths", "geomspace zero",
+        "linalg.outer", "linalg.cross", "vecdot", "matvec", "cumulative_sum axis", "unstack",
+        "matrix_transpose", "nanpercentile", "nanquantile", "trim_zeros", "polyder",
+        "polyint", "isneginf", "modf"])
+def test_numpys_errors(call) -> None:
+    check_raises_natively(call, np.arange(6.0), np.array([0, 3, 5, 4]))
+
+
+def test_a_run_time_index_error_names_the_line() -> None:
+    f = jitaic.jit(lambda i: np.unravel_index(i, (2, 3)), callbacks=False)
+    with pytest.raises(ValueError, match=r"index out of bounds for array with size 6 at "
+                                         r"test_numpy_breadth.py:\d+"):
+        f(np.array([1, 6]))
+
+
+def mathematical(a, i, c):
+    return (np.fix(a), np.fix(i), np.float_power(a, 2), np.float_power(i, 3),
+            np.float_power(c, 2), np.divmod(a, 1.5), np.divmod(i, 3), np.modf(a), np.modf(i),
+            np.isneginf(a), np.isposinf(a), np.iscomplexobj(c),
+            np.isrealobj(a), np.array_equal(a, a), np.array_equal(a, a, equal_nan=True),
+            np.array_equal(a, i[:1]), np.array_equal(a, a[:2]),
+            np.array_equiv(i[:2], i[:2].reshape(1, 2)), np.array_equiv(a, a[:2]),
+            np.unwrap(a * 3), np.unwrap(a.reshape(2, 4), axis=0),
+            np.unwrap(a.astype(np.float32), discont=4.0), np.unwrap(i, period=6), np.i0(a),
+            np.i0(i), np.i0(a.astype(np.float32)), np.sort_complex(a),
+            np.sort_complex(i.astype(np.int8)), np.sort_complex(a + 1j * a[::-1]))
+
+
+def test_mathematical_compositions_are_numpys() -> None:
+    check_native(mathematical, np.array([-0.5, 0.5, -2.5, np.nan, np.inf, -np.inf, 3.0, -0.0]),
+                 np.array([7, -7, 3, 0, 2, 5, 1, 4]), np.array([1 + 2j, -1j]))
+    check_native(lambda x: np.i0(x), np.array([0.0, 8.0, 8.5, 700.0, -20.0, 1e-300]))
+
+
+def polynomials(a, i):
+    x = np.arange(6.0)
+    return (np.polyadd(a[:3], i), np.polysub(i[:2], a), np.polymul(a[:3], i[:2]), np.polyder(i),
+            np.polyder(a[:4], 2), np.polyder(a[:2], 3), np.polyint(i),
+            np.polyint(a[:3], 2, k=[1.0, 2.0]), np.polyint(a[:3], 3, k=5.0), np.poly(i[:3]),
+            np.poly(a[:3].astype(np.float32)),
+            np.polyval(a[:3], x))
+
+
+def test_polynomials_are_numpys() -> None:
+    check_native(polynomials, np.array([-0.5, 0.5, -2.5, 1.0, 3.0]), np.array([7, -7, 3, 0]))
+
+
+def test_polyfit_fits_as_numpys() -> None:
+    """Least squares through LAPACK: NumPy's coefficients to rounding."""
+    def fit(x, y):
+        return (np.polyfit(x, y, 2), np.polyfit(x, np.stack([y, 2 * y], 1), 1, w=x + 1),
+                np.polyfit(x, y, 1, full=True))
+
+    x, y = np.linspace(0, 2, 9), np.cos(np.linspace(0, 2, 9))
+    got, expected = jitaic.jit(fit, callbacks=False)(x, y), fit(x, y)
+    for g, e in zip(_leaves(got), _leaves(expected), strict=True):
+        np.testing.assert_allclose(g, e, rtol=1e-10, atol=1e-12)
+
+
+def creation_and_rearranging(a, i, s):
+    m = a[:6].reshape(2, 3)
+    return (np.logspace(0, s, 5), np.logspace(s, 2.0, 4, base=2, endpoint=False),
+            np.logspace(s, s * 2, 3, dtype=np.float32), np.geomspace(1, s * 100, 5),
+            np.geomspace(-s, -1000.0, 4, endpoint=False), np.geomspace(s, 8.0, 3, dtype=np.float32),
+            np.diagflat(m), np.diagflat(i[:3], -1), np.insert(m, 1, 5),
+            np.insert(m, 1, [7, 8], axis=1), np.insert(m, [1], [[7], [8]], axis=1),
+            np.insert(m, [0, 2, 2], 9, axis=1), np.insert(i, slice(1, 3), [10, 20]),
+            np.insert(m, 1, [1, 2, 3], axis=0), np.insert(i, -1, 2.7), np.insert(i, 6, s),
+            np.delete(m, 1, axis=1), np.delete(i, [0, -1]), np.delete(i, slice(None, None, 2)),
+            np.delete(m, [True, False], axis=0), np.block([[m, m], [m * 2, m]]),
+            np.block([a[:2], i[:3]]), np.block([[s]]), np.block(m), np.block([[m], [m[:1]]]),
+            np.histogram_bin_edges(a, 4), np.histogram_bin_edges(a, 3, range=(0, 10)),
+            np.histogram(a, 3, density=True), np.histogram(a, 2, weights=a.astype(np.float32),
+                                                           density=True))
+
+
+def test_creation_and_rearranging_are_numpys() -> None:
+    check_native(creation_and_rearranging, np.array([0.5, 3.0, -2.0, 7.0, 1.0, 4.0, -1.0, 2.5]),
+                 np.array([7, -7, 3, 0, 2, 5]), np.array(3.0))
+
+
+@pytest.mark.parametrize("loss", [
+    lambda x: np.nanvar(np.where(x > 1.5, np.nan, x)) + np.nanstd(x[:3]),
+    lambda x: np.nanmedian(np.where(x > 1.5, np.nan, x)) + np.nanquantile(x, 0.3),
+    lambda x: (np.i0(x) * np.arange(6)).sum() + np.i0(x * 6).sum(),
+    lambda x: (np.unwrap(x * 4) ** 2).sum(),
+    lambda x: np.vecdot(x, x[::-1]) + np.linalg.vector_norm(x, ord=3),
+    lambda x: np.polyval(np.polyint(x[:3]), x).sum() + np.polyfit(np.arange(6.0), x, 2)[0],
+    lambda x: np.float_power(np.abs(x) + 1, 1.5).sum() + np.geomspace(1.0, x[0] + 3, 4).sum(),
+], ids=["nanvar", "nanmedian", "i0", "unwrap", "vecdot", "polynomials", "float_power"])
+def test_gradients_match_finite_differences(loss) -> None:
+    x = np.array([0.3, -1.2, 2.0, 0.7, 1.1, -0.4])
+    got = jitaic.jit(jitaic.grad(loss), callbacks=False)(x)
+    np.testing.assert_allclose(got, finite_difference(loss, (x,), 0), rtol=1e-6, atol=1e-8)
