@@ -266,6 +266,13 @@ row("fmax", lambda x, y: np.fmax(x, y), BINARY_FLOAT[:2])
 row("fmin", lambda x, y: np.fmin(x, y), BINARY_FLOAT[:2])
 row("arctan2", lambda y, x: np.arctan2(y, x), BINARY_FLOAT[:3])
 row("hypot", lambda x, y: np.hypot(x, y), BINARY_FLOAT[:2])
+row("fmod_ldexp_and_bits",
+    lambda x, n: (np.fmod(x, 0.7), np.fmod(x, x[::-1]), np.fmod(n, n[::-1]), np.fmod(n, -3),
+                  np.ldexp(x, n % 9 - 4), np.ldexp(x.astype(np.float32), 2), np.frexp(x),
+                  np.nextafter(x, 0.0), np.spacing(x), np.spacing(x.astype(np.float32)),
+                  np.gcd(n, 12), np.lcm(n, n[::-1]), np.bitwise_count(n),
+                  np.log2(np.abs(x).astype(np.float32)), np.exp2(x.astype(np.float32))),
+    (C("f64[3,4]", "i64[3,4]", special=True),), differentiable=False)
 row("copysign", lambda x, y: np.copysign(x, y), BINARY_FLOAT[:2])
 row("signbit", lambda x: (np.signbit(x), np.heaviside(x, 0.5), np.heaviside(x, x[::-1])),
     (C("f64[3,4]", special=True),), differentiable=False)

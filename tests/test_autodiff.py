@@ -384,8 +384,15 @@ def _binary_cases() -> list[GradCase]:
     cases += [GradCase("op_chain", _row("op_chain").fn, ("f64[3,4]", "f64[4]"),
                        ("real", "nonzero")),
               GradCase("op_rpow", _row("op_rpow").fn, ("f64[5]",), "small"),
-              GradCase("op_pow_half", _row("op_pow_half").fn, ("f64[5]",), "pos")]
+              GradCase("op_pow_half", _row("op_pow_half").fn, ("f64[5]",), "pos"),
+              GradCase("fmod_ldexp_frexp", _fmod_ldexp_frexp, ("f64[3,4]", "f64[4]"),
+                       ("real", "nonzero"))]
     return cases
+
+
+def _fmod_ldexp_frexp(a, b):
+    return (np.fmod(a, b), np.ldexp(a, 3), np.ldexp(b, np.array([1, -2, 0, 4])),
+            np.frexp(a)[0] * b, np.nextafter(a, b))
 
 
 def _relu(x):

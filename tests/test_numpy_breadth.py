@@ -26,8 +26,9 @@ def check_native(fn, *args, zero_signs: bool = True) -> None:
         got = jitaic.jit(fn, callbacks=False)(*(a.copy() for a in args))
     assert_same(got, expected)
     for g, e in zip(_leaves(got), _leaves(expected) if zero_signs else (), strict=False):
-        if np.asarray(e).dtype.kind == "f":
-            np.testing.assert_array_equal(np.signbit(g), np.signbit(e))
+        if np.asarray(e).dtype.kind == "f":  # (a NaN's sign means nothing)
+            numbers = ~np.isnan(e)
+            np.testing.assert_array_equal(np.signbit(g)[numbers], np.signbit(e)[numbers])
 
 
 def check_raises_natively(fn, *args) -> None:
@@ -290,3 +291,34 @@ def test_gradients_match_finite_differences(loss) -> None:
     x = np.array([0.3, -1.2, 2.0, 0.7, 1.1, -0.4])
     got = jitaic.jit(jitaic.grad(loss), callbacks=False)(x)
     np.testing.assert_allclose(got, finite_difference(loss, (x,), 0), rtol=1e-6, atol=1e-8)
+
+
+def float_ufuncs(x, y, n, m):
+    return (np.fmod(x, y), np.fmod(n, m), np.fmod(n.astype(np.uint8), m.astype(np.uint8)),
+            np.ldexp(x, n), np.ldexp(x.astype(np.float32), n), np.nextafter(x, y),
+            np.nextafter(x.astype(np.float32), np.float32(0)), np.spacing(x),
+            np.spacing(x.astype(np.float32)), np.gcd(n, m), np.lcm(n, m), np.bitwise_count(n),
+            np.bitwise_count(m.astype(np.int8)), np.frexp(x), np.frexp(x.astype(np.float32)),
+            np.frexp(m))
+
+
+def test_the_last_ufuncs_are_numpys() -> None:
+    """fmod (C's, and NumPy's 0 for an integer over 0), ldexp (exponents
+    beyond C's int clamped), nextafter, spacing (of -0.0: positive), gcd,
+    lcm, bitwise_count (of |x|), frexp: every NumPy ufunc on numbers."""
+    i64 = np.iinfo(np.int64)
+    check_native(float_ufuncs,
+                 np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e-310, 5e-324,
+                           1.7e308, 3.5, -7.25, 0.75, 1 - 2.0**-53, 2.0, 0.5]),
+                 np.array([1.0, 1.0, np.inf, 0.0, 0.0, np.nan, 1.0, -1.0, 0.0, np.inf, -0.0,
+                           2.0, 0.3, 3.0, -2.0, 0.1]),
+                 np.array([3, -2000, 2000, 5, 1, -1, 0, 60, 1, 10, -1080, 2**40, 7, -7, i64.min,
+                           12]),
+                 np.array([2, 0, 3, -2, -1, 0, 5, 9, 4, 6, 7, 3, -3, 2, -1, 8]))
+
+
+def test_log2_exp2_and_spacing_of_both_float_widths_in_one_function() -> None:
+    """numba's versions of these for float32 and float64 clash in one function."""
+    check_native(lambda x: (np.log2(x), np.log2(x.astype(np.float32)), np.exp2(x),
+                            np.exp2(x.astype(np.float32)), np.spacing(x),
+                            np.spacing(x.astype(np.float32))), np.array([0.5, 3.0, 1e-3]))

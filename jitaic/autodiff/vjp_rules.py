@@ -53,7 +53,8 @@ NON_DIFFERENTIABLE = frozenset({
     ops.bitwise_xor, ops.left_shift, ops.right_shift, ops.reduce_any, ops.reduce_all,
     ops.argmax, ops.argmin, ops.argsort, ops.argsort_rows, ops.searchsorted, ops.constant,
     ops.full, ops.dyn_full, ops.dim_size, ops.default_rng, ops.generator_permutation,
-    ops.generator_sample, ops.generator_weighted_sample, ops.check,
+    ops.generator_sample, ops.generator_weighted_sample, ops.check, ops.spacing, ops.gcd,
+    ops.lcm, ops.bitwise_count,
     # Tapes hold saved primal values; a loop VJP that would have to
     # differentiate its own tape (grad of grad) raises UnsupportedError instead.
     ops.tape_new, ops.tape_push,
@@ -240,6 +241,16 @@ def _log_safe(a: Tracer) -> Tracer:
     principal logarithm)."""
     return np.where(a != 0 if a.dtype.kind == "c" else a > 0, a, 1.0)
 vjp_rule(ops.mod)(_binary(lambda g, a, b, y: g, lambda g, a, b, y: -g * np.floor_divide(a, b)))
+vjp_rule(ops.fmod)(_binary(lambda g, a, b, y: g, lambda g, a, b, y: -g * np.trunc(a / b)))
+# nextafter(a, b) is a moved by one unit in the last place: a's derivative, 1
+vjp_rule(ops.nextafter)(_binary(lambda g, a, b, y: g, lambda g, a, b, y: g * 0.0))
+
+
+@vjp_rule(ops.ldexp)
+def _ldexp(node, g, a, exponent, out):
+    # a * 2**n: the cotangent scaled by the same power of two; none for the integer n
+    return (unbroadcast(np.ldexp(g, exponent), a, result_keys(node.output)), None)
+
 vjp_rule(ops.maximum, ops.fmax)(_binary(lambda g, a, b, y: np.where(a >= b, g, 0.0),
                                         lambda g, a, b, y: np.where(a >= b, 0.0, g)))
 vjp_rule(ops.minimum, ops.fmin)(_binary(lambda g, a, b, y: np.where(a <= b, g, 0.0),

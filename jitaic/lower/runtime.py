@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import math
 
 import numba
 import numpy as np
@@ -127,6 +128,54 @@ def copy_into(out, value):
 @numba.njit(cache=True)
 def cbrt(x):
     return np.cbrt(x)
+
+
+@numba.njit(forceinline=True, error_model="numpy", cache=True)
+def fmod_int(a, b):
+    """NumPy's integer fmod: the remainder of the truncated quotient (the
+    sign of a), 0 for b == 0 and for the smallest integer over -1."""
+    if b == 0 or b == -1:
+        return a - a
+    r = a % b  # numba's is Python's: the sign of b
+    return r - b if r != 0 and (r < 0) != (a < 0) else r
+
+
+# numba's np.log2, np.exp2 and np.spacing of float32 and of float64 in one
+# function declare one C function twice (an LLVM type error); each call
+# through a helper of its own compiles apart, and LLVM still inlines it.
+@numba.njit(forceinline=True, error_model="numpy", cache=True)
+def log2(x):
+    return np.log2(x)
+
+
+@numba.njit(forceinline=True, error_model="numpy", cache=True)
+def exp2(x):
+    return np.exp2(x)
+
+
+@numba.njit(forceinline=True, error_model="numpy", cache=True)
+def spacing(x):
+    return np.spacing(x)
+
+
+@numba.njit(forceinline=True, error_model="numpy", cache=True)
+def ldexp(x, n):
+    """x * 2**n rounded once, the exponent clamped to C's int as NumPy's loop
+    does (a float32 x is exact in double; the caller rounds it back). numba's
+    np.ldexp keeps an int64 exponent's low 32 bits, and its float32 and
+    float64 versions clash in one function."""
+    return math.ldexp(x, min(max(n, -2147483648), 2147483647))
+
+
+@numba.njit(forceinline=True, cache=True)
+def bitwise_count(x):
+    """The number of 1 bits of |x| (NumPy's; of the smallest integer: 1), by
+    the SWAR sums LLVM turns into a popcount."""
+    v = np.uint64(-np.int64(x)) if x < 0 else np.uint64(x)
+    v = v - ((v >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    v = (v & np.uint64(0x3333333333333333)) + ((v >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    v = (v + (v >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.uint8((v * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 @numba.njit(cache=True)

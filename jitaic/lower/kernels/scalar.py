@@ -243,7 +243,7 @@ def _log_to_base(fn: str, log_e: float) -> ScalarRule:
     return rule
 
 
-scalar_rule(ops.log2)(_log_to_base("np.log2", np.log2(np.e)))
+scalar_rule(ops.log2)(_log_to_base("rt.log2", np.log2(np.e)))
 scalar_rule(ops.log10)(_log_to_base("np.log10", np.log10(np.e)))
 
 @scalar_rule(ops.exp2)
@@ -251,7 +251,7 @@ def _exp2(a, dt, node):
     """Of a complex value NumPy's exp of both parts times ln 2 (in the parts'
     precision), given exp (the C library's cexp, as NumPy's)."""
     if not _is_complex(dt[0]):
-        return f"np.exp2({a[0]})"
+        return f"rt.exp2({a[0]})"
     return f"cm.exp(cm.scaled({a[0]}, {literal(np.log(2.0), _part(dt[0]))}))"
 
 
@@ -259,8 +259,24 @@ scalar_rule(ops.rint)(_complex_special_values("rint", _call("np.rint")))
 for _op, _fn in [(ops.cbrt, "rt.cbrt"),
                  (ops.floor, "np.floor"), (ops.ceil, "np.ceil"), (ops.trunc, "np.trunc"),
                  (ops.hypot, "np.hypot"), (ops.copysign, "np.copysign"),
-                 (ops.signbit, "np.signbit"), (ops.fabs, "abs")]:
+                 (ops.signbit, "np.signbit"), (ops.fabs, "abs"),
+                 (ops.nextafter, "np.nextafter"), (ops.gcd, "np.gcd"), (ops.lcm, "np.lcm"),
+                 (ops.bitwise_count, "rt.bitwise_count"), (ops.ldexp, "rt.ldexp")]:
     scalar_rule(_op)(_call(_fn))
+
+
+@scalar_rule(ops.fmod)
+def _fmod(a, dt, node):
+    """C's fmod; of integers NumPy's: truncated, 0 for a zero divisor."""
+    if np.dtype(dt[0]).kind in "iu":
+        return f"rt.fmod_int({a[0]}, {a[1]})"
+    return f"np.fmod({a[0]}, {a[1]})"
+
+
+@scalar_rule(ops.spacing)
+def _spacing(a, dt, node):
+    # NumPy's spacing of -0.0 is positive, as of 0.0 (x + 0.0 is x but for -0.0)
+    return f"rt.spacing({a[0]} + {literal(0.0, dt[0])})"
 
 
 @scalar_rule(ops.absolute)

@@ -535,6 +535,24 @@ def modf(x):
     return apply_ufunc(np.copysign, fraction, v), whole
 
 
+@implements(np.frexp)
+def frexp(x):
+    """(mantissa, exponent) with x = mantissa * 2**exponent and 0.5 <= |mantissa|
+    < 1 (C's frexp): the exponent from log2, put right where it rounded to the
+    neighbouring power of two; 0, infinities and NaN keep exponent 0."""
+    v = as_tracer(x)
+    if v.dtype.kind == "c":
+        raise TypeError(f"ufunc 'frexp' not supported for the input types{at(user_location())}")
+    v = astype(v, np.frexp.resolve_dtypes((v.dtype, None, None))[1], copy=False)
+    finite = apply_ufunc(np.isfinite, v) & (v != 0)
+    magnitude = where(finite, apply_ufunc(np.absolute, v), v.dtype.type(1))
+    exponent = astype(apply_ufunc(np.floor, apply_ufunc(np.log2, magnitude)), np.int32) + 1
+    mantissa = apply_ufunc(np.ldexp, magnitude, -exponent)
+    exponent = exponent + astype(mantissa >= 1, np.int32) - astype(mantissa < 0.5, np.int32)
+    exponent = where(finite, exponent, np.int32(0))
+    return apply_ufunc(np.ldexp, v, where(finite, -exponent, np.int32(0))), exponent
+
+
 @implements(np.isneginf)
 def isneginf(x, out=None):
     return _is_signed_infinity(x, out, negative=True)
