@@ -699,7 +699,7 @@ def jit(fn: Callable | None = None, *, mode: str = "auto", static_argnums=(),
     their Python version is slow. The default is the ``JITAIC_COMPILE`` knob's.
 
     ``callbacks`` (default: the ``JITAIC_CALLBACKS`` knob's, on): a NumPy
-    function jitaic has no lowering for (``np.packbits``, ``np.histogram2d``)
+    function jitaic has no lowering for (``np.packbits``, ``np.pad``'s statistic modes)
     is computed by NumPy, called back from the compiled code, and logged
     once per call site; ``callbacks=False`` refuses it (UnsupportedError).
     """

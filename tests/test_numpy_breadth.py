@@ -196,11 +196,14 @@ def test_indexing_routines_are_numpys() -> None:
     lambda a, i: np.nanquantile(a, -0.5), lambda a, i: np.trim_zeros(a, "x"),
     lambda a, i: np.polyder(a, -1), lambda a, i: np.polyint(a, 3, k=[1.0, 2.0]),
     lambda a, i: np.isneginf(a + 1j), lambda a, i: np.modf(a + 1j),
+    lambda a, i: np.piecewise(a, [a > 0, a > 1], [1.0]),
+    lambda a, i: np.histogramdd(np.stack([a, a], 1), bins=(2, 3, 4)),
+    lambda a, i: np.histogram2d(a, a, bins=(0, 2)),
 ], ids=["put", "choose", "ravel_multi_index", "place", "copyto scalar", "copyto array",
         "copyto overflow", "compress", "insert", "delete", "block depths", "geomspace zero",
         "linalg.outer", "linalg.cross", "vecdot", "matvec", "cumulative_sum axis", "unstack",
         "matrix_transpose", "nanpercentile", "nanquantile", "trim_zeros", "polyder",
-        "polyint", "isneginf", "modf"])
+        "polyint", "isneginf", "modf", "piecewise", "histogramdd bins", "histogram2d bins"])
 def test_numpys_errors(call) -> None:
     check_raises_natively(call, np.arange(6.0), np.array([0, 3, 5, 4]))
 
@@ -276,6 +279,25 @@ def creation_and_rearranging(a, i, s):
 def test_creation_and_rearranging_are_numpys() -> None:
     check_native(creation_and_rearranging, np.array([0.5, 3.0, -2.0, 7.0, 1.0, 4.0, -1.0, 2.5]),
                  np.array([7, -7, 3, 0, 2, 5]), np.array(3.0))
+
+
+def piecewise_and_histograms(x, y, w, s):
+    return (np.piecewise(x, [x < 0, x > 1], [-1.0, lambda v: v * 2]),
+            np.piecewise(x, x > 0.5, [lambda v: v ** 2, lambda v: -v]),
+            np.piecewise(x, [x < 0, x >= 0], [lambda v, k: v * k, lambda v, k: v + k], 3.0),
+            np.piecewise(x[:5], [True, False, True, False, True], [7.0]),
+            np.piecewise(s, [s > 0], [lambda v: v + 1, 5.0]),
+            np.histogram2d(x, y, bins=3), np.histogram2d(x, y, (2, 4), [(-1, 1), None], weights=w),
+            np.histogram2d(x, y, 3, density=True),
+            np.histogramdd(np.stack([x, y, w], 1), (2, 3, 2)), np.histogramdd(x, bins=4),
+            np.histogramdd([x, y], 2, [(0, 2), (-1, 0.5)], density=True, weights=w))
+
+
+def test_piecewise_and_histograms_are_numpys() -> None:
+    """piecewise's functions see the selected elements only; histogram2d and
+    histogramdd count as float64, NumPy's edges and bins per axis."""
+    x, y, w = np.random.default_rng(0).normal(size=(3, 30))
+    check_native(piecewise_and_histograms, x, y, w, np.array(2.0))
 
 
 @pytest.mark.parametrize("loss", [

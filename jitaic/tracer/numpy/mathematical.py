@@ -1,6 +1,6 @@
 """Mathematical functions that are compositions: clip, round, fix, diff,
 gradient, unwrap, trapezoid, sinc, i0, correlate/convolve, interp, nan_to_num; the
-composite ufuncs float_power, divmod and modf; the logic functions isclose,
+composite ufuncs float_power, divmod and modf; piecewise; the logic functions isclose,
 allclose, array_equal, array_equiv, isneginf/isposinf, iscomplexobj/isrealobj.
 """
 
@@ -22,11 +22,11 @@ from jitaic.tracer.numpy.common import (
     unsupported,
     where,
 )
-from jitaic.tracer.numpy.indexing import getitem, take
+from jitaic.tracer.numpy.indexing import getitem, setitem, take
 from jitaic.tracer.numpy.rearranging import along, flip
-from jitaic.tracer.numpy.reductions import all_, cumsum, sum_
+from jitaic.tracer.numpy.reductions import all_, any_, cumsum, sum_
 from jitaic.tracer.numpy.registry import implements
-from jitaic.tracer.numpy.shapes import concatenate, ravel, reshape
+from jitaic.tracer.numpy.shapes import concatenate, ravel, reshape, stack
 from jitaic.tracer.numpy.ufuncs import apply_ufunc, matmul
 
 
@@ -671,3 +671,44 @@ def _chebyshev(t: Tracer, coefficients: tuple[float, ...]) -> Tracer:
         b2, b1 = b1, b0
         b0 = t * b1 - b2 + c
     return 0.5 * (b0 - b2)
+
+
+@implements(np.piecewise)
+def piecewise(x, condlist, funclist, *args, **kw):
+    """NumPy's: zeros where no condition holds, else each value or each
+    function of the elements where its condition holds (a run-time count);
+    with one function more than conditions, the last where none holds. (A
+    function is called even where its condition selects nothing; NumPy's
+    is not.)"""
+    v = as_tracer(x)
+    conditions = _piecewise_conditions(condlist, v)
+    if len(funclist) == len(conditions) + 1:
+        none = apply_ufunc(np.logical_not, any_(stack(conditions), axis=0))
+        conditions.append(none)
+    elif len(funclist) != len(conditions):
+        n = len(conditions)
+        raise ValueError(f"with {n} condition(s), either {n} or {n + 1} functions are "
+                         f"expected{at(user_location())}")
+    flat = reshape(v, (1,)) if v.ndim == 0 else v  # a 0-d x: selected as one element
+    y = full_value(flat.shape, 0, v.dtype)
+    for condition, fn in zip(conditions, funclist, strict=True):
+        mask = reshape(condition, flat.shape)
+        if callable(fn):
+            setitem(y, mask, fn(getitem(flat, mask), *args, **kw))
+        else:
+            setitem(y, mask, fn)
+    return reshape(y, v.shape)
+
+
+def _piecewise_conditions(condlist, v: Tracer) -> list[Tracer]:
+    """NumPy's reading of condlist: one condition (a boolean array, or a list
+    of booleans) or a sequence of them, each as a mask of x's shape."""
+    if isinstance(condlist, (Tracer, np.ndarray)):
+        single = np.ndim(condlist) < 2 if not isinstance(condlist, Tracer) else condlist.ndim < 2
+        items = [condlist] if single and v.ndim != 0 else list(condlist)
+    elif np.isscalar(condlist) or (v.ndim != 0 and not isinstance(
+            condlist[0], (list, np.ndarray, Tracer))):
+        items = [condlist]
+    else:
+        items = list(condlist)
+    return [broadcast_to(astype(as_tracer(c), np.bool_, copy=False), v.shape) for c in items]

@@ -1,5 +1,5 @@
-"""Statistics: median, quantile and percentile (by selection), ptp, average,
-cov and corrcoef, histogram and digitize.
+"""Statistics: median, quantile and percentile (by selection) and their nan*
+forms, ptp, average, cov and corrcoef, histograms (1-d, 2-d, n-d) and digitize.
 """
 
 from __future__ import annotations
@@ -410,6 +410,18 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     x = ravel(as_tracer(a))
     w = None if weights is None else ravel(as_tracer(weights))
     edges, first, last, keep = _equal_bins(x, bins, range)
+    index = _bin_index(x, bins, edges, first, last, keep)
+    counts = full_value((bins + 1,), 0, np.int64 if w is None else w.dtype)
+    add_at(counts, index, 1 if w is None else w)
+    counts = getitem(counts, slice(0, bins))
+    if density:  # NumPy's n / db / n.sum()
+        counts = counts / diff(edges) / sum_(counts)
+    return counts, edges
+
+
+def _bin_index(x: Tracer, bins: int, edges: Tracer, first, last, keep) -> Tracer:
+    """Each value's bin among equal ones, NumPy's: from its offset, corrected
+    against the edges; ``bins`` for values outside a static range."""
     index = astype((x - first) / (last - first) * bins, np.int64)
     # in range: NumPy's bins - 1 for the last edge; out of range (dropped
     # below): anything that indexes the edges
@@ -417,14 +429,77 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     index = where(x < getitem(edges, index), index - 1, index)
     up = (x >= getitem(edges, index + 1)) & (index != bins - 1)
     index = where(up, index + 1, index)
-    if keep is not None:
-        index = where(keep, index, bins)
-    counts = full_value((bins + 1,), 0, np.int64 if w is None else w.dtype)
-    add_at(counts, index, 1 if w is None else w)
-    counts = getitem(counts, slice(0, bins))
-    if density:  # NumPy's n / db / n.sum()
-        counts = counts / diff(edges) / sum_(counts)
-    return counts, edges
+    return index if keep is None else where(keep, index, bins)
+
+
+@implements(np.histogramdd)
+def histogramdd(sample, bins=10, range=None, density=None, weights=None):
+    """Counts over a grid of equal bins per dimension (a static number each),
+    as float64, NumPy's edges and binning per dimension; samples outside a
+    static range are left out."""
+    columns = _sample_columns(sample)
+    d = len(columns)
+    counts_per_axis = _bins_per_axis(bins, d)
+    ranges = [None] * d if range is None else list(range)
+    if len(ranges) != d:
+        raise ValueError(f"range argument must have one entry per dimension"
+                         f"{at(user_location())}")
+    flat, all_edges, stride = None, [], 1
+    outside = None
+    for column, n, span in zip(reversed(columns), reversed(counts_per_axis), reversed(ranges),
+                               strict=True):
+        edges, first, last, keep = _equal_bins(column, n, span)
+        index = _bin_index(column, n, edges, first, last, keep)
+        dropped = index == n
+        outside = dropped if outside is None else outside | dropped
+        flat = index * stride if flat is None else flat + index * stride
+        all_edges.insert(0, edges)
+        stride *= n
+    flat = where(outside, stride, flat)  # one bin more, for the samples left out
+    w = None if weights is None else ravel(as_tracer(weights))
+    counts = full_value((stride + 1,), 0, np.float64)
+    add_at(counts, flat, 1.0 if w is None else astype(w, np.float64))
+    hist = reshape(getitem(counts, slice(0, stride)), tuple(counts_per_axis))
+    if density:  # NumPy's: over each axis's bin widths, then the total
+        total = sum_(hist)
+        for axis, edges in enumerate(all_edges):
+            hist = hist / reshape(diff(edges), (1,) * axis + (-1,) + (1,) * (d - axis - 1))
+        hist = hist / total
+    return hist, all_edges
+
+
+def _sample_columns(sample) -> list[Tracer]:
+    """np.histogramdd's sample: an (N, D) array, one 1-d array, or D arrays."""
+    if isinstance(sample, (list, tuple)):
+        return [ravel(as_tracer(s)) for s in sample]
+    x = as_tracer(sample)
+    if x.ndim == 1:
+        return [x]
+    if x.ndim != 2:
+        raise unsupported("np.histogramdd of a sample with more than two dimensions")
+    return [getitem(x, (slice(None), k)) for k in range(x.shape[1])]
+
+
+def _bins_per_axis(bins, d: int) -> list[int]:
+    """A static number of equal bins per axis (arrays of edges or a rule's
+    name go to NumPy's callback)."""
+    counts = [bins] * d if isinstance(bins, (int, np.integer)) else list(bins)
+    if len(counts) != d:
+        raise ValueError(f"The dimension of bins must be equal to the dimension of the "
+                         f"sample x.{at(user_location())}")
+    if not all(isinstance(n, (int, np.integer)) for n in counts):
+        raise not_lowered("np.histogramdd/np.histogram2d with bins other than numbers")
+    for k, n in enumerate(counts):
+        if n < 1:
+            raise ValueError(f"`bins[{k}]` must be positive, when an integer"
+                             f"{at(user_location())}")
+    return [int(n) for n in counts]
+
+
+@implements(np.histogram2d)
+def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
+    hist, (x_edges, y_edges) = histogramdd([x, y], bins, range, density, weights)
+    return hist, x_edges, y_edges
 
 
 @implements(np.histogram_bin_edges)
