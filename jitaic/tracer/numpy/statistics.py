@@ -147,17 +147,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     """NumPy's default ("linear") method for static q: the sorted elements at
     floor and ceil of (n - 1) * q, blended by NumPy's _lerp; NaN anywhere
     gives NaN."""
-    if out is not None or weights is not None or method != "linear":
-        raise unsupported("np.quantile/np.percentile with out=, weights= or a method "
-                           "other than 'linear'")
-    if isinstance(q, Tracer):
-        raise unsupported("np.quantile/np.percentile with a traced q")
-    x = as_tracer(a)
-    if x.dtype.kind == "c":
-        raise TypeError(f"a must be an array of real numbers{at(user_location())}")
-    qs = _quantile_levels(q, x.dtype)
-    lanes, axes = _lanes(x, axis, "np.quantile")
-    lanes = astype(lanes, _float_type(x.dtype), copy=False)
+    x, qs, lanes, axes = _quantile_operands("quantile", a, q, axis, out, weights, method)
     n = lanes.shape[-1]
     if n is None:
         results = _quantiles_of_run_time_lanes(lanes, qs.reshape(-1))
@@ -205,17 +195,7 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
                 keepdims=False, *, weights=None):
     """NumPy's: the quantile of each lane's elements that are not NaN (NaN
     where there are none), by the "linear" method of np.quantile."""
-    if out is not None or weights is not None or method != "linear":
-        raise unsupported("np.nanquantile/np.nanpercentile with out=, weights= or a method "
-                          "other than 'linear'")
-    if isinstance(q, Tracer):
-        raise unsupported("np.nanquantile/np.nanpercentile with a traced q")
-    x = as_tracer(a)
-    if x.dtype.kind == "c":
-        raise TypeError(f"a must be an array of real numbers{at(user_location())}")
-    qs = _quantile_levels(q, x.dtype)
-    lanes, axes = _lanes(x, axis, "np.nanquantile")
-    lanes = astype(lanes, _float_type(x.dtype), copy=False)
+    x, qs, lanes, axes = _quantile_operands("nanquantile", a, q, axis, out, weights, method)
     ordered, count = _sorted_with_counts(lanes)
     results = []
     for level in qs.reshape(-1):
@@ -288,6 +268,21 @@ def _percent_as_fraction(a, q) -> np.ndarray:
     if np.any((fraction < 0) | (fraction > 1)):
         raise ValueError(f"Percentiles must be in the range [0, 100]{at(user_location())}")
     return fraction
+
+
+def _quantile_operands(name: str, a, q, axis, out, weights, method) -> tuple:
+    """np.quantile's and np.nanquantile's checks; the array, q as NumPy holds
+    it, the lanes (the reduced axes last, as floats) and the reduced axes."""
+    if out is not None or weights is not None or method != "linear":
+        raise unsupported(f"np.{name} with out=, weights= or a method other than 'linear'")
+    if isinstance(q, Tracer):
+        raise unsupported(f"np.{name} with a traced q")
+    x = as_tracer(a)
+    if x.dtype.kind == "c":
+        raise TypeError(f"a must be an array of real numbers{at(user_location())}")
+    qs = _quantile_levels(q, x.dtype)
+    lanes, axes = _lanes(x, axis, f"np.{name}")
+    return x, qs, astype(lanes, _float_type(x.dtype), copy=False), axes
 
 
 def _quantile_levels(q, dtype: np.dtype) -> np.ndarray:
@@ -469,9 +464,12 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
 
 
 def _sample_columns(sample) -> list[Tracer]:
-    """np.histogramdd's sample: an (N, D) array, one 1-d array, or D arrays."""
+    """np.histogramdd's sample: an (N, D) array, one 1-d array, or D arrays
+    (which NumPy joins into one array: one dtype for all)."""
     if isinstance(sample, (list, tuple)):
-        return [ravel(as_tracer(s)) for s in sample]
+        columns = [ravel(as_tracer(s)) for s in sample]
+        dtype = np.result_type(*(c.dtype for c in columns))
+        return [astype(c, dtype, copy=False) for c in columns]
     x = as_tracer(sample)
     if x.ndim == 1:
         return [x]
