@@ -20,8 +20,8 @@ from jitaic.tracer.numpy.common import (
     unsupported,
 )
 from jitaic.tracer.numpy.indexing import (
-    _into_range,
     flatnonzero,
+    into_range,
     setitem,
     take,
 )
@@ -56,7 +56,7 @@ def put(a, ind, v, mode="raise"):
     if indices.shape[0] == 0:
         return None
     if mode != "raise":
-        indices = _into_range(indices, flat.shape[0], mode)
+        indices = into_range(indices, flat.shape[0], mode, "np.put")
     setitem(flat, indices, _cycled(v, indices.shape[0], x.dtype))
     return None
 
@@ -136,7 +136,7 @@ def choose(a, choices, out=None, mode="raise"):
     if mode == "raise":
         require(all_((index >= 0) & (index < n)), ValueError, "invalid entry in choice array")
     else:
-        index = _into_range(index, n, mode)
+        index = into_range(index, n, mode, "np.choose")
     dtype = np.result_type(*(o.dtype for o in options))
     index, *options = broadcast_arrays(index, *options)
     result = astype(options[0], dtype)
@@ -238,7 +238,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
         if m == "raise":
             require(all_((c >= 0) & (c < n)), ValueError, "invalid entry in coordinates array")
         else:
-            c = _into_range(c, n, m)
+            c = into_range(c, n, m, "np.ravel_multi_index")
         term = astype(c, np.intp) * int(stride)
         total = term if total is None else total + term
     return total

@@ -633,14 +633,15 @@ def take(a, indices, axis=None, out=None, mode="raise"):
         x, axis = ravel(x), 0
     (axis,) = normalize_axes(axis, x.ndim)
     if mode != "raise":
-        indices = _into_range(indices, x.shape[axis], mode)
+        indices = into_range(indices, x.shape[axis], mode, "np.take")
     return getitem(x, (slice(None),) * axis + (indices,))
 
 
-def _into_range(indices: object, n: int | None, mode: str) -> object:
-    """np.take's indices wrapped or clipped into ``range(n)``."""
+def into_range(indices: object, n: int | None, mode: str, what: str) -> object:
+    """Indices wrapped or clipped into ``range(n)``, as the modes of np.take,
+    np.put, np.choose and np.ravel_multi_index do."""
     if n is None:
-        raise unsupported(f"np.take(mode={mode!r}) along an axis of run-time length")
+        raise unsupported(f"{what}(mode={mode!r}) along an axis of run-time length")
     if not isinstance(indices, Tracer):
         indices = np.asarray(indices)
         if not indices.size:  # ([] is float64; NumPy takes it as no indices)
@@ -650,7 +651,7 @@ def _into_range(indices: object, n: int | None, mode: str) -> object:
                              f"{at(user_location())}")
         return indices % n if mode == "wrap" else np.clip(indices, 0, n - 1)
     if not n:
-        raise unsupported(f"np.take(mode={mode!r}) of traced indices from an empty axis")
+        raise unsupported(f"{what}(mode={mode!r}) of traced indices from an empty axis")
     if mode == "wrap":
         return apply_ufunc(np.remainder, indices, n)
     return apply_ufunc(np.minimum, apply_ufunc(np.maximum, indices, 0), n - 1)
