@@ -182,6 +182,23 @@ def test_indexing_routines_are_numpys() -> None:
                            [0.3, 0.9, 0.1, 0.4]]), np.array([0, 3, 5, 4]))
 
 
+def writes_through_strided_views(a, i):
+    np.put(a.T, [1, -2], 9.0)
+    np.put(a.T, i, [5.0, 6.0], mode="wrap")
+    np.fill_diagonal(a[:, ::2], -1.0)
+    np.place(a[::2], a[::2] > 4, [7.0, 8.0])
+    np.put_along_axis(a[1], np.array([0, 2]), -3.0, axis=None)
+    np.fill_diagonal(a.T, 2.5, wrap=True)
+    return a
+
+
+def test_in_place_routines_write_through_strided_views() -> None:
+    """Writes address the array in its own shape: a flattened strided view
+    would be a copy, and they would be lost."""
+    check_native(writes_through_strided_views, np.arange(12.0).reshape(3, 4),
+                 np.array([3, 14, -1]))
+
+
 @pytest.mark.parametrize("call", [
     lambda a, i: np.put(a, [10], 1.0), lambda a, i: np.choose(i, [a[:4], a[:4]]),
     lambda a, i: np.ravel_multi_index((i, i), (2, 3)), lambda a, i: np.place(a, a > 2, []),

@@ -1,7 +1,9 @@
 """NumPy's indexing routines written over subscripting: put, put_along_axis,
 place, extract, compress, choose, copyto, fill_diagonal, unravel_index,
-ravel_multi_index and the *_indices_from constructors. Writes go through
-views of the argument, so they reach it as NumPy's in-place routines do.
+ravel_multi_index and the *_indices_from constructors. Writes address the
+array in its own shape (flat positions become coordinates), so they reach
+it, and the array it views, as NumPy's in-place routines do: a flattened
+copy of a strided view would take them instead.
 """
 
 from __future__ import annotations
@@ -46,18 +48,40 @@ def _cycled(values, count: int, dtype: np.dtype) -> Tracer:
     return astype(resize(values, (count,)), dtype, copy=False)
 
 
+def _coordinates(x: Tracer, flat) -> tuple:
+    """The index of x's elements at C-order positions ``flat`` (in range, or
+    negative from the end): one array of coordinates per axis. NumPy's
+    IndexError for a position outside, when known while tracing."""
+    size = int(np.prod(x.shape, dtype=np.int64))
+    if not isinstance(flat, Tracer):
+        positions = np.asarray(flat, np.intp)
+        bad = positions[(positions < -size) | (positions >= size)]
+        if bad.size:
+            raise IndexError(f"index {bad[0]} is out of bounds for axis 0 with size {size}"
+                             f"{at(user_location())}")
+        return np.unravel_index(positions % max(size, 1), x.shape)
+    require(all_((flat >= -size) & (flat < size)), IndexError,
+            f"index out of bounds for axis 0 with size {size}")
+    flat = apply_ufunc(np.remainder, astype(flat, np.intp), size)
+    coordinates = []
+    for n in reversed(x.shape):
+        coordinates.append(apply_ufunc(np.remainder, flat, n))
+        flat = apply_ufunc(np.floor_divide, flat, n)
+    return tuple(reversed(coordinates))
+
+
 @implements(np.put, method="put")
 def put(a, ind, v, mode="raise"):
     """a.flat[ind] = v, v repeated as needed; "wrap"/"clip" bring indices into range."""
     _check_mode(mode)
     x = as_tracer(a)
-    flat = reshape(x, (-1,))
-    indices = ravel(as_tracer(ind))
+    indices = ind if isinstance(ind, Tracer) else np.asarray(ind)
+    indices = ravel(indices) if isinstance(indices, Tracer) else indices.reshape(-1)
     if indices.shape[0] == 0:
         return None
     if mode != "raise":
-        indices = into_range(indices, flat.shape[0], mode, "np.put")
-    setitem(flat, indices, _cycled(v, indices.shape[0], x.dtype))
+        indices = into_range(indices, int(np.prod(x.shape, dtype=np.int64)), mode, "np.put")
+    setitem(x, _coordinates(x, indices), _cycled(v, indices.shape[0], x.dtype))
     return None
 
 
@@ -70,7 +94,8 @@ def put_along_axis(arr, indices, values, axis):
         if idx.ndim != 1:
             raise ValueError(f"when axis=None, `indices` must have a single dimension."
                              f"{at(user_location())}")
-        x, axis = reshape(x, (-1,)), 0
+        setitem(x, _coordinates(x, idx), broadcast_to(as_tracer(values), idx.shape))
+        return None
     (axis,) = normalize_axes(axis, x.ndim)
     if idx.ndim != x.ndim:
         raise ValueError(f"`indices` and `arr` must have the same number of dimensions"
@@ -86,8 +111,8 @@ def put_along_axis(arr, indices, values, axis):
 def place(arr, mask, vals):
     """Each true entry of ``mask`` takes the next of ``vals``, cycling."""
     x = as_tracer(arr)
-    flat, selected = reshape(x, (-1,)), ravel(as_tracer(mask))
-    if selected.shape[0] != flat.shape[0]:
+    selected = ravel(as_tracer(mask))
+    if selected.shape[0] != int(np.prod(x.shape, dtype=np.int64)):
         raise ValueError(f"place: mask and data must be the same size{at(user_location())}")
     choices = ravel(as_tracer(vals))
     selected = apply_ufunc(np.not_equal, selected, 0)
@@ -96,7 +121,8 @@ def place(arr, mask, vals):
                 "Cannot insert from an empty array!")
         return None
     rank = apply_ufunc(np.remainder, cumsum(astype(selected, np.intp)) - 1, choices.shape[0])
-    setitem(flat, Ellipsis, common.where(selected, astype(take(choices, rank), x.dtype), flat))
+    placed = common.where(selected, astype(take(choices, rank), x.dtype), ravel(x))
+    setitem(x, Ellipsis, reshape(placed, x.shape))
     return None
 
 
@@ -189,10 +215,9 @@ def fill_diagonal(a, val, wrap=False):
             raise ValueError(f"All dimensions of input must be of equal length"
                              f"{at(user_location())}")
         step, end = 1 + int(np.cumprod(x.shape[:-1]).sum()), None
-    flat = reshape(x, (-1,))
-    count = len(range(*slice(None, end, step).indices(flat.shape[0])))
-    if count:
-        setitem(flat, slice(None, end, step), _cycled(val, count, x.dtype))
+    positions = np.arange(int(np.prod(x.shape, dtype=np.int64)))[:end:step]
+    if positions.size:
+        setitem(x, _coordinates(x, positions), _cycled(val, positions.size, x.dtype))
     return None
 
 
