@@ -744,7 +744,8 @@ def _nan_and_logic(x, y):
             np.nanpercentile(x, [25, 75], axis=0), np.nanquantile(x, 0.4), np.fix(x),
             np.divmod(x, 0.75), np.modf(x), np.isneginf(x), np.isposinf(y), np.iscomplexobj(x),
             np.isrealobj(y), np.array_equal(x, y), np.array_equal(x, x, equal_nan=True),
-            np.array_equiv(x, x[:1]), np.sort_complex(x[0]))
+            np.array_equiv(x, x[:1]), np.sort_complex(x[0]), np.ones(2, np.common_type(x, y)),
+            np.asarray_chkfinite(y[0] > 0))
 
 
 row("nan_aware_and_closeness",

@@ -216,11 +216,13 @@ def test_in_place_routines_write_through_strided_views() -> None:
     lambda a, i: np.piecewise(a, [a > 0, a > 1], [1.0]),
     lambda a, i: np.histogramdd(np.stack([a, a], 1), bins=(2, 3, 4)),
     lambda a, i: np.histogram2d(a, a, bins=(0, 2)),
+    lambda a, i: np.asarray_chkfinite(a / (a - 1)), lambda a, i: np.common_type(a > 0),
 ], ids=["put", "choose", "ravel_multi_index", "place", "copyto scalar", "copyto array",
         "copyto overflow", "compress", "insert", "delete", "block depths", "geomspace zero",
         "linalg.outer", "linalg.cross", "vecdot", "matvec", "cumulative_sum axis", "unstack",
         "matrix_transpose", "nanpercentile", "nanquantile", "trim_zeros", "polyder",
-        "polyint", "isneginf", "modf", "piecewise", "histogramdd bins", "histogram2d bins"])
+        "polyint", "isneginf", "modf", "piecewise", "histogramdd bins", "histogram2d bins",
+        "asarray_chkfinite", "common_type"])
 def test_numpys_errors(call) -> None:
     check_raises_natively(call, np.arange(6.0), np.array([0, 3, 5, 4]))
 
@@ -237,6 +239,8 @@ def mathematical(a, i, c):
             np.float_power(c, 2), np.divmod(a, 1.5), np.divmod(i, 3), np.modf(a), np.modf(i),
             np.isneginf(a), np.isposinf(a), np.iscomplexobj(c),
             np.isrealobj(a), np.array_equal(a, a), np.array_equal(a, a, equal_nan=True),
+            np.ones(2, np.common_type(a, i)), np.ones(1, np.common_type(c, a.astype(np.float32))),
+            np.asarray_chkfinite(i), np.asarray_chkfinite(c, dtype=np.complex64),
             np.array_equal(a, i[:1]), np.array_equal(a, a[:2]),
             np.array_equiv(i[:2], i[:2].reshape(1, 2)), np.array_equiv(a, a[:2]),
             np.unwrap(a * 3), np.unwrap(a.reshape(2, 4), axis=0),

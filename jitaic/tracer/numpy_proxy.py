@@ -115,6 +115,18 @@ def _constant_unless_traced(fn: Callable, traced: Callable) -> Callable:
     return constructor
 
 
+def _traced_or_numpys(fn: Callable, traced: Callable) -> Callable:
+    """NumPy's function, or jitaic's where an argument is traced."""
+
+    def call(*args, **kwargs):
+        if any(_has_tracer(a) for a in (*args, *kwargs.values())):
+            return traced(*args, **kwargs)
+        result = fn(*args, **kwargs)
+        return _constant_tracer(result) if isinstance(result, np.ndarray) else result
+
+    return call
+
+
 def _as_array_if_traced(obj: object) -> object:
     """A list or tuple holding traced values as the array np.array makes of it."""
     if isinstance(obj, (list, tuple)) and _has_tracer(obj):
@@ -242,6 +254,9 @@ _OVERRIDES: dict[str, object] = {
     "r_": _Concatenator(np.r_, columns=False), "c_": _Concatenator(np.c_, columns=True),
     "mgrid": _Grid(np.mgrid), "ogrid": _Grid(np.ogrid), "indices": _concrete(np.indices),
     "ndenumerate": ndenumerate,
+    # not dispatched by NumPy: asarray would meet a Tracer
+    "asarray_chkfinite": _traced_or_numpys(np.asarray_chkfinite, tnp.asarray_chkfinite),
+    "common_type": _traced_or_numpys(np.common_type, tnp.common_type),
     "random": _RandomModule(),
 }
 

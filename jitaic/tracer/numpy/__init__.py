@@ -52,7 +52,13 @@ from jitaic.tracer.numpy.common import (
     full_value,
     where,
 )
-from jitaic.tracer.numpy.creation import array_from_nested, linspace, logspace
+from jitaic.tracer.numpy.creation import (
+    array_from_nested,
+    asarray_chkfinite,
+    common_type,
+    linspace,
+    logspace,
+)
 from jitaic.tracer.numpy.indexing import add_at
 from jitaic.tracer.numpy.protocol import install
 from jitaic.tracer.numpy.rearranging import flip
@@ -63,7 +69,8 @@ from jitaic.tracer.numpy.ufuncs import apply_ufunc, matmul
 install()
 
 __all__ = [
-    "add_at", "apply_ufunc", "array_from_nested", "as_array", "as_tracer", "astype",
+    "add_at", "apply_ufunc", "array_from_nested", "as_array", "as_tracer", "asarray_chkfinite",
+    "astype", "common_type",
     "broadcast_to", "concatenate", "copy_array", "cummax", "cumprod", "cumsum", "expand_dims",
     "flip", "full_value", "linspace", "logspace", "matmul", "reshape", "sum_", "swapaxes",
     "transpose", "where",

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from jitaic.errors import at, user_location
 from jitaic.tracer.core import Tracer, current, new_tracer, to_value, traced_shape
 from jitaic.tracer.numpy.common import (
     as_array,
@@ -24,7 +25,7 @@ from jitaic.tracer.numpy.common import (
     where,
 )
 from jitaic.tracer.numpy.indexing import diagonal, getitem, setitem
-from jitaic.tracer.numpy.reductions import cumprod
+from jitaic.tracer.numpy.reductions import all_, cumprod
 from jitaic.tracer.numpy.registry import implements
 from jitaic.tracer.numpy.shapes import (
     broadcast_arrays,
@@ -210,6 +211,26 @@ def array(obj, dtype=None, **kwargs):
 @implements(np.asarray)
 def asarray(a, dtype=None, **kwargs):
     return astype(a, dtype, copy=False) if dtype else as_array(a)
+
+
+def asarray_chkfinite(a, dtype=None, order=None):
+    """np.asarray, and NumPy's ValueError for a float array holding an
+    infinity or NaN (checked when the code runs). NumPy does not dispatch
+    this function: traced code reaches it through the numpy proxy."""
+    x = asarray(a, dtype)
+    if x.dtype.kind in "fc":
+        require(all_(apply_ufunc(np.isfinite, x)), ValueError,
+                "array must not contain infs or NaNs")
+    return x
+
+
+def common_type(*arrays):
+    """NumPy's scalar type (or its TypeError) for arrays of these dtypes; not
+    dispatched by NumPy either."""
+    try:
+        return np.common_type(*(np.empty(0, as_tracer(a).dtype) for a in arrays))
+    except TypeError as exc:
+        raise TypeError(f"{exc}{at(user_location())}") from None
 
 
 @implements(np.ascontiguousarray, np.asfortranarray)
