@@ -283,6 +283,7 @@ def test_polyfit_fits_as_numpys() -> None:
 def creation_and_rearranging(a, i, s):
     m = a[:6].reshape(2, 3)
     return (np.logspace(0, s, 5), np.logspace(s, 2.0, 4, base=2, endpoint=False),
+            np.linspace(0.0, 1.0, 5, retstep=True),
             np.logspace(s, s * 2, 3, dtype=np.float32), np.geomspace(1, s * 100, 5),
             np.geomspace(-s, -1000.0, 4, endpoint=False), np.geomspace(s, 8.0, 3, dtype=np.float32),
             np.diagflat(m), np.diagflat(i[:3], -1), np.insert(m, 1, 5),

@@ -105,23 +105,16 @@ def _concrete(fn: Callable) -> Callable:
 
 
 def _constant_unless_traced(fn: Callable, traced: Callable) -> Callable:
-    """np.linspace and np.logspace: constants, unless the endpoints are traced."""
-
-    def constructor(*args, **kwargs):
-        if any(_has_tracer(a) for a in (*args, *kwargs.values())):
-            return traced(*args, **kwargs)
-        return _constant_tracer(np.asarray(fn(*args, **kwargs)))
-
-    return constructor
-
-
-def _traced_or_numpys(fn: Callable, traced: Callable) -> Callable:
-    """NumPy's function, or jitaic's where an argument is traced."""
+    """NumPy's function, its arrays constants in the graph (np.linspace's
+    retstep a NumPy scalar beside one), or jitaic's where an argument is traced."""
 
     def call(*args, **kwargs):
         if any(_has_tracer(a) for a in (*args, *kwargs.values())):
             return traced(*args, **kwargs)
         result = fn(*args, **kwargs)
+        if isinstance(result, tuple):
+            return tuple(_constant_tracer(r) if isinstance(r, np.ndarray) else r
+                         for r in result)
         return _constant_tracer(result) if isinstance(result, np.ndarray) else result
 
     return call
@@ -255,8 +248,8 @@ _OVERRIDES: dict[str, object] = {
     "mgrid": _Grid(np.mgrid), "ogrid": _Grid(np.ogrid), "indices": _concrete(np.indices),
     "ndenumerate": ndenumerate,
     # not dispatched by NumPy: asarray would meet a Tracer
-    "asarray_chkfinite": _traced_or_numpys(np.asarray_chkfinite, tnp.asarray_chkfinite),
-    "common_type": _traced_or_numpys(np.common_type, tnp.common_type),
+    "asarray_chkfinite": _constant_unless_traced(np.asarray_chkfinite, tnp.asarray_chkfinite),
+    "common_type": _constant_unless_traced(np.common_type, tnp.common_type),
     "random": _RandomModule(),
 }
 
