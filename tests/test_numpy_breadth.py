@@ -217,12 +217,16 @@ def test_in_place_routines_write_through_strided_views() -> None:
     lambda a, i: np.histogramdd(np.stack([a, a], 1), bins=(2, 3, 4)),
     lambda a, i: np.histogram2d(a, a, bins=(0, 2)),
     lambda a, i: np.asarray_chkfinite(a / (a - 1)), lambda a, i: np.common_type(a > 0),
+    lambda a, i: np.convolve(a.reshape(2, 3), a), lambda a, i: np.correlate(a, a[0]),
+    lambda a, i: np.convolve(a[:0], a), lambda a, i: np.correlate(a, a[:0]),
+    lambda a, i: np.correlate(a, a, "wide"),
 ], ids=["put", "choose", "ravel_multi_index", "place", "copyto scalar", "copyto array",
         "copyto overflow", "compress", "insert", "delete", "block depths", "geomspace zero",
         "linalg.outer", "linalg.cross", "vecdot", "matvec", "cumulative_sum axis", "unstack",
         "matrix_transpose", "nanpercentile", "nanquantile", "trim_zeros", "polyder",
         "polyint", "isneginf", "modf", "piecewise", "histogramdd bins", "histogram2d bins",
-        "asarray_chkfinite", "common_type"])
+        "asarray_chkfinite", "common_type", "convolve 2-d", "correlate 0-d", "convolve empty",
+        "correlate empty", "correlate mode"])
 def test_numpys_errors(call) -> None:
     check_raises_natively(call, np.arange(6.0), np.array([0, 3, 5, 4]))
 
@@ -246,7 +250,8 @@ def mathematical(a, i, c):
             np.unwrap(a * 3), np.unwrap(a.reshape(2, 4), axis=0),
             np.unwrap(a.astype(np.float32), discont=4.0), np.unwrap(i, period=6), np.i0(a),
             np.i0(i), np.i0(a.astype(np.float32)), np.sort_complex(a),
-            np.sort_complex(i.astype(np.int8)), np.sort_complex(a + 1j * a[::-1]))
+            np.sort_complex(i.astype(np.int8)), np.sort_complex(a + 1j * a[::-1]),
+            np.convolve(a[0], a[:3]), np.convolve(i[:2], i[1]))
 
 
 def test_mathematical_compositions_are_numpys() -> None:

@@ -346,20 +346,35 @@ _SLICE_SUM_MAX_TAPS = 32
 @implements(np.correlate)
 def correlate(a, v, mode="valid"):
     """out[k] = sum_j a_padded[k + j] * conj(v[j]), NumPy's padding per mode."""
-    x, w = (ravel(as_tracer(t)) for t in (a, v))
+    x, w = (_one_dimensional(as_tracer(t), small_ok=False) for t in (a, v))
+    _not_empty(x, w, ("first array argument", "second array argument"))
     return _correlate(x, apply_ufunc(np.conjugate, w) if w.dtype.kind == "c" else w, mode)
+
+
+def _one_dimensional(t: Tracer, small_ok: bool) -> Tracer:
+    """NumPy's check on correlate's and convolve's operands (convolve takes a
+    0-d operand as one element)."""
+    if t.ndim > 1 or (t.ndim == 0 and not small_ok):
+        raise ValueError(f"object {'too deep' if t.ndim else 'of too small depth'} "
+                         f"for desired array{at(user_location())}")
+    return ravel(t)
+
+
+def _not_empty(x: Tracer, w: Tracer, names: tuple[str, str]) -> None:
+    for t, name in zip((x, w), names):
+        if not t.shape[0]:
+            raise ValueError(f"{name} cannot be empty{at(user_location())}")
 
 
 def _correlate(x: Tracer, w: Tracer, mode: str) -> Tracer:
     """sum_j x_padded[k + j] * w[j] (no conjugate: convolve's correlation)."""
     n, m = x.shape[0], w.shape[0]
-    if not n or not m:
-        raise ValueError(f"{'a' if not n else 'v'} cannot be empty")
     if n < m:  # NumPy swaps and reverses the result
         return flip(_correlate(w, x, mode), 0)
     left = {"valid": 0, "same": m // 2, "full": m - 1}.get(mode)
     if left is None:
-        raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
+        raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})"
+                         f"{at(user_location())}")
     right = {"valid": 0, "same": m - 1 - m // 2, "full": m - 1}[mode]
     dtype = np.result_type(x.dtype, w.dtype)
     padded = concatenate([full_value((left,), 0, dtype), astype(x, dtype, copy=False),
@@ -378,7 +393,8 @@ def _correlate(x: Tracer, w: Tracer, mode: str) -> Tracer:
 @implements(np.convolve)
 def convolve(a, v, mode="full"):
     """NumPy's: the longer operand first, correlated with the other reversed."""
-    x, w = (ravel(as_tracer(t)) for t in (a, v))
+    x, w = (_one_dimensional(as_tracer(t), small_ok=True) for t in (a, v))
+    _not_empty(x, w, ("a", "v"))
     if w.shape[0] > x.shape[0]:
         x, w = w, x
     return _correlate(x, flip(w, 0), mode)
