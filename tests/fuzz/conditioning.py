@@ -28,8 +28,12 @@ TRANSCENDENTAL = {"exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "sin"
                   "logaddexp", "sinc"}
 # reductions that may reassociate: how far the rounding may move their result
 REDUCTIONS = {"sum": "sum", "mean": "sum", "cumsum": "sum", "nansum": "sum",
-              "nanmean": "sum", "var": "var", "std": "std", "prod": "prod",
-              "cumprod": "prod", "dot": "sum", "matmul": "sum"}
+              "nanmean": "sum", "nancumsum": "sum", "average": "sum", "trapezoid": "sum",
+              "fft": "sum", "ifft": "sum", "rfft": "sum", "irfft": "sum", "norm": "sum",
+              "var": "var", "nanvar": "var", "std": "std", "prod": "prod", "cumprod": "prod"}
+# sums of products of two operands: their rounding bound is a sum's over the products
+PRODUCTS = {"dot", "matmul", "inner", "tensordot", "convolve", "correlate", "polyval",
+            "cross", "trace"}
 
 
 def nudge(directions: np.ndarray, value, site: int, how: str = "ulp", operand=None):
@@ -42,7 +46,7 @@ def nudge(directions: np.ndarray, value, site: int, how: str = "ulp", operand=No
         n = 1 if how == "ulp" else max(np.size(operand), 1)
         delta = ULPS * n * np.spacing(np.abs(np.where(finite, v, 0)))
     else:
-        x = np.abs(np.asarray(operand, np.float64))
+        x = np.abs(np.asarray(operand)).astype(np.float64)
         top = float(np.max(x, where=np.isfinite(x), initial=0.0))
         bound = ULPS * max(x.size, 1) * np.finfo(v.dtype).eps
         delta = {"sum": bound * top, "var": bound * top * top,
@@ -73,13 +77,30 @@ class _Wrap(ast.NodeTransformer):
         if not isinstance(node.func, ast.Attribute):
             return node
         name = node.func.attr
-        is_np = isinstance(node.func.value, ast.Name) and node.func.value.id == "np"
+        module = node.func.value  # np, or np.fft and np.linalg
+        module = module.value if isinstance(module, ast.Attribute) else module
+        is_np = isinstance(module, ast.Name) and module.id == "np"
         if is_np and name in TRANSCENDENTAL:
             return self._wrap(node)
+        if is_np and name in PRODUCTS:
+            pair = node.args[:2] if len(node.args) > 1 else node.args * 2
+            return self._wrap(node, "sum", _outer_product(*pair))
         if name in REDUCTIONS:
             operand = node.args[0] if is_np and node.args else node.func.value
             return self._wrap(node, REDUCTIONS[name], operand)
         return node
+
+
+def _outer_product(a: ast.expr, b: ast.expr) -> ast.expr:
+    """``np.multiply.outer(np.ravel(a), np.ravel(b))``: every product a sum may add."""
+    def np_attr(*names: str) -> ast.expr:
+        node: ast.expr = ast.Name("np", ast.Load())
+        for name in names:
+            node = ast.Attribute(node, name, ast.Load())
+        return node
+
+    ravel = [ast.Call(np_attr("ravel"), [x], []) for x in (a, b)]
+    return ast.Call(np_attr("multiply", "outer"), ravel, [])
 
 
 @functools.lru_cache(maxsize=256)

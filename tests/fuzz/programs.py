@@ -72,6 +72,81 @@ SMOOTH_UNARY = {"np.sin({})": "fc", "np.cos({})": "fc", "np.tanh({})": "fc", "-{
 SMOOTH_BINARY = {"{} + {}": "fc", "{} - {}": "fc", "{} * {}": "fc"}
 SMOOTH_REDUCTIONS = {k: REDUCTIONS[k] for k in ("sum", "mean", "prod", "var", "cumsum")}
 
+# NumPy functions beyond the operators: {x} and {y} are the operands. A call
+# NumPy rejects for these operands is dropped, or kept last to check the error.
+CALLS = {
+    # sorting, selection, sets
+    "np.sort({x})": "biufc", "np.sort({x}, axis=None)": "biufc",
+    "np.sort({x}, axis=0)": "biuf", "np.argsort({x}, kind='stable')": "biuf",
+    "np.sort(np.partition({x}, 1))": "biuf", "np.partition({x}, -1)[..., -1]": "biuf",
+    "np.unique({x})": "biufc", "np.unique({x}, return_counts=True)[1]": "biuf",
+    "np.unique({x}, return_inverse=True)[1]": "biuf", "np.isin({x}, {y})": "biuf",
+    "np.union1d({x}, {y})": "biuf", "np.intersect1d({x}, {y})": "biuf",
+    "np.setdiff1d({x}, {y})": "biuf", "np.setxor1d({x}, {y})": "biuf",
+    "np.searchsorted(np.sort({x}, axis=None), {y})": "biuf",
+    "np.count_nonzero({x})": "biufc", "np.flatnonzero({x})": "biufc",
+    "np.argwhere({x})": "biufc", "np.nonzero({x})[-1]": "biufc", "np.trim_zeros({x})": "biuf",
+    # statistics and NaN-aware reductions
+    "np.median({x})": "biuf", "np.median({x}, axis=-1)": "biuf",
+    "np.quantile({x}, 0.3)": "biuf", "np.percentile({x}, [10, 90], axis=0)": "iuf",
+    "np.nansum({x})": "fc", "np.nanmax({x}, axis=0)": "f", "np.nanmin({x})": "f",
+    "np.nanmean({x})": "f", "np.nanargmax({x})": "f", "np.nanmedian({x})": "f",
+    "np.nancumsum({x})": "f", "np.nanvar({x})": "f", "np.ptp({x})": "iuf",
+    "np.histogram({x}, bins=3)[0]": "iuf", "np.bincount({x})": "biu",
+    "np.average({x}, axis=0)": "biuf", "np.trapezoid({x})": "iuf",
+    # shapes
+    "np.diff({x})": "biufc", "np.flip({x})": "biufc", "np.roll({x}, 2)": "biufc",
+    "np.roll({x}, -1, axis=0)": "biufc", "np.ravel({x})": "biufc",
+    "np.transpose({x})": "biufc", "np.reshape({x}, -1)": "biufc", "np.squeeze({x})": "biufc",
+    "np.expand_dims({x}, 0)": "biufc", "np.atleast_2d({x})": "biufc",
+    "np.tile({x}, 2)": "biufc", "np.repeat({x}, 2)": "biufc", "np.repeat({x}, 2, axis=0)": "biuf",
+    "np.moveaxis({x}, 0, -1)": "biufc", "np.swapaxes({x}, 0, -1)": "biuf",
+    "np.concatenate(({x}, {y}))": "biufc", "np.concatenate(({x}, {y}), axis=None)": "biufc",
+    "np.stack(({x}, {y}))": "biufc", "np.hstack(({x}, {y}))": "biuf",
+    "np.vstack(({x}, {y}))": "biuf", "np.append({x}, {y})": "biufc",
+    "np.broadcast_to({x}, (2,) + np.shape({x}))": "biufc",
+    # elementwise functions
+    "np.clip({x}, 0, 3)": "iuf", "np.round({x}, 1)": "biuf", "np.around({x}, -1)": "iuf",
+    "np.trunc({x})": "biuf", "np.fix({x})": "iuf", "np.sinc({x})": "iuf", "np.cbrt({x})": "iuf",
+    "np.exp2({x})": "iuf", "np.log2({x})": "iufc", "np.log10({x})": "iufc",
+    "np.arcsinh({x})": "iufc", "np.deg2rad({x})": "iuf", "np.signbit({x})": "biuf",
+    "np.isinf({x})": "biufc", "np.real({x})": "biufc", "np.imag({x})": "biufc",
+    "np.angle({x})": "biufc", "np.conj({x})": "biufc", "np.reciprocal({x})": "iufc",
+    "np.frexp({x})[0]": "iuf", "np.modf({x})[1]": "iuf", "np.spacing({x})": "iuf",
+    "np.nan_to_num({x})": "biufc", "np.fabs({x})": "iuf", "np.positive({x})": "iufc",
+    "np.hypot({x}, {y})": "biuf", "np.copysign({x}, {y})": "biuf", "np.fmod({x}, {y})": "biuf",
+    "np.divmod({x}, {y})[0]": "iuf", "np.heaviside({x}, {y})": "biuf",
+    "np.logaddexp({x}, {y})": "biuf", "np.nextafter({x}, {y})": "f",
+    "np.ldexp({x}, {y})": "biuf", "np.gcd({x}, {y})": "biu", "np.lcm({x}, {y})": "biu",
+    "np.fmin({x}, {y})": "biuf", "np.float_power({x}, {y})": "biufc",
+    "np.logical_xor({x}, {y})": "biufc", "np.right_shift({x}, {y})": "biu",
+    "np.isclose({x}, {y})": "biuf",
+    # products and polynomials
+    "np.dot({x}, {y})": "biufc", "np.outer({x}, {y})": "biufc", "np.inner({x}, {y})": "biuf",
+    "np.tensordot({x}, {y}, 0)": "biuf", "np.kron({x}, {y})": "biuf",
+    "np.convolve({x}, {y})": "biuf", "np.correlate({x}, {y}, 'full')": "biuf",
+    "np.polyval({x}, {y})": "iuf", "np.cross({x}, {y})": "iuf",
+}
+# calls whose result is a float16 for 1-byte operands (jitaic refuses float16)
+CALLS_FLOAT16 = {"np.sinc({x})", "np.cbrt({x})", "np.exp2({x})", "np.log2({x})",
+                 "np.log10({x})", "np.arcsinh({x})", "np.deg2rad({x})", "np.hypot({x}, {y})",
+                 "np.copysign({x}, {y})", "np.heaviside({x}, {y})", "np.logaddexp({x}, {y})",
+                 "np.ldexp({x}, {y})", "np.float_power({x}, {y})", "np.spacing({x})",
+                 "np.frexp({x})[0]", "np.modf({x})[1]", "np.fmod({x}, {y})", "np.fix({x})",
+                 "np.trunc({x})", "np.fabs({x})", "np.reciprocal({x})"}
+# differentiable calls for the programs whose gradients are checked
+SMOOTH_CALLS = {
+    "np.sort({x})": "f", "np.flip({x})": "fc", "np.roll({x}, 1)": "fc", "np.diff({x})": "fc",
+    "np.transpose({x})": "fc", "np.tile({x}, 2)": "fc", "np.repeat({x}, 2)": "fc",
+    "np.concatenate(({x}, {y}))": "fc", "np.stack(({x}, {y}))": "fc",
+    "np.dot({x}, {y})": "fc", "np.outer({x}, {y})": "fc", "np.kron({x}, {y})": "f",
+    "np.convolve({x}, {y})": "f", "np.cumprod({x})": "fc", "np.hypot({x}, {y})": "f",
+    "np.linalg.norm({x})": "fc", "np.median({x})": "f", "np.trace(np.atleast_2d({x}))": "fc",
+    "np.fft.fft({x})": "fc", "np.fft.ifft({x})": "fc", "np.fft.rfft({x})": "f",
+    "np.fft.irfft({x})": "c", "np.expand_dims({x}, -1)": "fc", "np.nansum({x})": "f",
+    "np.logaddexp({x}, {y})": "f", "np.polyval({x}, {y})": "f",
+}
+
 CASTS = ("np.float64", "np.int64", "np.int32", "np.int8", "np.uint8", "np.float32",
          "np.bool_", "np.uint64", "np.complex128", "np.complex64")
 INT_CONSTS = ("1", "2", "0", "-1", "3", "7", "63", "64", "300", "-128", "2 ** 31",
@@ -143,6 +218,7 @@ class _Builder:
         self.unary = SMOOTH_UNARY if smooth else UNARY
         self.binary = SMOOTH_BINARY if smooth else BINARY
         self.reductions = SMOOTH_REDUCTIONS if smooth else REDUCTIONS
+        self.calls = SMOOTH_CALLS if smooth else CALLS
 
     def run(self, lines: list[str], **extra) -> dict:
         env = dict(zip(self.params, self.inputs.build()), **extra)
@@ -186,9 +262,9 @@ class _Builder:
         return _parenthesized(self.expr(env, depth - 1))
 
     def expr(self, env: dict, depth: int = 1) -> str:
-        form = self.pick(("binary", "unary", "reduce", "index", "where", "cast", "runtime")
-                         if not self.smooth else ("binary", "unary", "reduce", "index",
-                                                  "where"))
+        form = self.pick(("binary", "unary", "reduce", "index", "where", "cast", "runtime",
+                          "call") if not self.smooth else ("binary", "unary", "reduce",
+                                                           "index", "where", "call"))
         x = self.operand(env, depth)
         xv = self.value(x, env)
         kind = _kind(xv) if xv is not None else "f"
@@ -202,6 +278,8 @@ class _Builder:
             narrow = _narrow(xv, yv)
             ops = [t for t, ok in self.binary.items() if _fits(t, kinds, ok, narrow)]
             return self.pick(ops or list(self.binary)).format(x, y)
+        if form == "call":
+            return self.call(env, depth, x, xv, kind)
         if form == "unary":
             ops = [t for t, ok in self.unary.items() if _fits(t, kind, ok, _narrow(xv))]
             return self.pick(ops or list(self.unary)).format(x)
@@ -218,6 +296,17 @@ class _Builder:
         if form == "runtime" and isinstance(xv, np.ndarray) and xv.ndim:
             return f"{x}[{self.runtime_index(xv, env)}]"
         return x
+
+    def call(self, env: dict, depth: int, x: str, xv: object, kind: str) -> str:
+        """A NumPy function of ``x`` and maybe a second operand."""
+        y = self.operand(env, depth)
+        yv = self.value(y, env)
+        both = kind + (_kind(yv) if yv is not None else "f")
+        narrow = {True: _narrow(xv), False: _narrow(xv, yv)}
+        fitting = [t for t, ok in self.calls.items()
+                   if set(both if "{y}" in t else kind) <= set(ok)
+                   and not (narrow["{y}" not in t] and t in CALLS_FLOAT16)]
+        return self.pick(fitting or list(self.calls)).format(x=x, y=y)
 
     def reduction(self, x: str, xv: np.ndarray, scalar: bool = False) -> str:
         """A reduction of ``x``; with ``scalar``, one to a single value."""
