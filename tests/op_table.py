@@ -535,6 +535,12 @@ row("convolve_sinc_polyval",
                   np.polymul(k, k), np.polyder(k), np.polyint(k, 2, k=1.5), np.poly(k[:3]),
                   np.polyfit(np.arange(40.0), x, 2)),
     (C("f64[40]", "f64[4]"), C("i32[40]", "f32[4]")))
+row("apply_along_axis",
+    lambda x: (np.apply_along_axis(lambda r: np.cumsum(r) * r[0], 1, x),
+               np.apply_along_axis(np.linalg.norm, 0, x)),
+    (C("f64[3,4]"),))
+
+
 def _lengths_the_data_decides(x):
     return (*np.nonzero(x > 0), x.nonzero(), np.argwhere(x), np.where(x < 0),
             *np.unique(x, return_index=True, return_inverse=True, return_counts=True),

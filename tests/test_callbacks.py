@@ -80,7 +80,7 @@ def putmask(a):
 @pytest.mark.parametrize("fn, why", [
     (putmask, "it writes into its arguments"),
     (lambda x: np.lib.stride_tricks.sliding_window_view(x, (2, 2)), "it returns a view"),
-    (lambda x: np.apply_along_axis(np.sum, 0, x), "the argument <function sum"),
+    (lambda x: np.apply_over_axes(np.sum, x, [0]), "the argument <function sum"),
 ])
 def test_what_the_callback_refuses(fn, why: str) -> None:
     with pytest.raises(jitaic.UnsupportedError, match=why):

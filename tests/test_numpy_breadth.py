@@ -220,13 +220,16 @@ def test_in_place_routines_write_through_strided_views() -> None:
     lambda a, i: np.convolve(a.reshape(2, 3), a), lambda a, i: np.correlate(a, a[0]),
     lambda a, i: np.convolve(a[:0], a), lambda a, i: np.correlate(a, a[:0]),
     lambda a, i: np.correlate(a, a, "wide"),
+    lambda a, i: np.apply_along_axis(np.sum, 1, a[:0, None]),
+    lambda a, i: np.apply_along_axis(np.sum, 2, a.reshape(2, 3)),
 ], ids=["put", "choose", "ravel_multi_index", "place", "copyto scalar", "copyto array",
         "copyto overflow", "compress", "insert", "delete", "block depths", "geomspace zero",
         "linalg.outer", "linalg.cross", "vecdot", "matvec", "cumulative_sum axis", "unstack",
         "matrix_transpose", "nanpercentile", "nanquantile", "trim_zeros", "polyder",
         "polyint", "isneginf", "modf", "piecewise", "histogramdd bins", "histogram2d bins",
         "asarray_chkfinite", "common_type", "convolve 2-d", "correlate 0-d", "convolve empty",
-        "correlate empty", "correlate mode"])
+        "correlate empty", "correlate mode", "apply_along_axis empty",
+        "apply_along_axis axis"])
 def test_numpys_errors(call) -> None:
     check_raises_natively(call, np.arange(6.0), np.array([0, 3, 5, 4]))
 
@@ -328,6 +331,7 @@ def test_piecewise_and_histograms_are_numpys() -> None:
 
 
 @pytest.mark.parametrize("loss", [
+    lambda x: np.apply_along_axis(lambda r: np.sin(r).prod() * r, 1, x.reshape(2, 3)).sum(),
     lambda x: np.nanvar(np.where(x > 1.5, np.nan, x)) + np.nanstd(x[:3]),
     lambda x: np.nanmedian(np.where(x > 1.5, np.nan, x)) + np.nanquantile(x, 0.3),
     lambda x: (np.i0(x) * np.arange(6)).sum() + np.i0(x * 6).sum(),
@@ -335,7 +339,8 @@ def test_piecewise_and_histograms_are_numpys() -> None:
     lambda x: np.vecdot(x, x[::-1]) + np.linalg.vector_norm(x, ord=3),
     lambda x: np.polyval(np.polyint(x[:3]), x).sum() + np.polyfit(np.arange(6.0), x, 2)[0],
     lambda x: np.float_power(np.abs(x) + 1, 1.5).sum() + np.geomspace(1.0, x[0] + 3, 4).sum(),
-], ids=["nanvar", "nanmedian", "i0", "unwrap", "vecdot", "polynomials", "float_power"])
+], ids=["apply_along_axis", "nanvar", "nanmedian", "i0", "unwrap", "vecdot", "polynomials",
+        "float_power"])
 def test_gradients_match_finite_differences(loss) -> None:
     x = np.array([0.3, -1.2, 2.0, 0.7, 1.1, -0.4])
     got = jitaic.jit(jitaic.grad(loss), callbacks=False)(x)
@@ -349,6 +354,28 @@ def float_ufuncs(x, y, n, m):
             np.spacing(x.astype(np.float32)), np.gcd(n, m), np.lcm(n, m), np.bitwise_count(n),
             np.bitwise_count(m.astype(np.int8)), np.frexp(x), np.frexp(x.astype(np.float32)),
             np.frexp(m))
+
+
+def along_axes(x, i):
+    return (np.apply_along_axis(np.sum, 0, x), np.apply_along_axis(lambda r: r[::-1] * 2, 1, x),
+            np.apply_along_axis(lambda r: np.outer(r, r), -1, x),
+            np.apply_along_axis(np.argmax, 0, x),
+            np.apply_along_axis(lambda r, s: np.sort(r) + s, 1, x, s=i[0]),
+            np.apply_along_axis(lambda r: np.stack([r.min(), r.max()]), 1,
+                                x.reshape(2, 2, 3)),
+            np.apply_along_axis(lambda r: r.astype(np.int8)[r[:1].astype(np.int64)], 0, i),
+            np.apply_along_axis(lambda r: r > 0, 0, x[0]))
+
+
+def test_apply_along_axis_is_numpys() -> None:
+    check_native(along_axes, np.array([[0.5, -0.0, 2.0, np.nan], [3.0, 1.0, -1.0, 0.0],
+                                       [7.0, np.inf, 2.5, -2.0]]), np.array([1, 0, 2]))
+
+
+def test_apply_along_axis_reads_a_run_time_index_in_its_loop() -> None:
+    with pytest.raises(IndexError, match="test_numpy_breadth.py:"):
+        jitaic.jit(lambda x, i: np.apply_along_axis(lambda r: r[i[0]], 1, x),
+                   callbacks=False)(np.ones((2, 3)), np.array([3]))
 
 
 def test_the_last_ufuncs_are_numpys() -> None:

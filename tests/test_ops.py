@@ -145,7 +145,7 @@ def test_table_is_within_its_compile_budget() -> None:
     """Each (row, case) costs one numba compile; keep CI fast (see op_table.py)."""
     from op_table import n_compiles
 
-    assert n_compiles() <= 509  # ~0.3 s each on the 2-core CI machine
+    assert n_compiles() <= 510  # ~0.3 s each on the 2-core CI machine
 
 
 def test_ndarray_constructor_and_isinstance_inside_traced_code() -> None:

@@ -19,6 +19,7 @@ ops, so later concerns (lowering, autodiff) only ever see primitive ops.
     decompositions  eigh, eig, svd, qr and pinv, lstsq, matrix_rank over them
     creation        *_like, array, linspace, meshgrid, building matrices
     fft             np.fft's transforms and shifts
+    functional      apply_along_axis as one compiled loop
     mathematical    clip, round, diff, trapezoid, convolve, interp, isclose ...
     polynomials     polyval, polyadd ... polyfit on coefficient arrays
     statistics      median, quantile and their nan* forms, average, cov, histogram, digitize
@@ -35,6 +36,7 @@ from jitaic.tracer.numpy import (  # noqa: F401  (imported to register their han
     array_api,
     creation,
     fft,
+    functional,
     index_routines,
     linalg,
     mathematical,
