@@ -220,16 +220,20 @@ def test_in_place_routines_write_through_strided_views() -> None:
     lambda a, i: np.convolve(a.reshape(2, 3), a), lambda a, i: np.correlate(a, a[0]),
     lambda a, i: np.convolve(a[:0], a), lambda a, i: np.correlate(a, a[:0]),
     lambda a, i: np.correlate(a, a, "wide"),
+    lambda a, i: np.sort(a, kind="x"), lambda a, i: np.sort(a, kind="stable", stable=True),
+    lambda a, i: np.sort(a[0]),
     lambda a, i: np.apply_along_axis(np.sum, 1, a[:0, None]),
     lambda a, i: np.apply_along_axis(np.sum, 2, a.reshape(2, 3)),
+    lambda a, i: np.apply_along_axis(np.sum, 0, a[0]),
 ], ids=["put", "choose", "ravel_multi_index", "place", "copyto scalar", "copyto array",
         "copyto overflow", "compress", "insert", "delete", "block depths", "geomspace zero",
         "linalg.outer", "linalg.cross", "vecdot", "matvec", "cumulative_sum axis", "unstack",
         "matrix_transpose", "nanpercentile", "nanquantile", "trim_zeros", "polyder",
         "polyint", "isneginf", "modf", "piecewise", "histogramdd bins", "histogram2d bins",
         "asarray_chkfinite", "common_type", "convolve 2-d", "correlate 0-d", "convolve empty",
-        "correlate empty", "correlate mode", "apply_along_axis empty",
-        "apply_along_axis axis"])
+        "correlate empty", "correlate mode", "sort kind", "sort kind and stable", "sort 0-d",
+        "apply_along_axis empty",
+        "apply_along_axis axis", "apply_along_axis 0-d"])
 def test_numpys_errors(call) -> None:
     check_raises_natively(call, np.arange(6.0), np.array([0, 3, 5, 4]))
 
@@ -354,6 +358,36 @@ def float_ufuncs(x, y, n, m):
             np.spacing(x.astype(np.float32)), np.gcd(n, m), np.lcm(n, m), np.bitwise_count(n),
             np.bitwise_count(m.astype(np.int8)), np.frexp(x), np.frexp(x.astype(np.float32)),
             np.frexp(m))
+
+
+def sorts(x, i):
+    return (np.sort(x), np.sort(x, axis=0), np.sort(x, axis=None), np.sort(x, kind="stable"),
+            np.sort(x, kind="heapsort"), np.sort(x, stable=True), np.sort(x, kind="Q"),
+            np.sort(x.T, axis=-1), np.sort(i.astype(np.int8)), np.sort(i, axis=0),
+            np.sort(x > 0, axis=0), np.sort(x + 1j * x[::-1]), np.sort(x.astype(np.float32)),
+            np.unique(x), np.unique(x, return_counts=True), np.intersect1d(x, x[::-1]),
+            np.union1d(x[0], x[1]), np.setxor1d(x[0], x[1]))
+
+
+def test_sort_is_numpys_own_bit_for_bit() -> None:
+    """Ties of 0.0 and -0.0 (and NaNs) land where NumPy's sort loop of each
+    kind puts them: a stable sort differs from NumPy's quicksort there."""
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(4, 300)).round(1)
+    x[:, ::7], x[:, ::11], x[:, 1::13] = np.nan, -0.0, 0.0
+    check_native(sorts, x, rng.integers(-9, 9, (4, 300)))
+
+
+def test_sort_in_place_and_its_gradient() -> None:
+    def in_place(x):
+        x.sort(axis=0)
+        return x
+
+    check_native(in_place, np.array([[0.0, 2.0], [-0.0, np.nan], [1.0, -3.0]]))
+    v = np.array([3.0, 1.0, 2.0, 1.5, 0.0])
+    loss = lambda v: (np.sort(v) * np.arange(5.0)).sum() + np.sort(v ** 2)[-1]  # noqa: E731
+    np.testing.assert_allclose(jitaic.jit(jitaic.grad(loss), callbacks=False)(v),
+                               finite_difference(loss, (v,), 0), rtol=1e-6)
 
 
 def along_axes(x, i):

@@ -40,6 +40,8 @@ from jitaic.ir.lengths import proven_axes, result_keys, value_key, window_keys
 from jitaic.tracer import control_flow
 from jitaic.tracer import numpy as tnp
 from jitaic.tracer.core import Tracer, emit, new_tracer, traced_shape
+from jitaic.tracer.numpy.index_routines import put_along_axis
+from jitaic.tracer.numpy.sorting import argsort
 
 Rule = Callable[..., tuple]
 VJP_RULES: dict[ops.Op, Rule] = {}
@@ -652,6 +654,16 @@ def _gather(node: Node, g, x, *indices_and_out):
     dx = emit(ops.scatter, [zeros, tnp.astype(g, x.dtype), *indices],
               _index_attrs(node, True), scalar=False)
     return (dx, *(None for _ in indices))
+
+
+@vjp_rule(ops.sort)
+def _sort(node: Node, g, x, out):
+    """Each sorted element's cotangent goes back to where the stable argsort
+    found it (tied elements: in their input order, the gather np.sort was)."""
+    axis = node.attrs["axis"]
+    dx = tnp.full_value(traced_shape(x), 0.0, x.dtype)
+    put_along_axis(dx, argsort(x, axis), tnp.astype(g, x.dtype), axis)
+    return (dx,)
 
 
 @vjp_rule(ops.scatter)

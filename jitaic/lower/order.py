@@ -4,10 +4,16 @@ Generated code calls these as ``order.*``."""
 
 from __future__ import annotations
 
+import functools
+
 import numba
 import numpy as np
-from numba.core import types
-from numba.extending import overload
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.core.errors import TypingError
+from numba.extending import intrinsic, overload
+
+from jitaic.lower import numpy_sort
 
 
 def _before(x, y):
@@ -284,3 +290,68 @@ def argsort_into(a, out):
     of keys in NumPy's order (NaN last; equal values, 0.0 and -0.0 and the
     NaNs, in input order); short and complex lanes by numba's merge sort."""
     _argsort_lane(a, out)
+
+
+# ---------------------------------------------------------------- np.sort
+
+
+def sort_into(a, out, kind):
+    """out[:] = np.sort(a, kind=kind) of the 1-D ``a``, by NumPy's own sort
+    loop (``numpy_sort``: registered before the kernel compiles), run on
+    ``out`` itself where it is contiguous."""
+
+
+@overload(sort_into, prefer_literal=True)
+def _sort_into_in_numba(a, out, kind):
+    if not isinstance(kind, types.StringLiteral):
+        raise TypingError("order.sort_into takes the sort kind as a literal")
+    numpy_sort_loop = _numpy_sort(kind.literal_value)
+
+    def sort_lane(a, out, kind):
+        n = a.shape[0]
+        if n == 0:
+            return
+        contiguous = out.strides[0] == out.itemsize
+        target = out if contiguous else np.empty(n, a.dtype)
+        for i in range(n):
+            target[i] = a[i]
+        if numpy_sort_loop(target) != 0:
+            raise MemoryError("NumPy's sort could not allocate its work space")
+        if not contiguous:
+            for i in range(n):
+                out[i] = target[i]
+    return sort_lane
+
+
+@functools.cache
+def _numpy_sort(kind: str):
+    """An intrinsic running NumPy's sort loop of ``kind`` for its argument's
+    dtype on the contiguous 1-D argument, in place; it returns the loop's
+    status (0, or -1 where it could not allocate)."""
+
+    @intrinsic
+    def numpy_sort_loop(typingctx, a):
+        symbol = numpy_sort.symbol(str(a.dtype), kind)
+
+        def codegen(context, builder, sig, args):
+            array = context.make_array(sig.args[0])(context, builder, args[0])
+            data = builder.bitcast(array.data, ir.IntType(8).as_pointer())
+            n = builder.extract_value(array.shape, 0)
+            loop = cgutils.get_or_insert_function(
+                builder.module,
+                ir.FunctionType(ir.IntType(32), [data.type, n.type, data.type]), symbol)
+            return builder.call(loop, [data, n, ir.Constant(data.type, None)])
+
+        return types.int32(a), codegen
+
+    return numpy_sort_loop
+
+
+@numba.njit(cache=True)
+def stable_sort_into(a, out):
+    """out[:] = np.sort(a, kind="stable") of the 1-D ``a``, by the radix
+    argsort: where NumPy's own loop is not found."""
+    order = np.empty(a.shape[0], np.int64)
+    _argsort_lane(a, order)
+    for i in range(a.shape[0]):
+        out[i] = a[order[i]]

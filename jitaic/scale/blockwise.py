@@ -109,7 +109,7 @@ def _arg_reduced(node: Node) -> list[set[int]]:
     return _all_axes(node) if axis is None else [{axis}]
 
 
-@crossing_rule(ops.cumsum, ops.cumprod, ops.cummax, ops.cummin, ops.argsort)
+@crossing_rule(ops.cumsum, ops.cumprod, ops.cummax, ops.cummin, ops.argsort, ops.sort)
 def _scanned(node: Node) -> list[set[int]]:
     return [{node.attrs["axis"]}]
 

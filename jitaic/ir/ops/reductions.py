@@ -138,6 +138,23 @@ select = define("select", _select_infer, _select_reference, complex=True)
 # introsort may order ties, and -0.0 against 0.0, differently). NaN sorts last.
 argsort = define("argsort", _argsort_infer, _argsort_reference, complex=True)
 
+def _sort_infer(in_types, attrs, regions):
+    (x,) = in_types
+    if attrs["kind"] not in ("quicksort", "heapsort", "stable"):
+        raise ValueError(f"sort kind {attrs['kind']!r}")
+    return [TensorType(x.shape, x.dtype)]
+
+
+def _sort_reference(x, axis, kind):
+    return np.sort(x, axis=axis, kind=kind)
+
+
+# The values of each lane along the axis in NumPy's order (NaN last), as
+# np.sort(kind=) orders them: where equal elements differ in their bits (0.0
+# and -0.0, NaNs), NumPy's algorithm of that kind decides where each goes.
+sort = define("sort", _sort_infer, _sort_reference, complex=True)
+
+
 def _argsort_rows_infer(in_types, attrs, regions):
     (x,) = in_types
     check_static(x, "np.unique(axis=)")

@@ -1,4 +1,4 @@
-"""Sorting and selection along an axis: argsort, partition-based select,
+"""Sorting and selection along an axis: sort, argsort, partition-based select,
 searchsorted, through runtime helpers called per lane; the order of rows.
 """
 
@@ -8,6 +8,7 @@ import numpy as np
 
 from jitaic.ir import ops
 from jitaic.ir.graph import Node
+from jitaic.lower import numpy_sort
 from jitaic.lower.codegen import Emitter, empty
 from jitaic.lower.kernels.loops import dims, each_lane, lowering
 
@@ -32,6 +33,21 @@ def _argsort(em: Emitter, node: Node) -> None:
     em.line(f"{name} = {empty(dims(em, x), np.int64)}")
     with each_lane(em, x, node.attrs["axis"]) as lane:
         em.line(f"order.argsort_into({em(x)}[{lane}], {name}[{lane}])")
+
+
+@lowering(ops.sort)
+def _sort(em: Emitter, node: Node) -> None:
+    """NumPy's own sort loop of the kind on each lane (order.sort_into), or,
+    where that loop is not found, the stable radix sort."""
+    (x,) = node.inputs
+    kind = node.attrs["kind"]
+    name = em.define(node.output)
+    em.line(f"{name} = {empty(dims(em, x), x.dtype)}")
+    numpys = numpy_sort.available(x.dtype, kind)
+    with each_lane(em, x, node.attrs["axis"]) as lane:
+        lanes = f"{em(x)}[{lane}], {name}[{lane}]"
+        em.line(f"order.sort_into({lanes}, {kind!r})" if numpys
+                else f"order.stable_sort_into({lanes})")
 
 
 @lowering(ops.argsort_rows)

@@ -47,6 +47,16 @@ def normalize_axes(axis, ndim: int, argument: str = "") -> tuple[int, ...]:
         raise np.exceptions.AxisError(f"{prefix}{exc}{at(user_location())}") from None
 
 
+def normalize_axis_index(axis, ndim: int) -> int:
+    """One axis as NumPy's ``normalize_axis_index`` reads it: unlike the
+    reductions' ``axis``, none exists on a 0-d array."""
+    if ndim == 0:
+        raise np.exceptions.AxisError(f"{np.exceptions.AxisError(int(axis), 0)}"
+                                      f"{at(user_location())}")
+    (axis,) = normalize_axes(int(axis), ndim)
+    return axis
+
+
 def as_tracer(x: object) -> Tracer:
     """Any operand as a Tracer (constants become constant nodes)."""
     if isinstance(x, Tracer):

@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from jitaic.errors import at, user_location
-from jitaic.tracer.numpy.common import as_tracer, full_value, normalize_axes
+from jitaic.tracer.numpy.common import as_tracer, full_value, normalize_axis_index
 from jitaic.tracer.numpy.indexing import getitem, setitem
 from jitaic.tracer.numpy.registry import implements
 from jitaic.tracer.numpy.shapes import moveaxis, reshape
@@ -27,7 +27,7 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     from jitaic.tracer import loops  # loops builds on this package
 
     x = as_tracer(arr)
-    (axis,) = normalize_axes(axis, x.ndim)
+    axis = normalize_axis_index(axis, x.ndim)
     lanes = moveaxis(x, axis, -1)
     outer = lanes.shape[:-1]
     count = math.prod(outer)

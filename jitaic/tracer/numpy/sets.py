@@ -50,8 +50,9 @@ def _first_flag(s: Tracer) -> Tracer:
 @implements(np.unique)
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
            *, equal_nan=True, sorted=True):
-    """NumPy's algorithm: a stable sort, the first element of each run of equal
-    values, its position in the input (return_index), each element's run
+    """NumPy's algorithm: a sort (NumPy's quicksort, or a stable argsort where
+    positions are asked for), the first element of each run of equal values,
+    its position in the input (return_index), each element's run
     (return_inverse, shaped like the input) and the runs' lengths."""
     x = as_tracer(ar)
     if axis is not None:
@@ -62,8 +63,8 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         empty = full_value((0,), 0, np.int64)
         values, index, inverse, counts = flat, empty, full_value(x.shape, 0, np.int64), empty
     else:  # only what was asked for: each is a pass over the data, with run-time checks
-        order = argsort(flat, kind="stable")
-        s = getitem(flat, order)
+        order = argsort(flat, kind="stable") if return_index or return_inverse else None
+        s = sort(flat) if order is None else getitem(flat, order)
         starts = _starts_of_runs(s, equal_nan)
         values = getitem(s, starts)
         index = getitem(order, starts) if return_index else None
@@ -183,8 +184,9 @@ def union1d(ar1, ar2):
 
 @implements(np.intersect1d)
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
-    """NumPy's: the distinct values of each, sorted together; a value in both
-    is the one equal to its neighbour (so NaN never is)."""
+    """NumPy's: the distinct values of each, sorted together (stably where
+    positions are asked for); a value in both is the one equal to its
+    neighbour (so NaN never is)."""
     if assume_unique:
         a, b = ravel(ar1), ravel(ar2)
     elif return_indices:
@@ -192,12 +194,13 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
     else:
         a, b = unique(ar1), unique(ar2)
     both = concatenate([a, b])
+    if not return_indices:  # NumPy's quicksort, as NumPy sorts here
+        s = sort(both)
+        return getitem(s[:-1], apply_ufunc(np.equal, s[1:], s[:-1]))
     order = argsort(both, kind="stable")
     s = getitem(both, order)
     twice = apply_ufunc(np.equal, s[1:], s[:-1])
     common = getitem(s[:-1], twice)
-    if not return_indices:
-        return common
     in_a = getitem(order[:-1], twice)
     in_b = getitem(order[1:], twice) - traced_shape(a)[0]
     if not assume_unique:

@@ -17,6 +17,7 @@ from jitaic.tracer.numpy.common import (
     concrete,
     full_value,
     normalize_axes,
+    normalize_axis_index,
     not_lowered,
     unsupported,
     where,
@@ -41,12 +42,30 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
 
 @implements(np.sort)
 def sort(a, axis=-1, kind=None, order=None, *, stable=None):
-    """The elements in argsort's order (so the gradient flows through the
-    gather)."""
+    """NumPy's sort loop of the kind asked for, lane by lane."""
+    if order is not None:
+        raise unsupported("np.sort(order=) (structured arrays)")
     x = as_tracer(a)
     if axis is None:
         x, axis = ravel(x), 0
-    return take_along_axis(x, argsort(x, axis, kind, order), axis)
+    axis = normalize_axis_index(axis, x.ndim)
+    return emit(ops.sort, [x], {"axis": axis, "kind": _sort_kind(kind, stable)},
+                scalar=False)
+
+
+def _sort_kind(kind, stable) -> str:
+    """NumPy's reading of ``kind`` (its first letter, any case) and ``stable``."""
+    if kind is not None and stable is not None:
+        raise ValueError("`kind` and keyword parameters can't be provided at the same time. "
+                         f"Use only one of them.{at(user_location())}")
+    if stable is not None:
+        return "stable" if stable else "quicksort"
+    letter = str(kind)[:1].lower() if kind is not None else "q"
+    found = {"q": "quicksort", "h": "heapsort", "m": "stable", "s": "stable"}.get(letter)
+    if found is None or not isinstance(kind, (str, type(None))):
+        raise ValueError(f"sort kind must be one of 'quick', 'heap', or 'stable' (got "
+                         f"{kind!r}){at(user_location())}")
+    return found
 
 
 @implements(np.sort_complex)
