@@ -249,6 +249,21 @@ def layernorm_jax(x):
     return d / jnp.sqrt((d * d).mean(axis=1, keepdims=True) + 1e-5)
 
 
+def sorted_median_np(x):
+    s = np.sort(x)
+    return s, s[s.size // 2]
+
+
+def sorted_median_loop(x):
+    s = np.sort(x)  # numba's own quicksort
+    return s, s[s.size // 2]
+
+
+def sorted_median_jax(x):
+    s = jnp.sort(x)
+    return s, s[s.size // 2]
+
+
 def mlp_np(x, w1, b1, w2, b2):
     h = np.tanh(x @ w1 + b1)
     z = h @ w2 + b2
@@ -366,6 +381,10 @@ def workloads(quick: bool) -> list[Workload]:
         Workload("power spectrum |rfft|^2", f"{ln_rows // 8}x1024",
                  lambda rng: (rng.standard_normal((ln_rows // 8, 1024)),),
                  spectrum_np, spectrum_loop, spectrum_jax, rtol=1e-9, atol=1e-8)
+    )
+    ws.append(
+        Workload("sort", big_label, _vectors(big, 1), sorted_median_np, sorted_median_loop,
+                 sorted_median_jax)
     )
     ws.append(
         Workload("MLP fwd 784-256-10", "256x784", _mlp_inputs, mlp_np, mlp_loop, mlp_jax, rtol=1e-8)
