@@ -475,10 +475,14 @@ scalar_rule(ops.astype)(lambda a, dt, node: cast(a[0], dt[0], node.output.dtype)
 
 
 def loop_dtypes(node: Node) -> tuple[np.dtype, ...]:
-    """The dtypes an elementwise op computes in, one per input."""
+    """The dtypes an elementwise op computes in, one per input. NumPy's
+    float16 loop of a 1-byte operand (``np.signbit`` of int8 or bool, whose
+    result is a bool: a float16 result is refused while tracing) runs in
+    float32, which holds every float16 value."""
     op = node.op
     if op.ufunc is not None:
-        return tuple(ufunc_loop_dtypes(op.ufunc, [v.type for v in node.inputs])[:-1])
+        loop = ufunc_loop_dtypes(op.ufunc, [v.type for v in node.inputs])[:-1]
+        return tuple(np.dtype(np.float32) if d == np.float16 else d for d in loop)
     if op is ops.where:
         out = node.output.dtype
         return (np.dtype(bool), out, out)
