@@ -474,12 +474,15 @@ def is_scalar_like(x: object) -> bool:
 
 
 def _with_location(exc: Exception, opname: str, loc: SourceLoc | None) -> Exception:
+    """``exc`` with the op and the user's line in its message, of its class or,
+    where that is not made from a message (NumPy's UFuncTypeError: from a
+    ufunc and dtypes), of its nearest built-in base class (TypeError)."""
     message = f"{exc} (in {opname}){at(loc)}"
     try:
-        new = type(exc)(message)
+        return type(exc)(message)
     except Exception:
-        new = ValueError(message)
-    return new
+        builtin = next(c for c in type(exc).__mro__ if c.__module__ == "builtins")
+        return builtin(message)
 
 
 def emit(op: ops.Op, inputs: Sequence[object], attrs: dict | None = None,
