@@ -1271,6 +1271,40 @@ def test_a_loop_variable_no_one_dtype_holds_exactly_is_refused_or_peeled() -> No
         jitaic.jit(_uint64_from_int64, mode="ast")(a, b, np.int64(3))
 
 
+def _wrapping_first_iteration(a, n):
+    v = a
+    for _ in range(n):
+        v = np.rint(-v) * 1.5  # -v of a uint64 wraps; of the float64 it becomes, does not
+    return v
+
+
+def _widening_first_iteration(a, n):
+    v = a
+    for _ in range(n):
+        v = (v + 0.5) * -2  # v is float64 in the first iteration's add already
+    return v
+
+
+def test_a_first_iteration_that_computes_in_the_narrower_dtype_is_peeled_or_refused() -> None:
+    """v comes in as uint64 and leaves an iteration as float64: NumPy's first
+    iteration negates the uint64 (2**64 - 1 from 1), a loop carrying float64
+    negated 1.0 (found by the fuzzer). A constant range peels the first
+    iteration, a run-time one is refused naming the operation; a first
+    iteration whose operations compute in the carried dtype anyway stays one
+    loop."""
+    a = np.array([1, 2**63], dtype=np.uint64)
+    three = jitaic.jit(lambda a: _wrapping_first_iteration(a, 3), mode="ast")
+    assert_same(three(a), _wrapping_first_iteration(a, 3))
+    with pytest.raises(jitaic.UnsupportedError, match=r"and negative \(computed at "
+                       r"test_ast_frontend\.py:\d+\) computes with it in a way that depends on "
+                       r"that dtype \(uint64\).*at test_ast_frontend\.py:\d+"):
+        jitaic.jit(_wrapping_first_iteration, mode="ast")(a, np.int64(3))
+    widening = jitaic.jit(_widening_first_iteration, mode="ast")
+    assert_same(widening(a, np.int64(3)), _widening_first_iteration(a, 3))
+    graph = widening.lower(a, np.int64(3)).ir
+    assert [n.op.name for n in graph.walk()].count("for_loop") == 1
+
+
 def _python_number_after_an_iteration(x, n):
     v = np.float64(2.0)
     i = 0

@@ -20,7 +20,7 @@ from jitaic.errors import (
     user_location,
 )
 from jitaic.ir import ops
-from jitaic.ir.graph import Region, Value
+from jitaic.ir.graph import Node, Region, Value
 from jitaic.ir.types import TensorType, example_value
 from jitaic.tracer import aliases
 from jitaic.tracer.control_flow import (
@@ -72,7 +72,7 @@ def _loop(op: ops.Op, body_fn: Callable, cond_fn: Callable | None, init: Sequenc
         carried, buffers, body = _settle(body_fn, lifted, leading, index_range, names)
     except _FirstIterationError as first:
         return _failing_loop(first.error, body_fn, cond_fn, bounds, first.carried, names)
-    except _InexactCarry as inexact:
+    except (_InexactCarry, _FirstIterationDiffers) as inexact:
         if index_range is None:
             raise UnsupportedError(f"{inexact}{at(user_location())}") from None
         return _peeled(body_fn, lifted, index_range, names, observed)
@@ -218,8 +218,12 @@ def _settle(body_fn: Callable, carried: list[object], leading: Sequence[TensorTy
             index_range: range | None, names: Sequence[str]) -> tuple:
     """The fixed point of carried types and arrays written: the carried values
     (cast to the types the loop carries), the outer arrays it writes, and the
-    body traced with them."""
+    body traced with them. Where the loop carries a variable in another dtype
+    than it comes in with, the body traced on the dtypes it comes in with (the
+    first iteration's, in NumPy) must compute what it computes on the carried
+    ones (else ``_FirstIterationDiffers``)."""
     buffers: list[Buffer] = []
+    first_iteration = None  # the body traced on the dtypes the variables come in with
     for attempt in range(8):
         try:
             body = trace_body(body_fn, carried, buffers, leading, index_range=index_range)
@@ -234,13 +238,80 @@ def _settle(body_fn: Callable, carried: list[object], leading: Sequence[TensorTy
         if first is not None:  # assigned in the loop, undefined before: start from zeros
             carried = first
             continue
+        first_iteration = first_iteration or body
         widened = _widen(carried, body, names, len(leading))
         new = [b for b, _ in body.written.values() if b not in buffers]
         if not new and widened is None:
+            carried_count = len(leading) + sum(isinstance(c, Tracer) for c in carried)
+            differing = _first_difference(first_iteration, body, carried_count)
+            if differing is not None:
+                raise _FirstIterationDiffers(differing)
             return carried, buffers, body
         buffers += new
         carried = widened or carried
     raise UnsupportedError(f"loop-carried types do not settle{at(user_location())}")
+
+
+class _FirstIterationDiffers(Exception):
+    """A loop variable that the loop carries in a wider dtype than it comes in
+    with, read by an operation whose result depends on that dtype: NumPy's
+    first iteration computes it in the dtype the variable came in with."""
+
+    def __init__(self, node: Node) -> None:
+        super().__init__(
+            f"a loop variable comes into the loop in another dtype than iterations "
+            f"leave it in, and {node.op.name}{computed_at(node.outputs[0])} computes with "
+            f"it in a way that depends on that dtype ({_dtypes(node)}): jitaic compiles "
+            f"such a loop over a constant range only (cast the variable to the dtype "
+            f"the loop gives it before the loop)")
+
+
+def _dtypes(node: Node) -> str:
+    return ", ".join(str(v.dtype) for v in node.inputs)
+
+
+def _first_difference(first: Body, settled: Body, carried_count: int) -> Node | None:
+    """The first node of ``first`` (the body traced on the dtypes the loop
+    variables come in with) that computes otherwise than its counterpart in
+    ``settled`` (traced on the dtypes the loop carries), or None. Only where
+    a variable's dtype changed: traces that differ in shapes alone (a length
+    known at run time) compute in the same dtypes."""
+    def dtypes(body: Body) -> list[np.dtype]:
+        return [p.type.dtype for p in body.region.params[:carried_count]]
+
+    if first is settled or dtypes(first) == dtypes(settled):
+        return None
+    mine, theirs = list(first.region.walk()), list(settled.region.walk())
+    for a, b in zip(mine, theirs):
+        if a.op is not b.op or not _computes_alike(a, b):
+            return a
+    return mine[0] if len(mine) != len(theirs) and mine else None
+
+
+# Ops that cast their operands to their result's dtype and move the values
+_CASTING = frozenset({ops.astype, ops.where, ops.concatenate})
+
+
+def _computes_alike(a: Node, b: Node) -> bool:
+    """Whether node ``a`` of the first iteration's body, whose operands' dtypes
+    may be narrower than ``b``'s, computes the values ``b`` computes from them
+    (once cast to ``b``'s operand dtypes): the same operation in the same
+    dtypes, each operand cast exactly or straight to the dtype it is computed in."""
+    mine, theirs = [v.dtype for v in a.inputs], [v.dtype for v in b.inputs]
+    if mine == theirs:
+        return [v.dtype for v in a.outputs] == [v.dtype for v in b.outputs]
+    if ops.VIEW in a.op.traits or ops.HAS_REGION in a.op.traits:
+        return True  # moves values (a region's own nodes are compared in turn)
+    if a.op.ufunc is not None:
+        computed = ops.ufunc_loop_dtypes(a.op.ufunc, [v.type for v in a.inputs])
+        if computed != ops.ufunc_loop_dtypes(b.op.ufunc, [v.type for v in b.inputs]):
+            return False
+    elif a.op in _CASTING and a.outputs[0].dtype == b.outputs[0].dtype:
+        computed = [a.outputs[0].dtype] * len(mine)
+    else:
+        return False
+    return all(x == y or y == c or _holds_exactly(y, x) and np.can_cast(x, y)
+               for x, y, c in zip(mine, theirs, computed))
 
 
 def _handed_on(init: list[object], carried: list[object], body: Body) -> list[int]:
