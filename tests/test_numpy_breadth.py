@@ -428,6 +428,25 @@ def test_the_last_ufuncs_are_numpys() -> None:
                  np.array([2, 0, 3, -2, -1, 0, 5, 9, 4, 6, 7, 3, -3, 2, -1, 8]))
 
 
+def test_what_the_fuzzer_found_with_numpy_functions() -> None:
+    """setdiff1d keeps ar1's dtype (the sort of both ran in their common one),
+    np.histogram of no data bins (0, 1) as NumPy's, np.repeat repeats an array
+    of run-time length."""
+    def mixed(a, b, i):
+        v = b[i[0]:]
+        return (np.setdiff1d(b, a), np.setdiff1d(a, b), np.histogram(a, bins=3),
+                np.histogram(a.astype(np.float32), bins=2), np.repeat(v, 2), np.repeat(v, 0),
+                np.repeat(v * 1.5, 3, axis=0))
+
+    for start in (0, 2, 3):
+        check_native(mixed, np.zeros((0, 2), np.int32), np.array([0, 7, 300], np.uint16),
+                     np.array([start]))
+    loss = lambda x: (np.repeat(x[np.argmax(x):], 3) ** 2).sum()  # noqa: E731
+    x = np.array([0.5, 2.0, 1.0, -1.0])
+    np.testing.assert_allclose(jitaic.jit(jitaic.grad(loss), callbacks=False)(x),
+                               finite_difference(loss, (x,), 0), rtol=1e-6)
+
+
 def test_signbit_of_small_integers_and_bools() -> None:
     """NumPy's loop for them is float16's (a dtype jitaic has not): the signs
     are the same in float32."""

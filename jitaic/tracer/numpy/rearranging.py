@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from jitaic.errors import at, user_location
-from jitaic.tracer.core import Tracer
+from jitaic.tracer.core import Tracer, traced_shape
 from jitaic.tracer.numpy.common import (
     as_tracer,
     astype,
@@ -108,8 +108,25 @@ def repeat(a, repeats, axis=None):
         x, axis = ravel(x), 0
     (axis,) = normalize_axes(axis, x.ndim)
     counts = static_ints(repeats, "np.repeat's repeats")
+    if x.shape[axis] is None:
+        return _repeat_run_time_length(x, counts, axis)
     index = np.repeat(np.arange(x.shape[axis]), counts if len(counts) > 1 else counts[0])
     return take(x, index, axis)
+
+
+def _repeat_run_time_length(x: Tracer, counts: tuple[int, ...], axis: int) -> Tracer:
+    """Each element ``count`` times along an axis of run-time length n: the
+    gather of positions k // count for k < n * count."""
+    from jitaic.tracer.numpy.reductions import cumsum  # (reductions builds on this module)
+
+    if len(counts) != 1:
+        raise unsupported("np.repeat with a count per element along an axis of run-time "
+                          "length")
+    if counts[0] < 0:
+        raise ValueError(f"repeats may not contain negative values.{at(user_location())}")
+    length = traced_shape(x)[axis] * counts[0]
+    positions = cumsum(full_value((length,), 1, np.int64)) - 1
+    return take(x, positions // max(counts[0], 1), axis)
 
 
 @implements(np.tile)

@@ -222,7 +222,7 @@ def setdiff1d(ar1, ar2, assume_unique=False):
     s = getitem(both, order)
     in_b = concatenate([apply_ufunc(np.equal, s[1:], s[:-1]), _first_flag(s) & False])
     keep = apply_ufunc(np.less, order, traced_shape(a)[0]) & apply_ufunc(np.logical_not, in_b)
-    return getitem(s, keep)
+    return astype(getitem(s, keep), a.dtype, copy=False)  # ar1's values, in ar1's dtype
 
 
 @implements(np.setxor1d)

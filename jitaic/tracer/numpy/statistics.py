@@ -509,7 +509,10 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
 
 def _equal_bins(x: Tracer, bins: int, range) -> tuple:
     """NumPy's equal-width bins: the edges, the first and last, and which
-    values lie in a static ``range`` (None without one)."""
+    values lie in a static ``range`` (None without one). No data: NumPy's
+    range (0, 1)."""
+    if range is None and 0 in x.shape:
+        range = (0, 1)
     if range is not None:  # static edges (Python floats, as NumPy computes them)
         first, last = (float(v) for v in range)
         if not (np.isfinite(first) and np.isfinite(last)):
