@@ -447,6 +447,14 @@ def test_what_the_fuzzer_found_with_numpy_functions() -> None:
                                finite_difference(loss, (x,), 0), rtol=1e-6)
 
 
+def test_round_of_integers_to_tens_and_beyond() -> None:
+    """NumPy's: in float64 (half to even), cast back, out of range included."""
+    check_native(lambda x, u, s: (np.round(x, -1), np.round(u, -2), np.around(s, -3),
+                                  x.round(-18), np.round(x[0], -1)),
+                 np.array([15, 25, -15, 2**62 + 1, 2**63 - 1, -5, 5, 35]),
+                 np.array([250, 150, 49, 255], np.uint8), np.array([-128, 127, 0], np.int8))
+
+
 def test_signbit_of_small_integers_and_bools() -> None:
     """NumPy's loop for them is float16's (a dtype jitaic has not): the signs
     are the same in float32."""

@@ -89,7 +89,8 @@ def _one_value_along_the_loop(bound: Tracer, shape: tuple) -> bool:
 
 @implements(np.round, np.around, method="round")
 def round_(a, decimals=0, out=None):
-    """NumPy's: rint(x * 10**d) / 10**d for floats (d < 0: rint(x / 10**-d) * 10**-d)."""
+    """NumPy's: rint(x * 10**d) / 10**d for floats (d < 0: rint(x / 10**-d) * 10**-d);
+    integers unchanged, or for d < 0 that computed in float64 and cast back."""
     if out is not None:
         raise unsupported("np.round(out=)")
     (decimals,) = static_ints(decimals, "np.round's decimals")
@@ -102,7 +103,7 @@ def round_(a, decimals=0, out=None):
     if a.dtype.kind != "f":
         if decimals >= 0:
             return a
-        raise unsupported("np.round of integers with negative decimals")
+        return astype(round_(astype(a, np.float64), decimals), a.dtype)
     if decimals == 0:
         return apply_ufunc(np.rint, a)
     scale = a.dtype.type(10.0 ** abs(decimals))
