@@ -222,6 +222,7 @@ def test_in_place_routines_write_through_strided_views() -> None:
     lambda a, i: np.correlate(a, a, "wide"),
     lambda a, i: np.sort(a, kind="x"), lambda a, i: np.sort(a, kind="stable", stable=True),
     lambda a, i: np.sort(a[0]), lambda a, i: np.gcd(i.astype(np.int16), i.astype(np.uint64)),
+    lambda a, i: np.quantile(a > 1, 0.5), lambda a, i: np.nanpercentile(a > 1, 50),
     lambda a, i: np.apply_along_axis(np.sum, 1, a[:0, None]),
     lambda a, i: np.apply_along_axis(np.sum, 2, a.reshape(2, 3)),
     lambda a, i: np.apply_along_axis(np.sum, 0, a[0]),
@@ -232,7 +233,7 @@ def test_in_place_routines_write_through_strided_views() -> None:
         "polyint", "isneginf", "modf", "piecewise", "histogramdd bins", "histogram2d bins",
         "asarray_chkfinite", "common_type", "convolve 2-d", "correlate 0-d", "convolve empty",
         "correlate empty", "correlate mode", "sort kind", "sort kind and stable", "sort 0-d",
-        "gcd without a loop",
+        "gcd without a loop", "quantile of bools", "nanpercentile of bools",
         "apply_along_axis empty",
         "apply_along_axis axis", "apply_along_axis 0-d"])
 def test_numpys_errors(call) -> None:
@@ -445,6 +446,19 @@ def test_what_the_fuzzer_found_with_numpy_functions() -> None:
     x = np.array([0.5, 2.0, 1.0, -1.0])
     np.testing.assert_allclose(jitaic.jit(jitaic.grad(loss), callbacks=False)(x),
                                finite_difference(loss, (x,), 0), rtol=1e-6)
+
+
+def test_quantiles_at_integer_levels_take_elements() -> None:
+    """An integer q (0 or 1) makes NumPy's virtual indices integers: it takes
+    the elements, in the array's dtype (bools too); a constant q array made
+    in the function is static."""
+    check_native(lambda x, b, f: (np.quantile(x, 1), np.quantile(b, 0), np.quantile(x, [0, 1]),
+                                  np.quantile(f, np.array([0, 1])), np.nanquantile(f, 1),
+                                  np.quantile(x, 1, axis=-1, keepdims=True),
+                                  np.quantile(x[x[0] - 2:], 1), np.percentile(x, 100),
+                                  np.quantile(f, np.array([0.25, 0.75]))),
+                 np.array([3, 1, 2]), np.array([True, False, True]),
+                 np.array([3.5, np.nan, 1.0], np.float32))
 
 
 def test_round_of_integers_to_tens_and_beyond() -> None:

@@ -10,11 +10,12 @@ import numpy as np
 
 from jitaic.errors import at, user_location
 from jitaic.ir import ops
-from jitaic.tracer.core import Tracer, emit, traced_shape
+from jitaic.tracer.core import Tracer, emit, new_tracer, traced_shape
 from jitaic.tracer.numpy.common import (
     as_tracer,
     astype,
     broadcast_to,
+    concrete,
     full_value,
     normalize_axes,
     not_lowered,
@@ -146,7 +147,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None):
     """NumPy's default ("linear") method for static q: the sorted elements at
     floor and ceil of (n - 1) * q, blended by NumPy's _lerp; NaN anywhere
-    gives NaN."""
+    gives NaN. An integer q (0 or 1) takes the element, in the array's dtype."""
     x, qs, lanes, axes = _quantile_operands("quantile", a, q, axis, out, weights, method)
     n = lanes.shape[-1]
     if n is None:
@@ -162,10 +163,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
         gamma = v - np.floor(v)                         # a NumPy scalar of q's dtype
         lo = getitem(chosen, (..., slot[k]))
         hi = getitem(chosen, (..., slot[min(k + 1, n - 1)]))
-        step = hi - lo
-        # NumPy's _lerp: from the nearer end
-        blend = hi - step * (1 - gamma) if gamma >= 0.5 else lo + step * gamma
-        results.append(_order_statistic(blend, lanes, x, axes, keepdims))
+        results.append(_order_statistic(_lerp(lo, hi, gamma, qs), lanes, x, axes, keepdims))
     if qs.ndim == 0:
         return results[0]
     return reshape(stack(results), qs.shape + results[0].shape)
@@ -184,10 +182,19 @@ def _quantiles_of_run_time_lanes(lanes: Tracer, qs: np.ndarray) -> list[Tracer]:
         below = astype(clip(floor, 0, n - 1), np.int64)
         lo = getitem(ordered, (..., below))
         hi = getitem(ordered, (..., apply_ufunc(np.minimum, below + 1, n - 1)))
-        gamma, step = virtual - floor, hi - lo
-        # NumPy's _lerp: from the nearer end
-        results.append(where(gamma >= 0.5, hi - step * (1 - gamma), lo + step * gamma))
+        results.append(_lerp(lo, hi, virtual - floor, qs))
     return results
+
+
+def _lerp(lo: Tracer, hi: Tracer, gamma, qs: np.ndarray) -> Tracer:
+    """NumPy's _lerp, from the nearer end; none for integer levels, whose
+    virtual indices NumPy takes the elements at."""
+    if qs.dtype.kind in "iu":  # (a 0-d result is a NumPy scalar, as a blend's is)
+        return new_tracer(lo.value, scalar=True) if lo.ndim == 0 else lo
+    step = hi - lo
+    if isinstance(gamma, Tracer):
+        return where(gamma >= 0.5, hi - step * (1 - gamma), lo + step * gamma)
+    return hi - step * (1 - gamma) if gamma >= 0.5 else lo + step * gamma
 
 
 @implements(np.nanquantile)
@@ -205,9 +212,7 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
         below = astype(apply_ufunc(np.maximum, apply_ufunc(np.minimum, floor, last), 0), np.intp)
         lo = take_along_axis(ordered, below, -1)
         hi = take_along_axis(ordered, apply_ufunc(np.minimum, below + 1, last), -1)
-        gamma, step = virtual - floor, hi - lo
-        blend = where(gamma >= 0.5, hi - step * (1 - gamma), lo + step * gamma)
-        results.append(_per_lane(blend, count, x, axes, keepdims))
+        results.append(_per_lane(_lerp(lo, hi, virtual - floor, qs), count, x, axes, keepdims))
     return results[0] if qs.ndim == 0 else reshape(stack(results), qs.shape + results[0].shape)
 
 
@@ -246,7 +251,8 @@ def _sorted_with_counts(lanes: Tracer) -> tuple[Tracer, Tracer]:
 def _per_lane(value: Tracer, count: Tracer, x: Tracer, axes, keepdims: bool) -> Tracer:
     """A (..., 1) statistic of each lane: NaN where the lane had no numbers;
     the lane axis dropped, or the reduced axes put back as 1s (keepdims)."""
-    value = emit(ops.where, [count == 0, value.dtype.type(np.nan), value])
+    if value.dtype.kind in "fc":
+        value = emit(ops.where, [count == 0, value.dtype.type(np.nan), value])
     value = getitem(value, (slice(None),) * (value.ndim - 1) + (0,))  # a scalar of 1-d lanes
     if keepdims:
         value = reshape(value, tuple(1 if d in axes else x.shape[d] for d in range(x.ndim)))
@@ -276,23 +282,32 @@ def _quantile_operands(name: str, a, q, axis, out, weights, method) -> tuple:
     if out is not None or weights is not None or method != "linear":
         raise unsupported(f"np.{name} with out=, weights= or a method other than 'linear'")
     if isinstance(q, Tracer):
-        raise unsupported(f"np.{name} with a traced q")
+        q = concrete(q)  # an array made in the function: its value
+        if q is None:
+            raise unsupported(f"np.{name} with a traced q")
     x = as_tracer(a)
     if x.dtype.kind == "c":
         raise TypeError(f"a must be an array of real numbers{at(user_location())}")
     qs = _quantile_levels(q, x.dtype)
+    if x.dtype == np.bool_ and qs.dtype.kind not in "iu":  # NumPy's _lerp subtracts
+        raise TypeError("numpy boolean subtract, the `-` operator, is not supported, use the "
+                        "bitwise_xor, the `^` operator, or the logical_xor function instead."
+                        f"{at(user_location())}")
     lanes, axes = _lanes(x, axis, f"np.{name}")
+    if qs.dtype.kind in "iu":  # elements taken: in the array's dtype
+        return x, qs, lanes, axes
     return x, qs, astype(lanes, _float_type(x.dtype), copy=False), axes
 
 
 def _quantile_levels(q, dtype: np.dtype) -> np.ndarray:
-    """q as NumPy holds it: a Python number takes a float array's dtype (the
-    virtual indices and blend weights are computed in q's dtype)."""
-    if isinstance(q, (int, float)) and dtype.kind == "f":
+    """q as NumPy holds it: a Python float takes a float array's dtype (the
+    virtual indices and blend weights are computed in q's dtype); integers
+    stay integers (NumPy takes the elements at their indices)."""
+    if isinstance(q, float) and dtype.kind == "f":
         qs = np.asarray(q, dtype=dtype)
     else:
         qs = np.asarray(q)
-        qs = qs if qs.dtype.kind == "f" else qs.astype(np.float64)
+        qs = qs if qs.dtype.kind in "fiu" else qs.astype(np.float64)
     if np.any((qs < 0) | (qs > 1)):
         raise ValueError(f"Quantiles must be in the range [0, 1]{at(user_location())}")
     return qs
