@@ -380,6 +380,19 @@ def test_sort_is_numpys_own_bit_for_bit() -> None:
     check_native(sorts, x, rng.integers(-9, 9, (4, 300)))
 
 
+def test_sort_without_numpys_loop_is_the_stable_radix_sort(monkeypatch) -> None:
+    """Where NumPy's sort loop is not found (another NumPy, a probe that
+    differs), the lowering sorts stably: NumPy's kind="stable" bit for bit."""
+    from jitaic.lower import numpy_sort
+
+    monkeypatch.setattr(numpy_sort, "available", lambda dtype, kind: False)
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(3, 300)).round(1)
+    x[:, ::7], x[:, ::11], x[:, 1::13] = np.nan, -0.0, 0.0
+    check_native(lambda x: (np.sort(x, kind="stable"), np.sort(x.T, axis=0, stable=True),
+                            np.sort(x.astype(np.int32), kind="stable")), x)
+
+
 def test_sort_in_place_and_its_gradient() -> None:
     def in_place(x):
         x.sort(axis=0)
