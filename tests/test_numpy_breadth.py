@@ -482,6 +482,17 @@ def test_round_of_integers_to_tens_and_beyond() -> None:
                  np.array([250, 150, 49, 255], np.uint8), np.array([-128, 127, 0], np.int8))
 
 
+def test_a_zero_dimensional_traced_mask_makes_an_axis_of_one_or_none() -> None:
+    """x[m] for a 0-d bool m is x with a new first axis of length m (NumPy's
+    x[True] and x[False]), also of a 0-d x."""
+    for m in (np.array(True), np.array(False)):
+        check_native(lambda x, m: (x[m], x[x > 1], (x * np.arange(3.0))[m], x[m].sum()),
+                     np.array(2.5), m)
+    grad = jitaic.grad(lambda x, m: (x[m] ** 2).sum())
+    assert grad(np.array(3.0), np.array(True)) == 6.0
+    assert grad(np.array(3.0), np.array(False)) == 0.0
+
+
 def test_signbit_of_small_integers_and_bools() -> None:
     """NumPy's loop for them is float16's (a dtype jitaic has not): the signs
     are the same in float32."""

@@ -412,6 +412,10 @@ def _traced_mask(key: object) -> bool:
 def getitem(self: Tracer, key: object) -> Tracer:
     if _traced_mask(key):  # one row per true entry: a length known at run time only
         return emit(ops.compress, [self, key], scalar=False)
+    if isinstance(key, Tracer) and key.dtype == np.bool_ and key.ndim == 0 \
+            and concrete(key) is None:  # a new axis of length 1 or 0, as NumPy's x[True]
+        return emit(ops.compress, [reshape(self, (1,) + self.shape), reshape(key, (1,))],
+                    scalar=False)
     if _has_advanced(key):
         return _gather(self, key)
     index, new_axes, dynamic = _normalize_index(key, self.shape)
