@@ -121,6 +121,15 @@ CALLS = {
     "np.fmin({x}, {y})": "biuf", "np.float_power({x}, {y})": "biufc",
     "np.logical_xor({x}, {y})": "biufc", "np.right_shift({x}, {y})": "biu",
     "np.isclose({x}, {y})": "biuf",
+    # indexing routines and functional forms
+    "np.take({x}, [0, -1])": "biufc", "np.take({x}, [1, 0], axis=-1)": "biuf",
+    "np.take_along_axis({x}, np.argsort({x}, axis=-1), -1)": "biuf",
+    "np.where({x})[0]": "biufc", "np.select([{x} > 0], [{x}])": "iuf",
+    "np.digitize({x}, np.sort({y}, axis=None))": "iuf",
+    "np.apply_along_axis(np.sort, -1, {x})": "biuf",
+    "np.apply_along_axis(np.sum, 0, {x})": "biufc",
+    "np.einsum('...i->...', {x})": "iufc", "np.einsum('ij->ji', {x})": "biufc",
+    "np.partition({x}, 0, axis=None)[0]": "biuf", "np.cumsum({x}, axis=-1)": "biufc",
     # products and polynomials
     "np.dot({x}, {y})": "biufc", "np.outer({x}, {y})": "biufc", "np.inner({x}, {y})": "biuf",
     "np.tensordot({x}, {y}, 0)": "biuf", "np.kron({x}, {y})": "biuf",
