@@ -223,6 +223,8 @@ def test_in_place_routines_write_through_strided_views() -> None:
     lambda a, i: np.sort(a, kind="x"), lambda a, i: np.sort(a, kind="stable", stable=True),
     lambda a, i: np.sort(a[0]), lambda a, i: np.gcd(i.astype(np.int16), i.astype(np.uint64)),
     lambda a, i: np.quantile(a > 1, 0.5), lambda a, i: np.nanpercentile(a > 1, 50),
+    lambda a, i: np.histogram(a[:1] + 1e300, bins=3),
+    lambda a, i: np.histogram(a, bins=3, range=(1e17, 1e17)),
     lambda a, i: np.apply_along_axis(np.sum, 1, a[:0, None]),
     lambda a, i: np.apply_along_axis(np.sum, 2, a.reshape(2, 3)),
     lambda a, i: np.apply_along_axis(np.sum, 0, a[0]),
@@ -234,6 +236,7 @@ def test_in_place_routines_write_through_strided_views() -> None:
         "asarray_chkfinite", "common_type", "convolve 2-d", "correlate 0-d", "convolve empty",
         "correlate empty", "correlate mode", "sort kind", "sort kind and stable", "sort 0-d",
         "gcd without a loop", "quantile of bools", "nanpercentile of bools",
+        "histogram of a range too narrow", "histogram of a given range too narrow",
         "apply_along_axis empty",
         "apply_along_axis axis", "apply_along_axis 0-d"])
 def test_numpys_errors(call) -> None:

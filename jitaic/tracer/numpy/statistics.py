@@ -538,11 +538,20 @@ def _equal_bins(x: Tracer, bins: int, range) -> tuple:
         first, last = (first - 0.5, last + 0.5) if first == last else (first, last)
         keep = (x >= first) & (x <= last)  # the rest is counted in a bin dropped below
         bin_type = _float_type(np.result_type(first, last, x.dtype))
-        return as_tracer(np.linspace(first, last, bins + 1, dtype=bin_type)), first, last, keep
+        edges = np.linspace(first, last, bins + 1, dtype=bin_type)
+        if np.any(edges[:-1] >= edges[1:]):
+            raise ValueError(f"{_TOO_MANY_BINS.format(bins)}{at(user_location())}")
+        return as_tracer(edges), first, last, keep
     bin_type = _float_type(x.dtype)  # traced edges from the data's min and max
     first, last = astype(amin(x), bin_type), astype(amax(x), bin_type)
     require(apply_ufunc(np.isfinite, first) & apply_ufunc(np.isfinite, last), ValueError,
             "autodetected range of the data is not finite")
     same = first == last  # NumPy widens an empty range by 0.5 each way
     first, last = where(same, first - 0.5, first), where(same, last + 0.5, last)
-    return linspace(first, last, bins + 1, dtype=bin_type), first, last, None
+    edges = linspace(first, last, bins + 1, dtype=bin_type)
+    require(apply_ufunc(np.logical_not, any_(edges[:-1] >= edges[1:])), ValueError,
+            _TOO_MANY_BINS.format(bins))  # a range too narrow for its value's precision
+    return edges, first, last, None
+
+
+_TOO_MANY_BINS = "Too many bins for data range. Cannot create {} finite-sized bins."
