@@ -522,6 +522,31 @@ def _store_at_two_indices(x, where):
     return y
 
 
+def _add_into_each_row_twice(x):
+    def body(i, acc):
+        acc[i] = x[1]
+        acc[i] = acc[i] + x[0]  # cannot raise (the store above checked i): overwritten
+        acc[i] = acc[i] * 2
+        return (acc,)
+    return loops.for_loop(0, 4, 1, body, [x * 1])[0]
+
+
+def _add_into_a_row_twice_at(x, where):
+    y = x * 1
+    y[where[0]] = y[where[0]] + x[0]  # the first store may raise: it stays
+    y[where[0]] = y[where[0]] * 2
+    return y
+
+
+def _add_into_each_row_twice_reading_between(x):
+    def body(i, acc):
+        acc[i] = x[1]
+        acc[i] = acc[i] + x[0]
+        acc[i] = acc[i] * acc.sum()  # reads the array the second store made
+        return (acc,)
+    return loops.for_loop(0, 4, 1, body, [x * 1])[0]
+
+
 def _an_index(rng, dtype) -> tuple:
     return special_array(rng, SHAPE, dtype), np.array([-2])
 
@@ -701,6 +726,14 @@ RULE_CASES: dict[str, list[Case]] = {
              _store_twice_at, FLOATS + INTS, args=_an_index, fires=False),
         case("y[1:4] = x[0]; y[1:3] = x[2:4]", _store_twice_overlapping, FLOATS + INTS,
              fires=False),
+    ],
+    "store_over_an_unread_store": [
+        case("acc[i] = x[1]; acc[i] = acc[i] + x[0]; acc[i] = acc[i] * 2",
+             _add_into_each_row_twice, FLOATS + INTS, after={"dyn_setitem": 2}),
+        case("y[i] = y[i] + x[0]; y[i] = y[i] * 2 (i unchecked before)", _add_into_a_row_twice_at,
+             FLOATS + INTS, args=_an_index, fires=False),
+        case("the array of the first store read between them",
+             _add_into_each_row_twice_reading_between, FLOATS, fires=False),
     ],
     "store_repeated": [
         case("y[i] = 0; y[i] = 0 (run-time i)", _clear_twice_at, FLOATS + INTS,

@@ -473,5 +473,21 @@ def reassociate_matmul_chain(node: Node, rb: Rebuilder) -> Value | None:
     return rb.emit(ops.matmul, (a, bc), loc=node.loc)
 
 
+@rule(ops.dyn_setitem, table=REASSOCIATION_RULES)
+def store_over_an_unread_store(node: Node, rb: Rebuilder) -> Value | None:
+    """(x[i] = a)[i] = b -> x[i] = b where nothing else reads the first
+    store's array and it cannot raise (its indices are in range by
+    construction, or a store of the same region before it checked them).
+    A gradient adds each contribution to a slice's cotangent by a store of
+    its own: a loop and a kernel boundary apiece."""
+    inner = node.inputs[0].producer
+    if inner is None or inner.op is not node.op or not ops.same_region(inner, node) \
+            or _uses(rb, node.inputs[0]) != 1:
+        return None
+    if inner.op.may_raise(inner) and not inner.attrs.get("bounded"):
+        return None
+    return rb.emit(node.op, [inner.inputs[0], *node.inputs[1:]], node.attrs, loc=node.loc)
+
+
 def _uses(rb: Rebuilder, v: Value) -> int:
     return rb.use_counts.get(id(v), 0)

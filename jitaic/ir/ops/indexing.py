@@ -344,6 +344,13 @@ def _check_dynamic(dyn, index, shape) -> None:
                              f"{shape[dim]}")
 
 
+def _dyn_getitem_raises(node) -> bool:
+    """Whether the read may raise: not when it reads the region a store of
+    the same indices wrote into its array (that store checked them first)."""
+    store = node.inputs[0].producer
+    return not (store is not None and store.op is dyn_setitem and same_region(store, node))
+
+
 # A dyn_getitem with attr ``bounded`` reads at indices in range by construction
 # (a gradient's reads of its tapes, its replay of reads the forward checked):
 # no run-time check, and dead code where nothing reads it.
@@ -352,7 +359,7 @@ dyn_getitem = define(
     lambda x, *dyn, index, bounded=False:
     np.asarray(x[to_numpy_index(_fill(index, dyn, x.shape))]).copy(),
     (VIEW, MAY_RAISE),
-                     complex=True)
+                     complex=True, raises=_dyn_getitem_raises)
 
 
 def _dyn_setitem_infer(in_types, attrs, regions):
