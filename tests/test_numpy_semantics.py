@@ -1672,3 +1672,75 @@ def test_a_python_int_made_an_array_has_a_dtype_of_its_own() -> None:
     int8 the results are int64, and 300 is no bound out of int8's range (the
     fuzzer found a spurious OverflowError in the AST frontend's loop)."""
     check_like_numpy(python_int_index_made_an_array, np.int8(-128), mode="ast")
+
+
+def write_through_a_0d_index_array(a, c):
+    v = a[c]  # c a 0-d array: NumPy gathers (a copy), as with any index array
+    v[v > 0] = 0.5
+    return v
+
+
+def write_through_a_constant_0d_index_array(a):
+    v = a[np.array(1), 1:]
+    v[0] = -1.0
+    return a
+
+
+def write_through_an_index_made_an_array(a, n):
+    v = a[np.asarray(n)]  # n a NumPy scalar; np.asarray makes it a 0-d array
+    v[0] = 7.0
+    return v, np.array(n), np.asarray(n) + 1
+
+
+@pytest.mark.parametrize("mode", ["trace", "ast"])
+def test_an_index_that_is_a_0d_array_gathers_a_copy(mode) -> None:
+    """NumPy indexes with a 0-d integer array as with an index array: the
+    result is a copy, and writes to it leave the array alone (jitaic viewed
+    it, and wrote them through: the fuzzer's silent wrong argument)."""
+    a = np.arange(6.0).reshape(2, 3)
+    check_like_numpy(write_through_a_0d_index_array, a, np.array(1, np.int8), mode=mode)
+    check_like_numpy(write_through_a_constant_0d_index_array, a, mode=mode)
+    check_like_numpy(write_through_an_index_made_an_array, a, np.int64(1), mode=mode)
+
+
+def write_into_nan_to_num(x):
+    y = np.nan_to_num(x)  # a new array, whatever x's dtype
+    y[...] = 0
+    return y, x
+
+
+def nan_to_num_of(x):
+    return np.nan_to_num(x)
+
+
+def nan_to_num_in_place(x):
+    return np.nan_to_num(x, copy=False), x
+
+
+@pytest.mark.parametrize("x", [np.array([1, 2]), np.array([np.nan, np.inf, -np.inf, 1.0]),
+                               np.array([1 + 2j, np.nan * 1j]), np.array(False),
+                               np.array(np.nan), np.array(3, np.int8)],
+                         ids=["int", "float", "complex", "0-d bool", "0-d float", "0-d int8"])
+def test_nan_to_num_copies_writes_in_place_and_gives_scalars_as_numpy(x) -> None:
+    """np.nan_to_num returns a new array (jitaic handed back an integer
+    argument itself, and writes to the result reached it), changes x itself
+    with copy=False, and gives a NumPy scalar for a 0-d x."""
+    if x.ndim:
+        check_like_numpy(write_into_nan_to_num, x)
+    check_like_numpy(nan_to_num_of, x)
+    check_like_numpy(nan_to_num_in_place, x)
+
+
+def numpy_scalar_types_of_traced_values(x, n):
+    total = np.float32(x.sum())  # a NumPy scalar of the type
+    row = np.int8(x)  # an array, cast
+    return x[np.int64(n)], total + 1, row, np.complex128(n), isinstance(total, np.float32)
+
+
+@pytest.mark.parametrize("mode", ["trace", "ast"])
+def test_numpy_scalar_types_cast_traced_values_as_numpy(mode) -> None:
+    """``np.float32(x.sum())`` and ``np.int64(n)`` of traced values raised
+    TracedSequenceError: NumPy's constructors cannot take a traced value, the
+    traced code's numpy gives types that cast it."""
+    check_like_numpy(numpy_scalar_types_of_traced_values, np.arange(5.0) * 1.5, np.int64(2),
+                     mode=mode)

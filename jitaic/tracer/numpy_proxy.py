@@ -71,6 +71,46 @@ class ndarray(metaclass=_NdarrayType):  # noqa: N801  (NumPy's name)
     pass
 
 
+class _ScalarType(type):
+    """A NumPy scalar type inside traced code: called on a traced value
+    (``np.float64(x.sum())``, ``np.int64(n)``) it casts it as NumPy does, to
+    a NumPy scalar of a 0-d value and an array of any other; as a dtype
+    (its ``dtype``), in ``isinstance`` and on constants it is NumPy's type."""
+
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, cls.numpy_type) or (
+            isinstance(obj, Tracer) and obj._scalar and obj.dtype == cls.dtype)
+
+    def __subclasscheck__(cls, other) -> bool:
+        return issubclass(other, cls.numpy_type)
+
+    def __call__(cls, value=0, *args, **kwargs):
+        if not _has_tracer(value):
+            return cls.numpy_type(value, *args, **kwargs)
+        if isinstance(value, Tracer):
+            result = tnp.astype(value, cls.dtype)
+        else:
+            result = tnp.array_from_nested(value, cls.dtype)
+        return new_tracer(result.value, scalar=True) if result.ndim == 0 else result
+
+
+def _scalar_types() -> dict[str, type]:
+    """NumPy's concrete scalar types of numbers, by every name NumPy gives them."""
+    found = {}
+    for name in dir(np):
+        numpy_type = getattr(np, name)
+        if not (isinstance(numpy_type, type) and issubclass(numpy_type, np.generic)):
+            continue
+        try:
+            dtype = np.dtype(numpy_type)
+        except TypeError:  # an abstract one (np.floating)
+            continue
+        if numpy_type is dtype.type and dtype.kind in "biufc" and dtype != np.longdouble \
+                and dtype != np.clongdouble:
+            found[name] = _ScalarType(name, (), {"numpy_type": numpy_type, "dtype": dtype})
+    return found
+
+
 def full(shape, fill_value, dtype=None, order="C", **kwargs):
     return tnp.full_value(shape, fill_value, dtype)
 
@@ -81,14 +121,15 @@ def array(obj, dtype=None, copy=True, order="K", ndmin=0, **kwargs):
     if _has_tracer(obj):
         if isinstance(obj, Tracer):
             result = tnp.astype(obj, dtype) if dtype is not None else tnp.as_array(obj)
-            return tnp.copy_array(result) if copy or result is obj else result
+            return tnp.not_a_scalar(tnp.copy_array(result) if copy or result is obj else result)
         return tnp.array_from_nested(obj, dtype)
     return _constant_tracer(np.array(obj, dtype=dtype))
 
 
 def asarray(a, dtype=None, order=None, **kwargs):
     if isinstance(a, Tracer):
-        return tnp.astype(a, dtype, copy=False) if dtype is not None else tnp.as_array(a)
+        return tnp.not_a_scalar(tnp.astype(a, dtype, copy=False) if dtype is not None
+                                else tnp.as_array(a))
     return array(a, dtype, copy=False)
 
 
@@ -251,6 +292,7 @@ _OVERRIDES: dict[str, object] = {
     "asarray_chkfinite": _constant_unless_traced(np.asarray_chkfinite, tnp.asarray_chkfinite),
     "common_type": _constant_unless_traced(np.common_type, tnp.common_type),
     "random": _RandomModule(),
+    **_scalar_types(),
 }
 
 

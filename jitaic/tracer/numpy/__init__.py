@@ -60,6 +60,7 @@ from jitaic.tracer.numpy.creation import (
     common_type,
     linspace,
     logspace,
+    not_a_scalar,
 )
 from jitaic.tracer.numpy.indexing import add_at
 from jitaic.tracer.numpy.protocol import install
@@ -72,7 +73,7 @@ install()
 
 __all__ = [
     "add_at", "apply_ufunc", "array_from_nested", "as_array", "as_tracer", "asarray_chkfinite",
-    "astype", "common_type",
+    "astype", "common_type", "not_a_scalar",
     "broadcast_to", "concatenate", "copy_array", "cummax", "cumprod", "cumsum", "expand_dims",
     "flip", "full_value", "linspace", "logspace", "matmul", "reshape", "sum_", "swapaxes",
     "transpose", "where",

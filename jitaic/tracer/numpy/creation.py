@@ -205,12 +205,18 @@ tril = implements(np.tril)(triangle(upper=False))
 
 @implements(np.array)
 def array(obj, dtype=None, **kwargs):
-    return copy_array(astype(obj, dtype) if dtype else as_array(obj))
+    return not_a_scalar(copy_array(astype(obj, dtype) if dtype else as_array(obj)))
 
 
 @implements(np.asarray)
 def asarray(a, dtype=None, **kwargs):
-    return astype(a, dtype, copy=False) if dtype else as_array(a)
+    return not_a_scalar(astype(a, dtype, copy=False) if dtype else as_array(a))
+
+
+def not_a_scalar(x: Tracer) -> Tracer:
+    """NumPy's array of a scalar: a 0-d array, which takes item assignment
+    and, as an index, gathers a copy (``x[np.asarray(i)]``)."""
+    return new_tracer(x.value, scalar=False) if x._scalar else x
 
 
 def asarray_chkfinite(a, dtype=None, order=None):

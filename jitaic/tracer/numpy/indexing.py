@@ -408,8 +408,22 @@ def _traced_mask(key: object) -> bool:
     return isinstance(key, Tracer) and _is_mask(key) and concrete(key) is None
 
 
+def _zero_d_index_array(k: object) -> bool:
+    """A 0-d integer array, not a NumPy scalar: NumPy indexes with it as with
+    an index array (advanced indexing), so ``x[k]`` is a copy, not a view."""
+    return isinstance(k, (np.ndarray, Tracer)) and k.ndim == 0 and k.dtype.kind in "iu" \
+        and not (isinstance(k, Tracer) and k._scalar)
+
+
 @implements(method="__getitem__")
 def getitem(self: Tracer, key: object) -> Tracer:
+    result = _basic_or_advanced_getitem(self, key)
+    if any(map(_zero_d_index_array, key if isinstance(key, tuple) else (key,))):
+        return copy_array(result)  # writes through it must not reach self
+    return result
+
+
+def _basic_or_advanced_getitem(self: Tracer, key: object) -> Tracer:
     if _traced_mask(key):  # one row per true entry: a length known at run time only
         return emit(ops.compress, [self, key], scalar=False)
     if isinstance(key, Tracer) and key.dtype == np.bool_ and key.ndim == 0 \

@@ -10,12 +10,13 @@ import numpy as np
 
 from jitaic.errors import at, user_location
 from jitaic.ir import ops
-from jitaic.tracer.core import Tracer, emit, to_value
+from jitaic.tracer.core import Tracer, emit, new_tracer, to_value
 from jitaic.tracer.numpy.common import (
     as_array,
     as_tracer,
     astype,
     broadcast_to,
+    copy_array,
     full_value,
     normalize_axes,
     static_ints,
@@ -302,9 +303,22 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 @implements(np.nan_to_num)
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """NumPy's: a new array (``copy=False``: x itself, changed in place), and
+    a NumPy scalar for a 0-d x."""
     v = as_tracer(x)
+    result = _finite_values(v, nan, posinf, neginf)
+    if not copy and isinstance(x, Tracer) and not x._scalar:
+        setitem(x, Ellipsis, result)
+        result = x
+    elif result is v:
+        result = copy_array(v)
+    return new_tracer(result.value, scalar=True) if result.ndim == 0 else result
+
+
+def _finite_values(v: Tracer, nan, posinf, neginf) -> Tracer:
+    """``v`` with NaN and infinities replaced (``v`` itself if it holds none)."""
     if v.dtype.kind == "c":  # NumPy replaces in each part separately
-        parts = [nan_to_num(emit(part, [v]), copy, nan, posinf, neginf)
+        parts = [_finite_values(emit(part, [v]), nan, posinf, neginf)
                  for part in (ops.real, ops.imag)]
         return emit(ops.make_complex, parts)
     if v.dtype.kind != "f":
