@@ -105,7 +105,7 @@ def _handlers() -> Iterator[tuple[str, object, str]]:
         section = SECTIONS.get(handler.__module__.rsplit(".", 1)[-1], SECTIONS["common"])
         yield _public_name(fn), fn, section
     for name, value in numpy_proxy._OVERRIDES.items():
-        if callable(value) and name != "ndarray":
+        if callable(value) and not isinstance(value, type):  # np.ndarray, np.float64 ...
             yield f"np.{name}", getattr(np, name), SECTIONS["creation"]
     for name in registry.METHODS:
         if not name.startswith("__"):
