@@ -1734,7 +1734,8 @@ def test_nan_to_num_copies_writes_in_place_and_gives_scalars_as_numpy(x) -> None
 def numpy_scalar_types_of_traced_values(x, n):
     total = np.float32(x.sum())  # a NumPy scalar of the type
     row = np.int8(x)  # an array, cast
-    return x[np.int64(n)], total + 1, row, np.complex128(n), isinstance(total, np.float32)
+    return (x[np.int64(n)], total + 1, row, np.complex128(n), isinstance(total, np.float32),
+            isinstance(n, np.int64), isinstance(x.shape[0] * 1.5, np.float64))
 
 
 @pytest.mark.parametrize("mode", ["trace", "ast"])

@@ -79,7 +79,8 @@ class _ScalarType(type):
 
     def __instancecheck__(cls, obj) -> bool:
         return isinstance(obj, cls.numpy_type) or (
-            isinstance(obj, Tracer) and obj._scalar and obj.dtype == cls.dtype)
+            isinstance(obj, Tracer) and obj._scalar and not obj.aval.weak  # (a Python number)
+            and obj.dtype == cls.dtype)
 
     def __subclasscheck__(cls, other) -> bool:
         return issubclass(other, cls.numpy_type)
