@@ -1735,7 +1735,14 @@ def numpy_scalar_types_of_traced_values(x, n):
     total = np.float32(x.sum())  # a NumPy scalar of the type
     row = np.int8(x)  # an array, cast
     return (x[np.int64(n)], total + 1, row, np.complex128(n), isinstance(total, np.float32),
-            isinstance(n, np.int64), isinstance(x.shape[0] * 1.5, np.float64))
+            isinstance(n, np.int64))
+
+
+def loop_index_is_a_numpy_int(n):
+    found = False
+    for i in range(n):  # a Python int, traced in the AST frontend: no np.int64
+        found = isinstance(i, np.int64)
+    return found
 
 
 @pytest.mark.parametrize("mode", ["trace", "ast"])
@@ -1745,3 +1752,5 @@ def test_numpy_scalar_types_cast_traced_values_as_numpy(mode) -> None:
     traced code's numpy gives types that cast it."""
     check_like_numpy(numpy_scalar_types_of_traced_values, np.arange(5.0) * 1.5, np.int64(2),
                      mode=mode)
+    if mode == "ast":
+        check_like_numpy(loop_index_is_a_numpy_int, np.int64(2), mode=mode)
